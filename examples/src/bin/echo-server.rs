@@ -1,0 +1,118 @@
+//! `echo-server`: the smallest useful MCP server, with tools `echo` and `add`.
+//!
+//! ```text
+//! echo-server [--transport stdio]
+//! ```
+//!
+//! Serves both protocol eras over stdio. Logs go to stderr (`RUST_LOG` filters them).
+
+use clap::{Parser, ValueEnum};
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::JsonObject;
+use serde_json::json;
+
+/// Command-line options.
+#[derive(Debug, Parser)]
+#[command(version, about = "An MCP server with the tools `echo` and `add`")]
+struct Args {
+    /// How to talk to the client.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    transport: Transport,
+}
+
+/// Transports this example serves.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Transport {
+    /// Newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+}
+
+fn number(args: &JsonObject, key: &str) -> f64 {
+    // The registry validated the arguments against the schema: both are numbers.
+    args.get(key)
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or_default()
+}
+
+fn server() -> Result<Server, mcp_runtime::server::BuildError> {
+    let echo = tool_fn(
+        ToolDefinition::new(
+            "echo",
+            "Returns the given text unchanged.",
+            json!({
+                "type": "object",
+                "properties": {"text": {"type": "string", "description": "The text to echo back"}},
+                "required": ["text"],
+                "additionalProperties": false
+            }),
+        )
+        .with_annotations(ToolAnnotations {
+            read_only_hint: Some(true),
+            idempotent_hint: Some(true),
+            open_world_hint: Some(false),
+            ..ToolAnnotations::default()
+        }),
+        |args, _cx| async move {
+            args.get("text")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        },
+    );
+    let add = tool_fn(
+        ToolDefinition::new(
+            "add",
+            "Adds two numbers and returns the sum.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "number", "description": "The first addend"},
+                    "b": {"type": "number", "description": "The second addend"}
+                },
+                "required": ["a", "b"],
+                "additionalProperties": false
+            }),
+        )
+        .with_annotations(ToolAnnotations {
+            read_only_hint: Some(true),
+            idempotent_hint: Some(true),
+            open_world_hint: Some(false),
+            ..ToolAnnotations::default()
+        }),
+        |args, _cx| async move { number(&args, "a") + number(&args, "b") },
+    );
+    Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
+        .instructions("Use `echo` to repeat text and `add` to add two numbers.")
+        .tool(echo)
+        .tool(add)
+        .build()
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let args = Args::parse();
+    let server = match server() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let served = match args.transport {
+        Transport::Stdio => serve_stdio(server).await,
+    };
+    match served {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("stdio transport failed: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! A small MCP client over stdio (a child process) or in memory, for tests, the CLI and
+//! the benchmark. It speaks both eras: the `initialize` handshake, or the per-request
+//! envelope of 2026-07-28 after `server/discover`.
+
+use crate::protocol::jsonrpc::{ErrorObject, JSONRPC_VERSION, Request, encode_notification};
+use crate::protocol::lifecycle::{Implementation, InitializeResult};
+use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::version::{LATEST_LEGACY_VERSION, MODERN_VERSION};
+use crate::protocol::{CallToolResult, Era, McpError, RequestId, ToolDefinition};
+use crate::server::Server;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::fmt;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, oneshot};
+
+/// How the client picks an era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EraMode {
+    /// `initialize` handshake (2025-11-25).
+    Legacy,
+    /// `server/discover`, then the 2026-07-28 envelope on every request.
+    Modern,
+    /// Try `server/discover`; on any error fall back to `initialize`.
+    Auto,
+}
+
+/// What went wrong with a client call.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("server error: {0}")]
+    Protocol(McpError),
+    /// The connection is gone.
+    #[error("the connection to the server closed")]
+    Closed,
+    /// The server's answer was not what the method returns.
+    #[error("unexpected answer from the server: {0}")]
+    Decode(String),
+    /// Starting or talking to the server process failed.
+    #[error("transport error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl ClientError {
+    /// The JSON-RPC error, when that is what this is.
+    pub fn as_protocol(&self) -> Option<&McpError> {
+        match self {
+            ClientError::Protocol(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+type Pending = Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, McpError>>>>;
+
+/// An MCP client. Requests may be issued concurrently from clones.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+struct ClientInner {
+    to_server: mpsc::Sender<Vec<u8>>,
+    pending: Arc<Pending>,
+    next_id: AtomicI64,
+    era: OnceLock<Era>,
+    client_info: Implementation,
+    unrouted: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
+    child: Mutex<Option<Child>>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("era", &self.inner.era.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A client over line channels: `to_server` takes one serialized message per `Vec`,
+    /// `from_server` yields one message per `Vec`.
+    pub fn from_channels(
+        to_server: mpsc::Sender<Vec<u8>>,
+        mut from_server: mpsc::Receiver<Vec<u8>>,
+    ) -> Self {
+        let pending: Arc<Pending> = Arc::default();
+        let (unrouted_tx, unrouted_rx) = mpsc::unbounded_channel();
+        let routes = pending.clone();
+        tokio::spawn(async move {
+            while let Some(line) = from_server.recv().await {
+                route(&routes, &unrouted_tx, &line);
+            }
+            // The server is gone: fail every waiting request.
+            routes.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        });
+        Self {
+            inner: Arc::new(ClientInner {
+                to_server,
+                pending,
+                next_id: AtomicI64::new(1),
+                era: OnceLock::new(),
+                client_info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
+                unrouted: Mutex::new(Some(unrouted_rx)),
+                child: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// A client connected in memory to `server`.
+    pub fn memory(server: &Server) -> Self {
+        let t = crate::transport::memory::connect(server);
+        Self::from_channels(t.to_server, t.from_server)
+    }
+
+    /// Starts `command` with piped stdin and stdout and talks to it over stdio. The child's
+    /// stderr is inherited. The child is killed when the client is dropped.
+    pub fn spawn(mut command: Command) -> Result<Self, ClientError> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn()?;
+        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
+        let (lines_tx, from_server) = mpsc::channel::<Vec<u8>>(256);
+        tokio::spawn(async move {
+            while let Some(mut msg) = outgoing.recv().await {
+                if msg.last() != Some(&b'\n') {
+                    msg.push(b'\n');
+                }
+                if stdin.write_all(&msg).await.is_err() || stdin.flush().await.is_err() {
+                    return;
+                }
+            }
+            // Dropping stdin closes the pipe: the server sees EOF.
+        });
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = Vec::new();
+                match reader.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if lines_tx.send(line).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let client = Self::from_channels(to_server, from_server);
+        *client.inner.child.lock().unwrap_or_else(|e| e.into_inner()) = Some(child);
+        Ok(client)
+    }
+
+    /// Connects in the given mode and returns the era and protocol version in force.
+    pub async fn connect(&self, mode: EraMode) -> Result<(Era, String), ClientError> {
+        match mode {
+            EraMode::Legacy => self
+                .initialize()
+                .await
+                .map(|r| (Era::Legacy, r.protocol_version)),
+            EraMode::Modern => self
+                .discover()
+                .await
+                .map(|_| (Era::Modern, MODERN_VERSION.to_owned())),
+            EraMode::Auto => match self.discover().await {
+                Ok(_) => Ok((Era::Modern, MODERN_VERSION.to_owned())),
+                Err(ClientError::Protocol(_)) => self
+                    .initialize()
+                    .await
+                    .map(|r| (Era::Legacy, r.protocol_version)),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// The legacy handshake: `initialize`, then `notifications/initialized`.
+    pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
+        let params = json!({
+            "protocolVersion": LATEST_LEGACY_VERSION,
+            "capabilities": {},
+            "clientInfo": self.inner.client_info,
+        });
+        let result = self.request_raw("initialize", Some(params)).await?;
+        let result: InitializeResult = decode(result)?;
+        self.send_raw(encode_notification::<()>("notifications/initialized", None))
+            .await?;
+        let _ = self.inner.era.set(Era::Legacy);
+        Ok(result)
+    }
+
+    /// `server/discover` with the modern envelope; on success later requests carry it too.
+    pub async fn discover(&self) -> Result<Value, ClientError> {
+        let params = self.with_envelope(None);
+        let result = self.request_raw("server/discover", Some(params)).await?;
+        let _ = self.inner.era.set(Era::Modern);
+        Ok(result)
+    }
+
+    /// The era this client settled on, if it has connected.
+    pub fn era(&self) -> Option<Era> {
+        self.inner.era.get().copied()
+    }
+
+    /// Every tool, following `nextCursor` through all pages.
+    pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let page = self.request("tools/list", params).await?;
+            let next = page
+                .get("nextCursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let list: Vec<ToolDefinition> =
+                decode(page.get("tools").cloned().unwrap_or(Value::Null))?;
+            tools.extend(list);
+            match next {
+                Some(c) => cursor = Some(c),
+                None => return Ok(tools),
+            }
+        }
+    }
+
+    /// Calls a tool.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        let result = self
+            .request(
+                "tools/call",
+                Some(json!({ "name": name, "arguments": arguments })),
+            )
+            .await?;
+        decode(result)
+    }
+
+    /// Sends a request in the connected era (adding the modern envelope when modern) and
+    /// returns its raw result.
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
+        let params = match self.era() {
+            Some(Era::Modern) => Some(self.with_envelope(params)),
+            _ => params,
+        };
+        self.request_raw(method, params).await
+    }
+
+    /// Sends a request exactly as given and returns its raw result.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, ClientError> {
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.clone(), tx);
+        let line = serde_json::to_vec(&Request {
+            jsonrpc: JSONRPC_VERSION,
+            id: &id,
+            method,
+            params,
+        })
+        .map_err(|e| ClientError::Decode(e.to_string()))?;
+        if let Err(e) = self.send_raw(line).await {
+            self.inner
+                .pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id);
+            return Err(e);
+        }
+        match rx.await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(ClientError::Protocol(e)),
+            Err(_) => Err(ClientError::Closed),
+        }
+    }
+
+    /// Sends raw bytes as one message (a newline is added when missing).
+    pub async fn send_raw(&self, bytes: Vec<u8>) -> Result<(), ClientError> {
+        self.inner
+            .to_server
+            .send(bytes)
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    /// Messages that answer no pending request: notifications, and responses whose id is
+    /// `null` or unknown. Can be taken once.
+    pub fn take_unrouted(&self) -> Option<mpsc::UnboundedReceiver<Value>> {
+        self.inner
+            .unrouted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// Closes the connection (stdin of a child) and waits for a child process to exit.
+    pub async fn close(self) -> Result<Option<std::process::ExitStatus>, ClientError> {
+        let child = self
+            .inner
+            .child
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        drop(self);
+        match child {
+            Some(mut child) => Ok(Some(child.wait().await?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The modern envelope, merged into `params._meta`.
+    fn with_envelope(&self, params: Option<Value>) -> Value {
+        let mut params = match params {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(PROTOCOL_VERSION_KEY.into(), MODERN_VERSION.into());
+            meta.insert(CLIENT_CAPABILITIES_KEY.into(), json!({}));
+            meta.insert(
+                CLIENT_INFO_KEY.into(),
+                serde_json::to_value(&self.inner.client_info).unwrap_or_default(),
+            );
+        }
+        Value::Object(params)
+    }
+}
+
+fn route(pending: &Pending, unrouted: &mpsc::UnboundedSender<Value>, line: &[u8]) {
+    let Ok(message) = serde_json::from_slice::<Value>(line) else {
+        let _ = unrouted.send(json!({ "unparsable": String::from_utf8_lossy(line) }));
+        return;
+    };
+    let id = message
+        .get("id")
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let waiter = id
+        .filter(|_| message.get("method").is_none())
+        .and_then(|id| {
+            pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id)
+        });
+    let Some(waiter) = waiter else {
+        let _ = unrouted.send(message);
+        return;
+    };
+    let outcome = match (message.get("result"), message.get("error")) {
+        (Some(r), None) => Ok(r.clone()),
+        (None, Some(e)) => Err(serde_json::from_value::<ErrorObject>(e.clone())
+            .map(McpError::from)
+            .unwrap_or_else(|err| McpError::internal(format!("malformed error object: {err}")))),
+        _ => Err(McpError::internal(
+            "a response needs exactly one of result and error",
+        )),
+    };
+    let _ = waiter.send(outcome);
+}
+
+fn decode<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+    serde_json::from_value(value).map_err(|e| ClientError::Decode(e.to_string()))
+}

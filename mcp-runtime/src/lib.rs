@@ -1,0 +1,66 @@
+//! # mcp-runtime
+//!
+//! Model Context Protocol servers in Rust, for both protocol eras from one definition:
+//! the 2025 handshake era (`initialize`, negotiating 2025-11-25, 2025-06-18, 2025-03-26
+//! and 2024-11-05) and the stateless 2026-07-28 era (`server/discover`, a `_meta` envelope
+//! on every request).
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//! use serde_json::json;
+//!
+//! #[tokio::main]
+//! async fn main() -> std::io::Result<()> {
+//!     let add = tool_fn(
+//!         ToolDefinition::new(
+//!             "add",
+//!             "Adds two numbers.",
+//!             json!({
+//!                 "type": "object",
+//!                 "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+//!                 "required": ["a", "b"]
+//!             }),
+//!         ),
+//!         |args, _cx| async move { args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0) },
+//!     );
+//!     let server = Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+//!         .tool(add)
+//!         .build()
+//!         .expect("valid tools");
+//!     serve_stdio(server).await
+//! }
+//! ```
+//!
+//! Modules follow the protocol's layers: [`protocol`] (wire types, no I/O) ← [`tool`]
+//! (the `Tool` trait, results, context, schemas) ← [`server`] (registry, era
+//! classification, dispatch) ← [`transport`] (stdio, in-memory); [`client`] talks to any
+//! of them.
+
+#![deny(missing_docs)]
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod client;
+pub mod protocol;
+pub mod server;
+pub mod tool;
+pub mod transport;
+
+pub use server::{Server, ServerBuilder};
+pub use transport::stdio::serve_stdio;
+
+/// The names most servers need.
+pub mod prelude {
+    pub use crate::protocol::{
+        CallToolResult, Content, Era, McpError, ToolAnnotations, ToolDefinition,
+    };
+    pub use crate::server::{Server, ServerBuilder};
+    pub use crate::tool::{IntoToolResult, Json, RequestContext, Tool, tool_fn};
+    pub use crate::transport::stdio::serve_stdio;
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

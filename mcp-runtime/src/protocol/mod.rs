@@ -1,0 +1,17 @@
+//! Wire types for both protocol eras: JSON-RPC framing and MCP messages. Serde only, no I/O.
+
+pub mod content;
+pub mod error;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod meta;
+pub mod tools;
+pub mod version;
+
+pub use content::*;
+pub use error::{ErrorCode, McpError};
+pub use jsonrpc::RequestId;
+pub use lifecycle::*;
+pub use meta::{LoggingLevel, ProgressToken, RequestMeta};
+pub use tools::*;
+pub use version::Era;

@@ -1,0 +1,379 @@
+//! The tool registry: validated registration, compiled validators, and `tools/list` pages
+//! serialized once per registry change.
+
+use super::projection::{Modern, to_raw};
+use crate::protocol::lifecycle::{CachePolicy, JsonObject};
+use crate::protocol::{ListToolsResult, McpError, ToolDefinition};
+use crate::tool::{Tool, schema};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonschema::Validator;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, RwLock};
+use tokio::sync::watch;
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistrationError {
+    /// The name breaks the naming rules.
+    #[error("invalid tool name {name:?}: {reason}")]
+    InvalidName {
+        /// The offending name.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The description is missing or blank.
+    #[error("tool `{name}` has no description; models choose tools by their descriptions")]
+    MissingDescription {
+        /// The tool.
+        name: String,
+    },
+    /// The input schema is unusable.
+    #[error("tool `{name}` has an invalid input schema: {reason}")]
+    InvalidInputSchema {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The output schema does not compile.
+    #[error("tool `{name}` has an invalid output schema: {reason}")]
+    InvalidOutputSchema {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Another tool already has this name.
+    #[error("a tool named `{name}` is already registered")]
+    Duplicate {
+        /// The name.
+        name: String,
+    },
+}
+
+/// A registered tool with everything computed at registration.
+pub(crate) struct RegisteredTool {
+    pub(crate) name: Arc<str>,
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) input: Validator,
+    pub(crate) output: Option<Validator>,
+    /// Legacy clients only accept an object `structuredContent`: wrap the value as
+    /// `{"result": value}` (the official TypeScript SDK's convention, spec `dual-era.md` §4).
+    pub(crate) wrap_legacy_output: bool,
+    modern_definition: ToolDefinition,
+    legacy_definition: ToolDefinition,
+}
+
+impl fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks a name against the spec's rules: 1–128 characters of `[A-Za-z0-9_.-]`.
+///
+/// The spec phrases these as SHOULD; this toolkit enforces them so a tool name always fits
+/// the `Mcp-Name` header of 2026-07-28 without encoding.
+pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("a name needs at least one character");
+    }
+    if name.len() > 128 {
+        return Err("a name has at most 128 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        return Err("use only ASCII letters, digits, '_', '-' and '.'");
+    }
+    Ok(())
+}
+
+fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
+    let definition = tool.definition();
+    let name = definition.name.clone();
+    validate_tool_name(&name).map_err(|reason| RegistrationError::InvalidName {
+        name: name.clone(),
+        reason,
+    })?;
+    if definition
+        .description
+        .as_deref()
+        .is_none_or(|d| d.trim().is_empty())
+    {
+        return Err(RegistrationError::MissingDescription { name });
+    }
+    let invalid_input = |reason: String| RegistrationError::InvalidInputSchema {
+        name: name.clone(),
+        reason,
+    };
+    schema::check_input_root(&definition.input_schema).map_err(invalid_input)?;
+    let input =
+        schema::compile(&Value::Object(definition.input_schema.clone())).map_err(invalid_input)?;
+    let (output, wrap_legacy_output, legacy_output_schema) = match &definition.output_schema {
+        None => (None, false, None),
+        Some(s) => {
+            let validator =
+                schema::compile(s).map_err(|reason| RegistrationError::InvalidOutputSchema {
+                    name: name.clone(),
+                    reason,
+                })?;
+            let is_object_root = s.get("type").and_then(Value::as_str) == Some("object");
+            let legacy = if is_object_root {
+                s.clone()
+            } else {
+                json!({"type": "object", "properties": {"result": s}, "required": ["result"]})
+            };
+            (Some(validator), !is_object_root, Some(legacy))
+        }
+    };
+    let mut legacy_definition = definition.clone();
+    legacy_definition.output_schema = legacy_output_schema;
+    Ok(RegisteredTool {
+        name: name.into(),
+        tool,
+        input,
+        output,
+        wrap_legacy_output,
+        modern_definition: definition,
+        legacy_definition,
+    })
+}
+
+/// One page of `tools/list`, serialized for each era.
+#[derive(Clone)]
+struct Page {
+    legacy: Arc<str>,
+    modern: Arc<str>,
+}
+
+/// An immutable view of the registry; swapped whole on every change.
+pub(crate) struct Snapshot {
+    by_name: HashMap<Arc<str>, Arc<RegisteredTool>>,
+    /// Sorted by name: the deterministic order of `tools/list`.
+    order: Vec<Arc<RegisteredTool>>,
+    pages: Vec<Page>,
+    page_by_cursor: HashMap<String, usize>,
+}
+
+impl Snapshot {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
+        self.by_name.get(name)
+    }
+}
+
+/// What pages need from the server: its identity and cache policy.
+#[derive(Debug, Clone)]
+pub(crate) struct PageSettings {
+    pub(crate) server_info: Arc<RawValue>,
+    pub(crate) cache: CachePolicy,
+    pub(crate) page_size: usize,
+}
+
+/// The server's tools. Reached through [`Server::tools`](crate::server::Server::tools).
+///
+/// Changes at run time ([`register`](Self::register), [`remove`](Self::remove)) rebuild
+/// the cached pages and notify connected clients (`notifications/tools/list_changed` to
+/// legacy connections, `subscriptions/listen` streams on the modern leg).
+pub struct ToolRegistry {
+    snapshot: RwLock<Arc<Snapshot>>,
+    settings: PageSettings,
+    changes: watch::Sender<u64>,
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRegistry {
+    pub(crate) fn new(settings: PageSettings) -> Self {
+        let snapshot = build_snapshot(Vec::new(), &settings);
+        Self {
+            snapshot: RwLock::new(Arc::new(snapshot)),
+            settings,
+            changes: watch::channel(0).0,
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
+        self.snapshot
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Registers several tools at once: all or none. Every problem is reported.
+    pub(crate) fn register_all(
+        &self,
+        tools: Vec<Arc<dyn Tool>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        let mut errors = Vec::new();
+        let mut prepared: Vec<Arc<RegisteredTool>> = Vec::new();
+        for tool in tools {
+            match prepare(tool) {
+                Ok(t) => prepared.push(Arc::new(t)),
+                Err(e) => errors.push(e),
+            }
+        }
+        let mut guard = self.snapshot.write().unwrap_or_else(|p| p.into_inner());
+        let mut all: Vec<Arc<RegisteredTool>> = guard.order.clone();
+        for t in prepared {
+            if all.iter().any(|o| o.name == t.name) {
+                errors.push(RegistrationError::Duplicate {
+                    name: t.name.to_string(),
+                });
+            } else {
+                all.push(t);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        *guard = Arc::new(build_snapshot(all, &self.settings));
+        drop(guard);
+        self.changes.send_modify(|g| *g += 1);
+        Ok(())
+    }
+
+    /// Registers one tool.
+    ///
+    /// The definition is checked (name, description, schemas) and its schemas compiled
+    /// once; a problem is returned, never panicked on.
+    pub fn register(&self, tool: impl Tool) -> Result<(), RegistrationError> {
+        self.register_all(vec![Arc::new(tool)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// Removes the tool named `name`; returns whether there was one.
+    pub fn remove(&self, name: &str) -> bool {
+        let mut guard = self.snapshot.write().unwrap_or_else(|p| p.into_inner());
+        if guard.get(name).is_none() {
+            return false;
+        }
+        let rest = guard
+            .order
+            .iter()
+            .filter(|t| &*t.name != name)
+            .cloned()
+            .collect();
+        *guard = Arc::new(build_snapshot(rest, &self.settings));
+        drop(guard);
+        self.changes.send_modify(|g| *g += 1);
+        true
+    }
+
+    /// The names of the registered tools, in `tools/list` order.
+    pub fn names(&self) -> Vec<String> {
+        self.snapshot()
+            .order
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect()
+    }
+
+    /// The definition of a tool, as modern clients see it.
+    pub fn definition(&self, name: &str) -> Option<ToolDefinition> {
+        self.snapshot()
+            .get(name)
+            .map(|t| t.modern_definition.clone())
+    }
+
+    /// A receiver that changes whenever the tool list does.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    /// The serialized `tools/list` result for `cursor` in the given era.
+    ///
+    /// Returns the result's JSON text, ready to be spliced into a response.
+    pub(crate) fn list_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        let snapshot = self.snapshot();
+        let index = match cursor {
+            None => Some(0),
+            Some(c) => snapshot.page_by_cursor.get(c).copied(),
+        };
+        if let Some(page) = index.and_then(|i| snapshot.pages.get(i)) {
+            return Ok(if modern {
+                page.modern.clone()
+            } else {
+                page.legacy.clone()
+            });
+        }
+        // A cursor from before a registry change: continue from the tool it names, so a
+        // client paging through a changing list neither fails nor loops.
+        let start_name = cursor
+            .and_then(|c| URL_SAFE_NO_PAD.decode(c).ok())
+            .and_then(|b| String::from_utf8(b).ok())
+            .filter(|n| validate_tool_name(n).is_ok())
+            .ok_or_else(|| McpError::invalid_params("invalid cursor"))?;
+        let start = snapshot.order.partition_point(|t| *t.name < *start_name);
+        let page = render_page(&snapshot.order, start, &self.settings);
+        Ok(if modern { page.modern } else { page.legacy })
+    }
+}
+
+fn cursor_for(name: &str) -> String {
+    URL_SAFE_NO_PAD.encode(name)
+}
+
+fn build_snapshot(mut tools: Vec<Arc<RegisteredTool>>, settings: &PageSettings) -> Snapshot {
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let page_size = settings.page_size.max(1);
+    let mut pages = vec![render_page(&tools, 0, settings)];
+    let mut page_by_cursor = HashMap::new();
+    let mut start = page_size;
+    while start < tools.len() {
+        page_by_cursor.insert(cursor_for(&tools[start].name), pages.len());
+        pages.push(render_page(&tools, start, settings));
+        start += page_size;
+    }
+    Snapshot {
+        by_name: tools.iter().map(|t| (t.name.clone(), t.clone())).collect(),
+        order: tools,
+        pages,
+        page_by_cursor,
+    }
+}
+
+fn render_page(tools: &[Arc<RegisteredTool>], start: usize, settings: &PageSettings) -> Page {
+    let page_size = settings.page_size.max(1);
+    let end = (start + page_size).min(tools.len());
+    let slice = tools.get(start..end).unwrap_or_default();
+    let next_cursor = tools.get(end).map(|t| cursor_for(&t.name));
+    let legacy = ListToolsResult {
+        tools: slice.iter().map(|t| t.legacy_definition.clone()).collect(),
+        next_cursor: next_cursor.clone(),
+    };
+    let modern = ListToolsResult {
+        tools: slice.iter().map(|t| t.modern_definition.clone()).collect(),
+        next_cursor,
+    };
+    Page {
+        legacy: to_raw(&legacy).get().into(),
+        modern: to_raw(&Modern::complete(
+            &modern,
+            &settings.server_info,
+            Some(settings.cache),
+            None::<&JsonObject>,
+        ))
+        .get()
+        .into(),
+    }
+}

@@ -1,0 +1,187 @@
+//! The per-request context a tool receives: era, client, progress, cancellation.
+
+use crate::protocol::jsonrpc::encode_notification;
+use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// The sending half of a connection: serialized JSON-RPC lines on their way to the client.
+#[derive(Debug, Clone)]
+pub struct Peer {
+    tx: mpsc::Sender<Vec<u8>>,
+}
+
+impl Peer {
+    /// A peer writing into `tx`.
+    pub fn new(tx: mpsc::Sender<Vec<u8>>) -> Self {
+        Self { tx }
+    }
+
+    /// Queues one serialized line. Returns `false` when the connection is gone.
+    pub async fn send_line(&self, line: Vec<u8>) -> bool {
+        self.tx.send(line).await.is_ok()
+    }
+}
+
+/// What a tool knows about the request that called it. Cheap to clone.
+///
+/// Everything here comes from this request alone (on the modern leg) or from this
+/// connection's `initialize` (on the legacy leg); nothing is inferred from earlier requests.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+#[derive(Debug)]
+struct ContextInner {
+    era: Era,
+    protocol_version: Arc<str>,
+    client_capabilities: Arc<ClientCapabilities>,
+    client_info: Option<Arc<Implementation>>,
+    request_id: RequestId,
+    progress_token: Option<ProgressToken>,
+    cancellation: CancellationToken,
+    peer: Option<Peer>,
+    last_progress: Mutex<Option<f64>>,
+    finished: AtomicBool,
+}
+
+/// The parts a transport or test assembles a [`RequestContext`] from.
+#[derive(Debug, Clone)]
+pub struct RequestContextParts {
+    /// The request's era.
+    pub era: Era,
+    /// The protocol version in force for it.
+    pub protocol_version: Arc<str>,
+    /// The client's capabilities for it.
+    pub client_capabilities: Arc<ClientCapabilities>,
+    /// The client's identity, when known.
+    pub client_info: Option<Arc<Implementation>>,
+    /// The JSON-RPC id.
+    pub request_id: RequestId,
+    /// The progress token the request carried.
+    pub progress_token: Option<ProgressToken>,
+    /// Cancelled when the client cancels the request or the connection ends.
+    pub cancellation: CancellationToken,
+    /// Where notifications for this request go; `None` drops them.
+    pub peer: Option<Peer>,
+}
+
+impl RequestContext {
+    /// A context from its parts.
+    pub fn new(parts: RequestContextParts) -> Self {
+        Self {
+            inner: Arc::new(ContextInner {
+                era: parts.era,
+                protocol_version: parts.protocol_version,
+                client_capabilities: parts.client_capabilities,
+                client_info: parts.client_info,
+                request_id: parts.request_id,
+                progress_token: parts.progress_token,
+                cancellation: parts.cancellation,
+                peer: parts.peer,
+                last_progress: Mutex::new(None),
+                finished: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// A context for calling a tool outside any connection (unit tests, benchmarks): modern
+    /// era, empty client capabilities, notifications dropped.
+    pub fn detached() -> Self {
+        Self::new(RequestContextParts {
+            era: Era::Modern,
+            protocol_version: crate::protocol::version::MODERN_VERSION.into(),
+            client_capabilities: Arc::default(),
+            client_info: None,
+            request_id: RequestId::Number(0),
+            progress_token: None,
+            cancellation: CancellationToken::new(),
+            peer: None,
+        })
+    }
+
+    /// The request's era.
+    pub fn era(&self) -> Era {
+        self.inner.era
+    }
+
+    /// The protocol version in force.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol_version
+    }
+
+    /// The client's capabilities.
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The client's identity, when it gave one.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_deref()
+    }
+
+    /// The JSON-RPC id of the request.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.request_id
+    }
+
+    /// The progress token, when the client asked for progress.
+    pub fn progress_token(&self) -> Option<&ProgressToken> {
+        self.inner.progress_token.as_ref()
+    }
+
+    /// A token cancelled when the client cancels this request.
+    ///
+    /// The dispatcher also drops the tool's future on cancellation, so a tool only needs
+    /// this to stop work it moved elsewhere (a spawned task, a blocking thread).
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancellation
+    }
+
+    /// Whether the client cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Reports progress, when the client asked for it (`_meta.progressToken`).
+    ///
+    /// Values must increase: a value not above the last one sent is dropped, as is anything
+    /// after the response (spec: progress is strictly increasing and stops with the result).
+    /// Returns whether a notification was sent.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        let (Some(token), Some(peer)) = (&self.inner.progress_token, &self.inner.peer) else {
+            return false;
+        };
+        if self.inner.finished.load(Ordering::Acquire) || self.is_cancelled() {
+            return false;
+        }
+        {
+            let mut last = self
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
+                return false;
+            }
+            *last = Some(progress);
+        }
+        let mut params = serde_json::json!({ "progressToken": token, "progress": progress });
+        if let Some(total) = total {
+            params["total"] = total.into();
+        }
+        if let Some(message) = message {
+            params["message"] = message.into();
+        }
+        peer.send_line(encode_notification("notifications/progress", Some(params)))
+            .await
+    }
+
+    /// Marks the request answered: later progress is dropped.
+    pub(crate) fn finish(&self) {
+        self.inner.finished.store(true, Ordering::Release);
+    }
+}

@@ -1,0 +1,93 @@
+//! Tools: the [`Tool`] trait, closures as tools, return conversions, the request context,
+//! and schema checks.
+
+mod context;
+mod result;
+pub mod schema;
+
+pub use context::{Peer, RequestContext, RequestContextParts};
+pub use result::{IntoToolResult, Json};
+
+use crate::protocol::{CallToolResult, JsonObject, ToolDefinition};
+use futures::future::BoxFuture;
+use std::fmt;
+use std::future::Future;
+
+/// A tool: its definition, and what happens when it is called.
+///
+/// `#[mcp_tool]` implements this for annotated functions; implement it by hand when a tool's
+/// shape is only known at run time (or use [`tool_fn`]).
+///
+/// The registry validates `arguments` against `definition().input_schema` before `call`
+/// runs, so `call` sees only arguments that conform. A panic inside `call` is caught and
+/// reported as an `isError` result; the server keeps serving.
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's definition. Called once, at registration.
+    fn definition(&self) -> ToolDefinition;
+
+    /// Runs the tool with validated arguments.
+    ///
+    /// Cancel safety: the future is dropped when the client cancels the request.
+    fn call(&self, arguments: JsonObject, cx: RequestContext)
+    -> BoxFuture<'static, CallToolResult>;
+}
+
+/// A tool made from a definition and an async closure; see [`tool_fn`].
+pub struct FnTool<F> {
+    definition: ToolDefinition,
+    f: F,
+}
+
+impl<F> fmt::Debug for FnTool<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FnTool")
+            .field("name", &self.definition.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Makes a tool from a definition and an async closure over the arguments and context.
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use serde_json::json;
+///
+/// let echo = tool_fn(
+///     ToolDefinition::new(
+///         "echo",
+///         "Returns its input text unchanged.",
+///         json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+///     ),
+///     |args, _cx| async move { args["text"].as_str().unwrap_or_default().to_owned() },
+/// );
+/// let server = Server::builder("demo", "1.0.0").tool(echo).build().unwrap();
+/// assert_eq!(server.tools().names(), ["echo"]);
+/// ```
+pub fn tool_fn<F, Fut, R>(definition: ToolDefinition, f: F) -> FnTool<F>
+where
+    F: Fn(JsonObject, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolResult,
+{
+    FnTool { definition, f }
+}
+
+impl<F, Fut, R> Tool for FnTool<F>
+where
+    F: Fn(JsonObject, RequestContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolResult,
+{
+    fn definition(&self) -> ToolDefinition {
+        self.definition.clone()
+    }
+
+    fn call(
+        &self,
+        arguments: JsonObject,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, CallToolResult> {
+        let fut = (self.f)(arguments, cx);
+        Box::pin(async move { fut.await.into_tool_result() })
+    }
+}

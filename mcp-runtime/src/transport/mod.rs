@@ -1,0 +1,29 @@
+//! Transports: stdio for real clients, in-memory for tests. Both feed the same
+//! [`Connection`] through the same framing.
+
+pub mod framing;
+pub mod memory;
+pub mod stdio;
+
+pub use framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};
+
+use crate::server::Connection;
+use tokio::sync::mpsc;
+
+/// Feeds batches of frames to a connection until the input ends, then shuts the connection
+/// down (in-flight requests finish and are answered).
+pub(crate) async fn drive(
+    connection: Connection,
+    mut input: mpsc::Receiver<Vec<Frame>>,
+    limit: usize,
+) {
+    while let Some(batch) = input.recv().await {
+        for frame in batch {
+            match frame {
+                Frame::Line(line) => connection.handle_line(&line).await,
+                Frame::Oversized { len } => connection.reject_oversized(len, limit).await,
+            }
+        }
+    }
+    connection.shutdown().await;
+}

@@ -1,0 +1,148 @@
+"""Interop check: drive an MCP server over stdio with the official Python client (`mcp`,
+pinned in requirements.txt).
+
+Usage: python stdio_client.py --mode legacy|auto|2026-07-28 -- <server command> [args...]
+
+  legacy      -> Client(..., mode="legacy")      (plain `initialize` handshake)
+  auto        -> Client(..., mode="auto")        (`server/discover` probe on the same process,
+                                                  fallback to `initialize`)
+  2026-07-28  -> Client(..., mode="2026-07-28")  (adopts 2026-07-28 without any probe)
+
+On success prints one JSON line to stdout, e.g.
+  {"client":"python","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"]}
+and exits 0. Any failed check prints a message to stderr and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from typing import Any
+
+import anyio
+from mcp import Client, Implementation, StdioServerParameters
+
+OVERALL_TIMEOUT_S = 30.0
+REQUEST_TIMEOUT_S = 10.0
+MODES = ("legacy", "auto", "2026-07-28")
+
+
+class CheckError(Exception):
+    pass
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise CheckError(message)
+
+
+def show(value: Any) -> str:
+    dump = getattr(value, "model_dump", None)
+    if dump is not None:
+        value = dump(mode="json", by_alias=True, exclude_none=True)
+    return json.dumps(value, default=repr)
+
+
+def expect_single_text(label: str, result: Any, expected: str) -> None:
+    check(result.is_error is not True, f"{label}: unexpected isError result: {show(result)}")
+    content = result.content
+    check(len(content) == 1, f"{label}: expected exactly one content item, got {len(content)}: {show(result)}")
+    item = content[0]
+    check(getattr(item, "type", None) == "text", f"{label}: expected a text content item, got {show(item)}")
+    check(item.text == expected, f"{label}: expected text {expected!r}, got {item.text!r}")
+
+
+async def run(mode: str, command: str, args: list[str]) -> dict[str, Any]:
+    params = StdioServerParameters(command=command, args=args)
+    client_info = Implementation(name="mcp-toolkit-interop-python", version="0.0.0")
+    async with Client(params, mode=mode, client_info=client_info, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+        protocol_version = client.protocol_version
+        check(isinstance(protocol_version, str) and protocol_version != "", "no negotiated protocol version")
+
+        listing = await client.list_tools()
+        by_name = {tool.name: tool for tool in listing.tools}
+        for name in ("echo", "add"):
+            tool = by_name.get(name)
+            check(tool is not None, f"tools/list: no tool named {name!r} (got {sorted(by_name)})")
+            assert tool is not None
+            check(
+                isinstance(tool.description, str) and tool.description.strip() != "",
+                f"tools/list: tool {name!r} has no description: {show(tool)}",
+            )
+            check(
+                isinstance(tool.input_schema, dict) and tool.input_schema.get("type") == "object",
+                f"tools/list: tool {name!r} inputSchema.type is not 'object': {show(tool.input_schema)}",
+            )
+
+        expect_single_text(
+            'echo {text:"hello from python"}',
+            await client.call_tool("echo", {"text": "hello from python"}),
+            "hello from python",
+        )
+        expect_single_text("add {a:2,b:3}", await client.call_tool("add", {"a": 2, "b": 3}), "5")
+        expect_single_text("add {a:1.5,b:2.25}", await client.call_tool("add", {"a": 1.5, "b": 2.25}), "3.75")
+
+        # A wrongly typed argument is a tool-level (isError) failure, not a JSON-RPC error.
+        try:
+            bad = await client.call_tool("add", {"a": "x", "b": 3})
+        except Exception as error:  # noqa: BLE001 - any raise here is the failure being reported
+            raise CheckError(f'add {{a:"x",b:3}}: expected an isError result, but the call failed: {error!r}') from error
+        check(bad.is_error is True, f'add {{a:"x",b:3}}: expected isError: true, got {show(bad)}')
+
+        return {
+            "client": "python",
+            "mode": mode,
+            "protocolVersion": protocol_version,
+            "tools": sorted(by_name),
+        }
+
+
+def describe(error: BaseException) -> str:
+    """Flatten exception groups (anyio task groups wrap errors) into readable text."""
+    if isinstance(error, CheckError):
+        return str(error)
+    if isinstance(error, BaseExceptionGroup):
+        leaves = [describe(inner) for inner in error.exceptions]
+        return "; ".join(leaves)
+    return "unexpected error:\n" + "".join(traceback.format_exception(error)).rstrip()
+
+
+async def main_async(mode: str, command: str, args: list[str]) -> dict[str, Any]:
+    # The `async with Client` inside closes the client (and so the server subprocess) on any
+    # exit, the timeout's cancellation included.
+    with anyio.fail_after(OVERALL_TIMEOUT_S):
+        return await run(mode, command, args)
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        print("stdio_client.py: missing '--' before the server command", file=sys.stderr)
+        return 2
+    split = argv.index("--")
+    parser = argparse.ArgumentParser(prog="stdio_client.py")
+    parser.add_argument("--mode", required=True, choices=MODES)
+    opts = parser.parse_args(argv[:split])
+    server = argv[split + 1 :]
+    if not server:
+        print("stdio_client.py: missing server command after '--'", file=sys.stderr)
+        return 2
+
+    try:
+        summary = anyio.run(main_async, opts.mode, server[0], server[1:])
+    except TimeoutError:
+        print(f"stdio_client.py [mode {opts.mode}]: timed out after {OVERALL_TIMEOUT_S:g} s", file=sys.stderr)
+        return 1
+    except BaseException as error:  # noqa: BLE001 - report everything, exit 1
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        print(f"stdio_client.py [mode {opts.mode}]: {describe(error)}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary, separators=(",", ":")), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

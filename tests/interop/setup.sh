@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs the official MCP clients the interop tests drive, pinned by this folder's files:
+#   - TypeScript: `npm ci` from package-lock.json into node_modules/
+#   - Python:     a venv at .venv/ with `pip install -r python/requirements.txt`
+# Idempotent (each step reruns only when its inputs changed), silent on success, and on any
+# failure prints the failing tool's output and exits non-zero. Needs only node/npm, python3
+# and the npm and PyPI registries.
+set -euo pipefail
+
+dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$dir"
+
+# One setup at a time (two test runs at once would otherwise race on node_modules/.venv).
+# The lock is taken on this script itself, so no lock file is left behind.
+if command -v flock >/dev/null 2>&1; then
+    exec 9<"$dir/setup.sh"
+    flock 9
+fi
+
+log="$(mktemp "${TMPDIR:-/tmp}/mcp-interop-setup.XXXXXX")"
+trap 'rm -f "$log"' EXIT
+
+fail() {
+    echo "tests/interop/setup.sh: $1" >&2
+    if [[ -s "$log" ]]; then
+        echo "---- output ----" >&2
+        cat "$log" >&2
+        echo "----------------" >&2
+    fi
+    exit 1
+}
+
+# Runs a command with its output kept in $log, shown only if the command fails.
+quiet() {
+    : >"$log"
+    "$@" >"$log" 2>&1 || fail "failed ($?): $*"
+}
+
+# ---- TypeScript client -------------------------------------------------------------------
+command -v node >/dev/null 2>&1 || fail "node is not installed (Node.js >= 20 is needed)"
+command -v npm >/dev/null 2>&1 || fail "npm is not installed"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+((node_major >= 20)) || fail "Node.js >= 20 is needed, found $(node --version)"
+
+npm_stamp="node_modules/.interop-setup-stamp"
+if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" || package.json -nt "$npm_stamp" ]]; then
+    rm -f "$npm_stamp"
+    quiet npm ci --no-audit --no-fund --loglevel=error
+    touch "$npm_stamp"
+fi
+
+# ---- Python client -----------------------------------------------------------------------
+python="${PYTHON:-python3}"
+command -v "$python" >/dev/null 2>&1 || fail "$python is not installed (Python >= 3.10 is needed)"
+"$python" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' ||
+    fail "Python >= 3.10 is needed, found $("$python" --version 2>&1)"
+
+venv=".venv"
+requirements="python/requirements.txt"
+# The stamp is a copy of the requirements the venv was built from: any change rebuilds it.
+py_stamp="$venv/.interop-requirements.txt"
+if [[ ! -f "$py_stamp" ]] || ! cmp -s "$requirements" "$py_stamp" || ! "$venv/bin/python" -c '' >/dev/null 2>&1; then
+    rm -rf "$venv"
+    quiet "$python" -m venv "$venv"
+    quiet "$venv/bin/python" -m pip install --disable-pip-version-check -q -r "$requirements"
+    cp "$requirements" "$py_stamp"
+fi

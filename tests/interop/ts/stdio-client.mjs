@@ -1,0 +1,160 @@
+#!/usr/bin/env node
+// Interop check: drive an MCP server over stdio with the official TypeScript client
+// (@modelcontextprotocol/client, pinned in ../package.json).
+//
+// Usage: node stdio-client.mjs --mode legacy|auto|modern -- <server command> [args...]
+//
+//   legacy -> versionNegotiation.mode = 'legacy'  (plain `initialize` handshake)
+//   auto   -> versionNegotiation.mode = 'auto'    (`server/discover` probe on a throwaway
+//                                                  sibling process, fallback to `initialize`)
+//   modern -> versionNegotiation.mode = { pin: '2026-07-28' } (probe must offer 2026-07-28,
+//                                                  no fallback)
+//
+// On success prints one JSON line to stdout, e.g.
+//   {"client":"ts","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"]}
+// and exits 0. Any failed check prints a message to stderr and exits 1.
+
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const OVERALL_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 10_000;
+const MODERN_VERSION = '2026-07-28';
+
+function usage(message) {
+    process.stderr.write(`stdio-client.mjs: ${message}\n`);
+    process.stderr.write('usage: node stdio-client.mjs --mode legacy|auto|modern -- <server command> [args...]\n');
+    process.exit(2);
+}
+
+function parseArgs(argv) {
+    let mode;
+    let i = 0;
+    for (; i < argv.length; i++) {
+        const arg = argv[i];
+        if (arg === '--') {
+            i++;
+            break;
+        }
+        if (arg === '--mode') {
+            mode = argv[++i];
+        } else if (arg.startsWith('--mode=')) {
+            mode = arg.slice('--mode='.length);
+        } else {
+            usage(`unexpected argument '${arg}'`);
+        }
+    }
+    const server = argv.slice(i);
+    if (!['legacy', 'auto', 'modern'].includes(mode)) usage(`--mode must be legacy, auto or modern (got ${mode})`);
+    if (server.length === 0) usage('missing server command after --');
+    return { mode, command: server[0], args: server.slice(1) };
+}
+
+class CheckError extends Error {}
+
+function check(condition, message) {
+    if (!condition) throw new CheckError(message);
+}
+
+function show(value) {
+    return JSON.stringify(value);
+}
+
+/** Asserts `result` is a successful CallToolResult holding exactly one text item equal to `expected`. */
+function expectSingleText(label, result, expected) {
+    check(result && typeof result === 'object', `${label}: result is not an object: ${show(result)}`);
+    check(result.isError !== true, `${label}: unexpected isError result: ${show(result)}`);
+    check(Array.isArray(result.content), `${label}: result.content is not an array: ${show(result)}`);
+    check(result.content.length === 1, `${label}: expected exactly one content item, got ${result.content.length}: ${show(result)}`);
+    const [item] = result.content;
+    check(item.type === 'text', `${label}: expected a text content item, got ${show(item)}`);
+    check(item.text === expected, `${label}: expected text ${show(expected)}, got ${show(item.text)}`);
+}
+
+async function run({ mode, command, args }, client) {
+    const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+    const versionNegotiation =
+        mode === 'legacy'
+            ? { mode: 'legacy' }
+            : { mode: mode === 'auto' ? 'auto' : { pin: MODERN_VERSION }, probe: { timeoutMs: REQUEST_TIMEOUT_MS } };
+    client.setVersionNegotiation(versionNegotiation);
+    const opts = { timeout: REQUEST_TIMEOUT_MS };
+
+    await client.connect(transport, opts);
+    const protocolVersion = client.getNegotiatedProtocolVersion();
+    check(typeof protocolVersion === 'string' && protocolVersion.length > 0, `no negotiated protocol version after connect`);
+
+    const { tools } = await client.listTools(undefined, opts);
+    check(Array.isArray(tools), `tools/list: tools is not an array: ${show(tools)}`);
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const name of ['echo', 'add']) {
+        const tool = byName.get(name);
+        check(tool !== undefined, `tools/list: no tool named '${name}' (got ${show(tools.map((t) => t.name))})`);
+        check(
+            typeof tool.description === 'string' && tool.description.trim().length > 0,
+            `tools/list: tool '${name}' has no description: ${show(tool)}`
+        );
+        check(
+            tool.inputSchema && tool.inputSchema.type === 'object',
+            `tools/list: tool '${name}' inputSchema.type is not "object": ${show(tool.inputSchema)}`
+        );
+    }
+
+    expectSingleText('echo {text:"hello from ts"}', await client.callTool({ name: 'echo', arguments: { text: 'hello from ts' } }, opts), 'hello from ts');
+    expectSingleText('add {a:2,b:3}', await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }, opts), '5');
+    expectSingleText('add {a:1.5,b:2.25}', await client.callTool({ name: 'add', arguments: { a: 1.5, b: 2.25 } }, opts), '3.75');
+
+    // A wrongly typed argument is a tool-level (isError) failure, not a JSON-RPC error.
+    let bad;
+    try {
+        bad = await client.callTool({ name: 'add', arguments: { a: 'x', b: 3 } }, opts);
+    } catch (error) {
+        throw new CheckError(`add {a:"x",b:3}: expected an isError result, but the call failed: ${error?.stack ?? error}`);
+    }
+    check(bad && bad.isError === true, `add {a:"x",b:3}: expected isError: true, got ${show(bad)}`);
+
+    return {
+        client: 'ts',
+        mode,
+        protocolVersion,
+        tools: [...byName.keys()].sort()
+    };
+}
+
+async function main() {
+    const parsed = parseArgs(process.argv.slice(2));
+    const client = new Client({ name: 'mcp-toolkit-interop-ts', version: '0.0.0' });
+    let timedOut = false;
+    const watchdog = setTimeout(() => {
+        timedOut = true;
+        process.stderr.write(`stdio-client.mjs: timed out after ${OVERALL_TIMEOUT_MS} ms\n`);
+        // Best effort: let the transport end the server, then exit regardless.
+        client.close().catch(() => {});
+        setTimeout(() => process.exit(1), 5_000).unref();
+    }, OVERALL_TIMEOUT_MS);
+
+    let code = 0;
+    let summary;
+    try {
+        summary = await run(parsed, client);
+    } catch (error) {
+        code = 1;
+        if (!timedOut) {
+            const text = error instanceof CheckError ? error.message : `unexpected error: ${error?.stack ?? error}`;
+            process.stderr.write(`stdio-client.mjs [mode ${parsed.mode}]: ${text}\n`);
+        }
+    } finally {
+        // Always close: that ends stdin and, failing that, signals the server subprocess.
+        try {
+            await client.close();
+        } catch (error) {
+            process.stderr.write(`stdio-client.mjs: closing the client failed: ${error?.stack ?? error}\n`);
+            code = 1;
+        }
+        clearTimeout(watchdog);
+    }
+    if (code === 0 && !timedOut) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    process.exit(timedOut ? 1 : code);
+}
+
+await main();

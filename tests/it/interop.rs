@@ -1,0 +1,223 @@
+//! Interop: the official MCP clients drive `echo-server` as a subprocess over stdio.
+//!
+//! The clients are the real SDKs, pinned and installed by `tests/interop/setup.sh`
+//! (TypeScript `@modelcontextprotocol/client` 2.4.0 from `package-lock.json`, Python `mcp`
+//! 2.3.0 from `python/requirements.txt`). Each client script connects in one negotiation
+//! mode, lists the tools, calls `echo` and `add` (including a wrongly typed argument that must
+//! come back as an `isError` result), and prints one JSON line naming the negotiated protocol
+//! version. Nothing is skipped: a missing tool or a failed install fails the test.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The latest legacy revision: what both clients offer in `initialize`, and what a dual-era
+/// server must answer (it never answers `initialize` with a modern version).
+const LEGACY: &str = "2025-11-25";
+/// The modern (stateless, `server/discover`) revision.
+const MODERN: &str = "2026-07-28";
+
+/// A client script enforces its own 30 s limit; this only catches a wedged interpreter.
+const CLIENT_DEADLINE: Duration = Duration::from_secs(120);
+
+fn interop_dir() -> PathBuf {
+    mcp_tests::workspace_root().join("tests").join("interop")
+}
+
+/// Runs `setup.sh` once per test process; every test that needs the clients waits for it.
+fn ensure_clients() -> &'static Path {
+    static SETUP: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let outcome = SETUP.get_or_init(|| {
+        let dir = interop_dir();
+        let out = Command::new("bash")
+            .arg(dir.join("setup.sh"))
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run bash {}/setup.sh: {e}", dir.display()))?;
+        if out.status.success() {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "tests/interop/setup.sh failed ({}):\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    });
+    match outcome {
+        Ok(dir) => dir,
+        Err(message) => panic!("installing the interop clients failed:\n{message}"),
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Sdk {
+    Ts,
+    Python,
+}
+
+/// Runs one client script against `echo-server` and returns its parsed JSON summary line,
+/// after checking the parts of it that do not depend on the negotiation mode.
+fn run_client(sdk: Sdk, mode: &str) -> Value {
+    let dir = ensure_clients();
+    let server = mcp_tests::example_bin("echo-server");
+    let (program, script, client_name) = match sdk {
+        Sdk::Ts => (
+            PathBuf::from("node"),
+            dir.join("ts").join("stdio-client.mjs"),
+            "ts",
+        ),
+        Sdk::Python => (
+            dir.join(".venv").join("bin").join("python"),
+            dir.join("python").join("stdio_client.py"),
+            "python",
+        ),
+    };
+    let mut cmd = Command::new(&program);
+    cmd.arg(&script)
+        .args(["--mode", mode, "--"])
+        .arg(&server)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let described = format!(
+        "{} {} --mode {mode} -- {}",
+        program.display(),
+        script.display(),
+        server.display()
+    );
+
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start `{described}`: {e}"));
+    let mut stdout = child.stdout.take().expect("stdout is piped");
+    let mut stderr = child.stderr.take().expect("stderr is piped");
+    let out_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the client works") {
+            break Some(status);
+        }
+        if started.elapsed() > CLIENT_DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    let stdout = String::from_utf8_lossy(&out_reader.join().expect("stdout reader")).into_owned();
+    let stderr = String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned();
+
+    let Some(status) = status else {
+        panic!(
+            "`{described}` did not finish within {CLIENT_DEADLINE:?}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+        );
+    };
+    assert!(
+        status.success(),
+        "`{described}` failed ({status})\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}"
+    );
+
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or_else(|| {
+            panic!("`{described}` printed nothing on stdout\n--- stderr ---\n{stderr}")
+        });
+    let summary: Value = serde_json::from_str(line).unwrap_or_else(|e| {
+        panic!(
+            "`{described}` printed a line that is not JSON ({e}): {line}\n--- stderr ---\n{stderr}"
+        )
+    });
+    assert_eq!(summary["client"], client_name, "summary: {summary}");
+    assert_eq!(summary["mode"], mode, "summary: {summary}");
+    let tools: Vec<&str> = summary["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("summary has no tools array: {summary}"))
+        .iter()
+        .map(|t| {
+            t.as_str()
+                .unwrap_or_else(|| panic!("tool name is not a string: {summary}"))
+        })
+        .collect();
+    assert!(
+        tools.contains(&"echo") && tools.contains(&"add"),
+        "echo-server must list echo and add, got {tools:?}"
+    );
+    summary
+}
+
+fn assert_version(summary: &Value, expected: &str) {
+    assert_eq!(
+        summary["protocolVersion"], expected,
+        "negotiated protocol version, summary: {summary}"
+    );
+}
+
+// ---- TypeScript client (@modelcontextprotocol/client 2.4.0) ----------------------------------
+
+#[test]
+fn ts_legacy() {
+    // `mode: 'legacy'`: plain `initialize` offering 2025-11-25, then `notifications/initialized`.
+    assert_version(&run_client(Sdk::Ts, "legacy"), LEGACY);
+}
+
+#[test]
+fn ts_auto() {
+    // `mode: 'auto'`: the client spawns a throwaway sibling server that gets only a
+    // `server/discover` probe (enveloped at 2026-07-28), then spawns the session server and
+    // sends enveloped requests to it with no discover/initialize first. The client goes modern
+    // only when the discover result passes its 2026-07-28 schema and its `supportedVersions`
+    // includes 2026-07-28 (classifyResult in the client's probe classifier); an error reply,
+    // a timeout, a closed pipe or a malformed result all fall back to `initialize` silently.
+    // So a dual-era server must come out as 2026-07-28 here: 2025-11-25 means its discover
+    // answer was rejected.
+    assert_version(&run_client(Sdk::Ts, "auto"), MODERN);
+}
+
+#[test]
+fn ts_modern() {
+    // `mode: { pin: '2026-07-28' }`: same sibling probe as 'auto', but no fallback.
+    assert_version(&run_client(Sdk::Ts, "modern"), MODERN);
+}
+
+// ---- Python client (mcp 2.3.0) ---------------------------------------------------------------
+
+#[test]
+fn python_legacy() {
+    // `mode="legacy"`: plain `initialize` offering 2025-11-25, then `notifications/initialized`.
+    assert_version(&run_client(Sdk::Python, "legacy"), LEGACY);
+}
+
+#[test]
+fn python_auto() {
+    // `mode="auto"`: `server/discover` on the session process itself (one spawn); the client
+    // adopts the result when it validates as a DiscoverResult listing 2026-07-28 (negotiate_auto
+    // in mcp/client/_probe.py) and otherwise falls back to `initialize` on the same pipe. A
+    // dual-era server must therefore come out as 2026-07-28.
+    assert_version(&run_client(Sdk::Python, "auto"), MODERN);
+}
+
+#[test]
+fn python_2026_07_28() {
+    // `mode="2026-07-28"`: no probe at all; the first message is an enveloped `tools/list`.
+    assert_version(&run_client(Sdk::Python, MODERN), MODERN);
+}

@@ -1,0 +1,3 @@
+//! End-to-end tests, compiled into one binary (link time dominates on small machines).
+
+mod support_smoke;
