@@ -64,3 +64,8 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 }
+
+/// The README's Rust examples, compiled as doctests so they cannot drift.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

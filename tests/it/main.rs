@@ -1,3 +1,6 @@
 //! End-to-end tests, compiled into one binary (link time dominates on small machines).
 
+mod interop;
+mod session;
+mod stdio_raw;
 mod support_smoke;

@@ -10,6 +10,7 @@ use clap::{Parser, ValueEnum};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::JsonObject;
 use serde_json::json;
+use std::io::IsTerminal;
 
 /// Command-line options.
 #[derive(Debug, Parser)]
@@ -106,7 +107,16 @@ async fn main() -> std::process::ExitCode {
         }
     };
     let served = match args.transport {
-        Transport::Stdio => serve_stdio(server).await,
+        Transport::Stdio => {
+            if std::io::stdin().is_terminal() {
+                eprintln!(
+                    "echo-server: serving MCP on stdio; paste one JSON-RPC message per line, e.g.\n\
+                     {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"hi\"}}}}}}\n\
+                     (Ctrl-D to quit)"
+                );
+            }
+            serve_stdio(server).await
+        }
     };
     match served {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -311,6 +311,16 @@ impl Client {
             .take()
     }
 
+    /// The process id of a spawned server.
+    pub fn process_id(&self) -> Option<u32> {
+        self.inner
+            .child
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(Child::id)
+    }
+
     /// Closes the connection (stdin of a child) and waits for a child process to exit.
     pub async fn close(self) -> Result<Option<std::process::ExitStatus>, ClientError> {
         let child = self

@@ -153,7 +153,7 @@ impl Connection {
     /// Answers a message that was too long to read with `-32600` (its id is unknown).
     pub async fn reject_oversized(&self, len: usize, limit: usize) {
         let error = McpError::invalid_request(format!(
-            "message of {len} bytes or more exceeds the limit of {limit} bytes; it was discarded"
+            "a message of {len} bytes exceeds the limit of {limit} bytes; it was discarded unread"
         ));
         self.inner.peer.send_line(encode_error(None, &error)).await;
     }
@@ -408,23 +408,22 @@ impl Connection {
         cx: &RequestContext,
     ) -> Vec<u8> {
         cx.finish();
-        if !result.is_error() {
-            if let Some(validator) = &tool.output {
-                let problems = match &result.structured_content {
-                    None => vec![
-                        "the tool declares an outputSchema but returned no structuredContent"
-                            .to_owned(),
-                    ],
-                    Some(v) => schema::violations(validator, v),
-                };
-                if !problems.is_empty() {
-                    tracing::error!(tool = %tool.name, ?problems, "tool output does not match its outputSchema");
-                    result = CallToolResult::error(format!(
-                        "Tool `{}` produced output that does not match its output schema:\n- {}",
-                        tool.name,
-                        problems.join("\n- ")
-                    ));
-                }
+        if let (false, Some(validator)) = (result.is_error(), &tool.output) {
+            let problems = match &result.structured_content {
+                None => vec![
+                    "the tool declares an outputSchema but returned no structuredContent"
+                        .to_owned(),
+                ],
+                Some(v) if validator.is_valid(v) => Vec::new(),
+                Some(v) => schema::violations(validator, v),
+            };
+            if !problems.is_empty() {
+                tracing::error!(tool = %tool.name, ?problems, "tool output does not match its outputSchema");
+                result = CallToolResult::error(format!(
+                    "Tool `{}` produced output that does not match its output schema:\n- {}",
+                    tool.name,
+                    problems.join("\n- ")
+                ));
             }
         }
         if let Some(structured) = &result.structured_content {

@@ -70,7 +70,8 @@ impl LineFramer {
             if self.buf.len() > self.max {
                 // No newline within the cap: discard what we have and skip to the newline.
                 let seen = self.buf.len();
-                self.buf.clear();
+                // Give the large allocation back rather than keeping it for the next line.
+                self.buf = BytesMut::with_capacity(64 * 1024);
                 self.scanned = 0;
                 self.skipping = Some(seen);
             }
