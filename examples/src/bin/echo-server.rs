@@ -35,6 +35,16 @@ fn number(args: &JsonObject, key: &str) -> f64 {
         .unwrap_or_default()
 }
 
+/// Both tools are pure functions of their arguments: read-only, idempotent, closed-world.
+fn pure_function() -> ToolAnnotations {
+    ToolAnnotations {
+        read_only_hint: Some(true),
+        idempotent_hint: Some(true),
+        open_world_hint: Some(false),
+        ..ToolAnnotations::default()
+    }
+}
+
 fn server() -> Result<Server, mcp_runtime::server::BuildError> {
     let echo = tool_fn(
         ToolDefinition::new(
@@ -47,12 +57,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
                 "additionalProperties": false
             }),
         )
-        .with_annotations(ToolAnnotations {
-            read_only_hint: Some(true),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(false),
-            ..ToolAnnotations::default()
-        }),
+        .with_annotations(pure_function()),
         |args, _cx| async move {
             args.get("text")
                 .and_then(serde_json::Value::as_str)
@@ -74,12 +79,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
                 "additionalProperties": false
             }),
         )
-        .with_annotations(ToolAnnotations {
-            read_only_hint: Some(true),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(false),
-            ..ToolAnnotations::default()
-        }),
+        .with_annotations(pure_function()),
         |args, _cx| async move { number(&args, "a") + number(&args, "b") },
     );
     Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
