@@ -6,27 +6,24 @@
 //!
 //! Serves both protocol eras over stdio. Logs go to stderr (`RUST_LOG` filters them).
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::JsonObject;
 use serde_json::json;
-use std::io::IsTerminal;
+use std::process::ExitCode;
 
 /// Command-line options.
 #[derive(Debug, Parser)]
 #[command(version, about = "An MCP server with the tools `echo` and `add`")]
 struct Args {
-    /// How to talk to the client.
-    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
-    transport: Transport,
+    #[command(flatten)]
+    transport: mcp_examples::TransportArgs,
 }
 
-/// Transports this example serves.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Transport {
-    /// Newline-delimited JSON-RPC on stdin/stdout.
-    Stdio,
-}
+/// Shown on stderr when stdin is a terminal.
+const TERMINAL_HINT: &str = "echo-server: serving MCP on stdio; paste one JSON-RPC message per line, e.g.
+{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}}
+(Ctrl-D to quit)";
 
 fn number(args: &JsonObject, key: &str) -> f64 {
     // The registry validated the arguments against the schema: both are numbers.
@@ -90,39 +87,14 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 }
 
 #[tokio::main]
-async fn main() -> std::process::ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .init();
+async fn main() -> ExitCode {
+    mcp_examples::init_logging();
     let args = Args::parse();
-    let server = match server() {
-        Ok(s) => s,
+    match server() {
+        Ok(server) => mcp_examples::serve(server, &args.transport, TERMINAL_HINT).await,
         Err(e) => {
             tracing::error!("{e}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    let served = match args.transport {
-        Transport::Stdio => {
-            if std::io::stdin().is_terminal() {
-                eprintln!(
-                    "echo-server: serving MCP on stdio; paste one JSON-RPC message per line, e.g.\n\
-                     {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"hi\"}}}}}}\n\
-                     (Ctrl-D to quit)"
-                );
-            }
-            serve_stdio(server).await
-        }
-    };
-    match served {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            tracing::error!("stdio transport failed: {e}");
-            std::process::ExitCode::FAILURE
+            ExitCode::FAILURE
         }
     }
 }
