@@ -45,6 +45,7 @@ pub mod server;
 pub mod tool;
 pub mod transport;
 
+pub use mcp_macros::{mcp_tool, mcp_tools};
 pub use server::{Server, ServerBuilder};
 pub use transport::stdio::serve_stdio;
 
@@ -54,15 +55,23 @@ pub mod prelude {
         CallToolResult, Content, Era, McpError, ToolAnnotations, ToolDefinition,
     };
     pub use crate::server::{Server, ServerBuilder};
-    pub use crate::tool::{IntoToolResult, Json, RequestContext, Tool, tool_fn};
+    pub use crate::tool::{IntoToolResult, Json, RequestContext, State, Tool, tool_fn};
     pub use crate::transport::stdio::serve_stdio;
+    pub use mcp_macros::{mcp_tool, mcp_tools};
 }
 
 #[doc(hidden)]
 pub mod __private {
+    pub use futures::future::BoxFuture;
+    pub use inventory;
     pub use schemars;
     pub use serde;
     pub use serde_json;
+
+    /// Lands "not a tool argument" errors on the parameter's type.
+    pub fn assert_argument<T: crate::tool::ToolArgument>() {}
+    /// Lands "cannot be injected" errors on the parameter's type.
+    pub fn assert_injected<T: crate::tool::FromContext>() {}
 }
 
 /// The README's Rust examples, compiled as doctests so they cannot drift.

@@ -4,3 +4,5 @@ mod interop;
 mod session;
 mod stdio_raw;
 mod support_smoke;
+mod tool_macro;
+mod ui;

@@ -359,6 +359,7 @@ impl Connection {
             progress_token: env.progress_token,
             cancellation: CancellationToken::new(),
             peer: Some(self.inner.peer.clone()),
+            extensions: self.inner.server.inner.extensions.clone(),
         });
         let started =
             std::panic::catch_unwind(AssertUnwindSafe(|| tool.tool.call(arguments, cx.clone())));

@@ -11,7 +11,7 @@ use crate::protocol::lifecycle::{
     CachePolicy, DiscoverResult, Implementation, ServerCapabilities, ToolsCapability,
 };
 use crate::protocol::version::MODERN_VERSIONS;
-use crate::tool::Tool;
+use crate::tool::{Extensions, FromRef, Tool};
 use projection::{Modern, to_raw};
 use registry::PageSettings;
 use serde_json::value::RawValue;
@@ -44,6 +44,7 @@ pub(crate) struct ServerInner {
     instructions: Option<String>,
     capabilities: ServerCapabilities,
     tools: ToolRegistry,
+    extensions: Arc<Extensions>,
     /// `server/discover`'s result, serialized once.
     discover_json: Arc<str>,
 }
@@ -69,6 +70,7 @@ impl Server {
             page_size: DEFAULT_PAGE_SIZE,
             list_cache: CachePolicy::default(),
             discover_cache: CachePolicy::default(),
+            extensions: Extensions::default(),
         }
     }
 
@@ -102,6 +104,7 @@ pub struct ServerBuilder {
     page_size: usize,
     list_cache: CachePolicy,
     discover_cache: CachePolicy,
+    extensions: Extensions,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -128,6 +131,49 @@ impl ServerBuilder {
     /// Adds a tool.
     pub fn tool(mut self, tool: impl Tool) -> Self {
         self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Adds several tools, e.g. [`tool::collected()`](crate::tool::collected) or the tools
+    /// of an `#[mcp_tools]` impl block.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Arc<dyn Tool>>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Adds every `#[mcp_tool]` function in the program
+    /// ([`tool::collected()`](crate::tool::collected)).
+    pub fn collected_tools(self) -> Self {
+        self.tools(crate::tool::collected())
+    }
+
+    /// Shares `value` with every tool: a parameter `State<T>` receives a clone of it.
+    /// One value per type; a second of the same type replaces the first.
+    pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// Makes `State<Sub>` available, derived from the state `App` given earlier with
+    /// [`state`](Self::state) (axum's `FromRef`, evaluated once here).
+    ///
+    /// # Panics
+    ///
+    /// When no state of type `App` was given: that is a mistake in the server's setup code,
+    /// found the first time it runs.
+    pub fn substate<App, Sub>(mut self) -> Self
+    where
+        App: Send + Sync + 'static,
+        Sub: FromRef<App> + Clone + Send + Sync + 'static,
+    {
+        let app = self.extensions.get::<App>().unwrap_or_else(|| {
+            panic!(
+                "ServerBuilder::substate: call .state() with a `{}` first",
+                std::any::type_name::<App>()
+            )
+        });
+        let sub = Sub::from_ref(app);
+        self.extensions.insert(sub);
         self
     }
 
@@ -194,6 +240,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 capabilities,
                 tools,
+                extensions: Arc::new(self.extensions),
                 discover_json,
             }),
         })

@@ -1,5 +1,6 @@
 //! The per-request context a tool receives: era, client, progress, cancellation.
 
+use super::extract::Extensions;
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +45,7 @@ struct ContextInner {
     progress_token: Option<ProgressToken>,
     cancellation: CancellationToken,
     peer: Option<Peer>,
+    extensions: Arc<Extensions>,
     last_progress: Mutex<Option<f64>>,
     finished: AtomicBool,
 }
@@ -67,6 +69,8 @@ pub struct RequestContextParts {
     pub cancellation: CancellationToken,
     /// Where notifications for this request go; `None` drops them.
     pub peer: Option<Peer>,
+    /// The server's shared state.
+    pub extensions: Arc<Extensions>,
 }
 
 impl RequestContext {
@@ -82,6 +86,7 @@ impl RequestContext {
                 progress_token: parts.progress_token,
                 cancellation: parts.cancellation,
                 peer: parts.peer,
+                extensions: parts.extensions,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
             }),
@@ -100,7 +105,13 @@ impl RequestContext {
             progress_token: None,
             cancellation: CancellationToken::new(),
             peer: None,
+            extensions: Arc::default(),
         })
+    }
+
+    /// The server's shared state (see [`State`](super::State)).
+    pub fn extensions(&self) -> &Extensions {
+        &self.inner.extensions
     }
 
     /// The request's era.

@@ -2,10 +2,12 @@
 //! and schema checks.
 
 mod context;
+mod extract;
 mod result;
 pub mod schema;
 
 pub use context::{Peer, RequestContext, RequestContextParts};
+pub use extract::{Extensions, FromContext, FromRef, State};
 pub use result::{IntoToolResult, Json};
 
 use crate::protocol::{CallToolResult, JsonObject, ToolDefinition};
@@ -90,4 +92,33 @@ where
         let fut = (self.f)(arguments, cx);
         Box::pin(async move { fut.await.into_tool_result() })
     }
+}
+
+/// A type a tool can take as an argument: deserializable from the call's JSON and
+/// describable by a JSON Schema. Implemented for every such type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool argument",
+    label = "tool arguments must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    note = "derive both on your type: `#[derive(serde::Deserialize, schemars::JsonSchema)]`; if the server provides this value, mark the parameter `#[mcp(inject)]` and implement `FromContext`"
+)]
+pub trait ToolArgument: serde::de::DeserializeOwned + schemars::JsonSchema {}
+
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
+
+/// A tool registered by `#[mcp_tool]` for automatic discovery; see [`collected`].
+#[derive(Debug, Clone, Copy)]
+pub struct ToolFactory {
+    /// Builds the tool.
+    pub make: fn() -> std::sync::Arc<dyn Tool>,
+}
+
+inventory::collect!(ToolFactory);
+
+/// Every tool defined with `#[mcp_tool]` on a free function anywhere in the program.
+///
+/// Tools on methods (`#[mcp_tools] impl …`) need an instance and are registered by hand.
+pub fn collected() -> Vec<std::sync::Arc<dyn Tool>> {
+    inventory::iter::<ToolFactory>()
+        .map(|f| (f.make)())
+        .collect()
 }

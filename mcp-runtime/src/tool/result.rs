@@ -1,7 +1,9 @@
 //! [`IntoToolResult`]: what a tool may return.
 
 use crate::protocol::{CallToolResult, Content};
+use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::Value;
 use std::fmt::Display;
 
 /// Turns a tool's return value into a `CallToolResult`.
@@ -18,6 +20,14 @@ use std::fmt::Display;
 pub trait IntoToolResult {
     /// The conversion.
     fn into_tool_result(self) -> CallToolResult;
+
+    /// The `outputSchema` this type promises, if it returns structured content.
+    fn output_schema() -> Option<Value>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -76,6 +86,10 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
             Err(e) => CallToolResult::error(e.to_string()),
         }
     }
+
+    fn output_schema() -> Option<Value> {
+        T::output_schema()
+    }
 }
 
 /// Structured output: serialized into `structuredContent`, with the same JSON as a text
@@ -83,7 +97,11 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);
 
-impl<T: Serialize> IntoToolResult for Json<T> {
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn output_schema() -> Option<Value> {
+        Some(super::schema::output_schema_for::<T>())
+    }
+
     fn into_tool_result(self) -> CallToolResult {
         match serde_json::to_value(&self.0) {
             Ok(v) => CallToolResult::structured(v),

@@ -1,7 +1,130 @@
-//! Schema checks: compiling tool schemas once, and describing violations to a model.
+//! Schemas: generating them from Rust types in the portable profile, compiling them once,
+//! and describing violations to a model.
+//!
+//! The portable profile (what every client we know of accepts): JSON Schema 2020-12, root
+//! `type: "object"` for inputs, subschemas inlined (no `$ref`/`$defs` except for recursive
+//! types, which cannot be inlined), optional properties simply absent from `required` (no
+//! `["T", "null"]` type arrays or `null` alternatives), no `$schema` key unless asked, and no
+//! OpenAPI number formats (`int32`, `uint64`, `double`, …) on numbers: they are not JSON
+//! Schema vocabulary and some clients reject them; the ranges schemars derives from the Rust
+//! type (`minimum: 0` for unsigned integers) stay.
+//! Gemini, Zed, Copilot CLI and Claude Code have been reported to reject schemas that break
+//! these rules.
 
 use jsonschema::Validator;
-use serde_json::Value;
+use schemars::generate::{SchemaGenerator, SchemaSettings};
+use schemars::transform::{RecursiveTransform, Transform};
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+/// The JSON Schema dialect URI of 2020-12.
+pub const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// A schema generator configured for the portable profile.
+pub fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .with_transform(RecursiveTransform(PortableProfile))
+        .into_generator()
+}
+
+/// The input schema of an arguments type: an object schema in the portable profile.
+///
+/// With `dialect`, the schema names its dialect in `$schema`.
+pub fn input_schema_for<T: JsonSchema>(dialect: bool) -> Map<String, Value> {
+    let mut schema = match generator().into_root_schema_for::<T>().to_value() {
+        Value::Object(o) => o,
+        // A boolean schema has no root `type`; registration reports it.
+        _ => Map::new(),
+    };
+    schema.remove("title");
+    if dialect {
+        schema.insert("$schema".into(), DIALECT_2020_12.into());
+    }
+    schema
+}
+
+/// The output schema of a structured result type, in the portable profile. Any root type
+/// is allowed (2026-07-28); legacy clients get non-object roots wrapped by the registry.
+pub fn output_schema_for<T: JsonSchema + ?Sized>() -> Value {
+    let mut schema = generator().into_root_schema_for::<T>().to_value();
+    if let Value::Object(o) = &mut schema {
+        o.remove("title");
+    }
+    schema
+}
+
+/// Applies the portable profile to each subschema: removes `null` from the schemas of
+/// optional properties (those not in `required`), so an `Option<T>` parameter is described
+/// as an optional `T`, not as `T | null`; drops number formats.
+#[derive(Debug, Clone, Copy)]
+struct PortableProfile;
+
+impl Transform for PortableProfile {
+    fn transform(&mut self, schema: &mut Schema) {
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        let numeric = |t: &Value| t == "integer" || t == "number";
+        let is_number = match object.get("type") {
+            Some(Value::Array(types)) => types.iter().any(numeric),
+            Some(t) => numeric(t),
+            None => false,
+        };
+        if is_number {
+            object.remove("format");
+        }
+        let required: Vec<String> = match object.get("required") {
+            Some(Value::Array(r)) => r
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => Vec::new(),
+        };
+        let Some(Value::Object(properties)) = object.get_mut("properties") else {
+            return;
+        };
+        for (name, property) in properties.iter_mut() {
+            if !required.contains(name) {
+                strip_null(property);
+            }
+        }
+    }
+}
+
+fn strip_null(property: &mut Value) {
+    let Value::Object(p) = property else { return };
+    if let Some(Value::Array(types)) = p.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let only = types.remove(0);
+            p.insert("type".into(), only);
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(alternatives)) = p.get_mut(key) else {
+            continue;
+        };
+        alternatives.retain(|a| a.get("type").and_then(Value::as_str) != Some("null"));
+        if alternatives.len() == 1 {
+            let Some(Value::Object(only)) = alternatives.pop() else {
+                continue;
+            };
+            p.remove(key);
+            for (k, v) in only {
+                p.entry(k).or_insert(v);
+            }
+        }
+    }
+    // `"default": null` says nothing once null is no longer allowed.
+    if p.get("default") == Some(&Value::Null) {
+        p.remove("default");
+    }
+}
 
 /// Compiles a JSON Schema (2020-12 unless it names another dialect with `$schema`).
 ///

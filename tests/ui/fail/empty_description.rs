@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool(description = "  ")]
+async fn echo(text: String) -> String {
+    text
+}
+
+fn main() {}

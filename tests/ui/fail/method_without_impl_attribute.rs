@@ -1,0 +1,13 @@
+use mcp_runtime::prelude::*;
+
+struct Notes;
+
+impl Notes {
+    /// Lists notes.
+    #[mcp_tool]
+    async fn list(&self) -> String {
+        String::new()
+    }
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use mcp_runtime::prelude::*;
+
+/// A struct.
+#[mcp_tool]
+struct Echo;
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool(read_only, colour = "blue")]
+fn paint((r, g): (u8, u8), text: &'static str) -> String {
+    format!("{r}{g}{text}")
+}
+
+fn main() {}
