@@ -40,6 +40,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod client;
+pub mod fs;
 pub mod protocol;
 pub mod server;
 pub mod tool;

@@ -1,5 +1,10 @@
 //! End-to-end tests, compiled into one binary (link time dominates on small machines).
 
+mod fs_attacks;
+mod fs_attacks_files;
+mod fs_controls;
+mod fs_races;
+mod fs_support;
 mod interop;
 mod session;
 mod stdio_raw;

@@ -1,0 +1,98 @@
+//! Confined file access: a [`FileService`] that lets tools read and change files inside
+//! allowed directories, and nowhere else, whatever path a model sends.
+//!
+//! Start from a [`FsPolicy`], build the service once at startup, and give each tool a
+//! [`FileService::for_tool`] copy so its audit events carry the tool's name. The operations
+//! mirror the reference `@modelcontextprotocol/server-filesystem` tools, so those tools are a
+//! thin layer over this module.
+//!
+//! # How confinement works
+//!
+//! File access is confined by the kernel, not by string checks:
+//!
+//! - Each allowed directory is opened **once**, at startup, as a directory handle (cap-std
+//!   [`Dir`](cap_std::fs::Dir)); a missing one is a startup error.
+//! - Every operation resolves its path **relative to that handle** with cap-std, which uses
+//!   openat2 `RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS` on Linux: `..`, absolute symlinks and
+//!   symlinks that climb out are refused by the kernel, atomically with the lookup, so a
+//!   directory swapped for a symlink between "check" and "use" gains nothing. There is no
+//!   `canonicalize()` + `starts_with` guard anywhere.
+//! - Resolution ends in a directory handle and a single name. Everything after is a
+//!   one-component `*at` call on that handle (`O_NOFOLLOW` when opening): the path string
+//!   is never used again, and what is checked is exactly what is used: no trimming, no
+//!   case folding, no decoding after the check.
+//!
+//! # Decisions
+//!
+//! - **Paths.** Relative paths resolve against the *first* allowed directory. Absolute
+//!   paths must lie inside an allowed directory, compared component by component (so
+//!   `/x/allowed_evil` is not inside `/x/allowed`); this only picks the root, the handle
+//!   confines. The lexical rules (empty, NUL, backslashes, `..`, `~`, lengths, trailing `/`)
+//!   are listed in `path.rs`.
+//! - **Roots spelled through an alias** (a symlink, e.g. `/tmp` → `/private/tmp`): the handle
+//!   is opened through the alias at startup. Absolute requests may use the spelling as given
+//!   or the canonical one; paths are shown with the spelling as given.
+//! - **`file://` URIs**: `file:///abs` and `file://localhost/abs` are percent-decoded once,
+//!   before any check, then treated as absolute paths. Other hosts, queries, fragments and
+//!   other schemes are refused. Plain paths are never decoded (`%2e%2e` is a name).
+//! - **Symlinks** are followed only while they stay inside their root: relative targets
+//!   resolved beneath the root; absolute targets refused (as `RESOLVE_BENEATH` does), even
+//!   when they name a place inside, and a link whose text climbs above the root and back in
+//!   (`../root/x`) is refused too. A symlink never leads from one root into another.
+//!   Walks (listings, trees, searches) never follow symlinks at all, and sort entries by name
+//!   (byte order; the reference server returns directory order).
+//! - **Regular files only.** Reads check the type with `lstat` before opening, open with
+//!   `O_NONBLOCK | O_NOFOLLOW | O_NOCTTY`, and check again with `fstat` on the descriptor:
+//!   FIFOs, sockets and devices are refused and never block.
+//! - **Hard links.** A regular file with more than one link is refused (reads, writes,
+//!   edits, moves, info; listings withhold its size) unless
+//!   [`FsPolicy::allow_hard_links`]: a hard link inside a root can be a file outside it.
+//! - **Extensions** (optional): ASCII-case-insensitive, checked on the name asked for and on
+//!   the name it resolves to; see [`FsPolicy`]. Directories have none. Walks leave out
+//!   files with other extensions.
+//! - **Writes are atomic**: see `atomic.rs`: an anonymous `O_TMPFILE` in the target's
+//!   directory, `fsync`, then linked or renamed into place. A process killed mid-write leaves
+//!   the old file or the new one and no stray file; the rare exception (a kill between the
+//!   link and the rename) is a complete `.mcp-tmp-<pid>-<hex>` file in the same directory,
+//!   which [`FileService::remove_stale_temp_files`] deletes.
+//! - **Errors** ([`FsError`]) have kinds to branch on and texts that help a model correct
+//!   itself; they quote only the requested path and never what lies outside the roots.
+//! - **Audit**: every operation emits one `tracing` event, target [`AUDIT_TARGET`]
+//!   (`mcp::audit`), with operation, tool, root, path relative to it, and outcome.
+//! - **Limits**: reads and writes are capped ([`FsPolicy::max_read_bytes`],
+//!   [`FsPolicy::max_write_bytes`]); walks are bounded in depth, entries and time
+//!   ([`WalkLimits`]) and report truncation instead of failing.
+//!
+//! Unix only: it relies on `O_NOFOLLOW`, `O_NONBLOCK` and the `*at` calls.
+
+#![cfg(unix)]
+
+mod atomic;
+mod audit;
+mod diff;
+mod edit;
+mod error;
+mod info;
+mod path;
+mod policy;
+mod read;
+mod resolve;
+mod service;
+mod walk;
+mod write;
+
+pub use atomic::TEMP_PREFIX;
+pub use audit::AUDIT_TARGET;
+pub use diff::{fenced_diff, unified_diff};
+pub use edit::{EditOutcome, TextEdit};
+pub use error::{FsError, FsErrorKind, FsResult};
+pub use info::FileInfo;
+pub use path::FsPath;
+pub use policy::{DEFAULT_MAX_BYTES, FsPolicy, WalkLimits};
+pub use read::{LineRange, MediaFile, MediaKind, media_type};
+pub use service::{FileService, MoveOutcome};
+pub use walk::{
+    DirEntryInfo, DirListing, DirectoryTree, EntryKind, SearchMatches, TreeNode, Truncation,
+    format_size,
+};
+pub use write::WriteOutcome;

@@ -1,0 +1,363 @@
+//! Reading a requested path: the lexical rules, applied once, before any I/O.
+//!
+//! What is checked here is exactly what is used afterwards: the components produced here are
+//! the names handed to the kernel, relative to a root's directory handle. Nothing is trimmed,
+//! case-folded or Unicode-normalized, and nothing is decoded after the check (a `file://`
+//! URI is percent-decoded once, before it).
+//!
+//! The rules, and why:
+//! - empty, a NUL byte, longer than 4096 bytes or a component over 255 bytes: refused;
+//! - a backslash or a Windows drive (`C:`): refused, since on Unix `a\b` is one odd name
+//!   and the caller almost certainly meant something else;
+//! - a `..` component: refused. The kernel would keep it inside the root anyway
+//!   (`RESOLVE_BENEATH`), but a model is better told plainly; name paths from a root;
+//! - a leading `~` component: refused (no home expansion; `~user` is an ordinary name);
+//! - `.` components and repeated `/` are dropped, as POSIX does;
+//! - a trailing `/` is kept as a fact: it says "directory", so a file operation refuses it;
+//! - `file:///abs/path` and `file://localhost/abs/path` are accepted and percent-decoded
+//!   once; other hosts, queries, fragments and other schemes are refused;
+//! - surrounding spaces and quotes are part of the name: `"a.txt "` is not `a.txt`.
+
+use super::error::{FsError, FsResult};
+use std::fmt;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Longest path accepted, in bytes (Linux's `PATH_MAX`).
+pub(crate) const MAX_PATH_BYTES: usize = 4096;
+/// Longest component accepted, in bytes (Linux's `NAME_MAX`).
+pub(crate) const MAX_NAME_BYTES: usize = 255;
+
+/// A requested path after the lexical rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Request {
+    /// Whether the path was absolute (or a `file://` URI).
+    pub(crate) absolute: bool,
+    /// The components, none of them empty, `.` or `..`.
+    pub(crate) components: Vec<String>,
+    /// Whether the path ended with `/`.
+    pub(crate) trailing_slash: bool,
+}
+
+/// Applies the lexical rules to a requested path.
+pub(crate) fn parse(raw: &str) -> FsResult<Request> {
+    if raw.is_empty() {
+        return Err(FsError::invalid_path(
+            raw,
+            "the path is empty; use \".\" for the first allowed directory",
+        ));
+    }
+    if let Some(rest) = strip_prefix_ignore_case(raw, "file:") {
+        let decoded = decode_file_uri(raw, rest)?;
+        return parse_plain(raw, &decoded, true);
+    }
+    if has_uri_scheme(raw) {
+        return Err(FsError::invalid_path(
+            raw,
+            "only plain paths and file:// URIs are accepted",
+        ));
+    }
+    parse_plain(raw, raw, false)
+}
+
+fn parse_plain(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(FsError::invalid_path(
+            raw,
+            format_args!("the path is longer than {MAX_PATH_BYTES} bytes"),
+        ));
+    }
+    if path.contains('\0') {
+        return Err(FsError::invalid_path(raw, "the path contains a NUL byte"));
+    }
+    if path.contains('\\') {
+        return Err(FsError::invalid_path(
+            raw,
+            "the path contains a backslash; separate directories with '/'",
+        ));
+    }
+    let b = path.as_bytes();
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && (b.len() == 2 || b[2] == b'/')
+    {
+        return Err(FsError::invalid_path(
+            raw,
+            "a Windows drive path cannot be used on this host",
+        ));
+    }
+    let absolute = path.starts_with('/');
+    if from_uri && !absolute {
+        return Err(FsError::invalid_path(
+            raw,
+            "a file URI must name an absolute path: file:///path/to/file",
+        ));
+    }
+    let mut components = Vec::new();
+    for component in path.split('/') {
+        match component {
+            "" | "." => {}
+            ".." => {
+                return Err(FsError::invalid_path(
+                    raw,
+                    "'..' components are not allowed; name the path from an allowed directory",
+                ));
+            }
+            "~" if !absolute && components.is_empty() => {
+                return Err(FsError::invalid_path(
+                    raw,
+                    "'~' (home directory) is not expanded; use a path inside an allowed directory",
+                ));
+            }
+            c if c.len() > MAX_NAME_BYTES => {
+                return Err(FsError::invalid_path(
+                    raw,
+                    format_args!("a component is longer than {MAX_NAME_BYTES} bytes"),
+                ));
+            }
+            c => components.push(c.to_owned()),
+        }
+    }
+    Ok(Request {
+        absolute,
+        trailing_slash: path.len() > 1 && path.ends_with('/'),
+        components,
+    })
+}
+
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
+}
+
+/// `scheme://…` with an RFC 3986 scheme.
+fn has_uri_scheme(s: &str) -> bool {
+    let Some((scheme, _)) = s.split_once("://") else {
+        return false;
+    };
+    let mut chars = scheme.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+}
+
+/// `file://[localhost]/path`, percent-decoded once into a UTF-8 path.
+fn decode_file_uri(raw: &str, after_scheme: &str) -> FsResult<String> {
+    let Some(rest) = after_scheme.strip_prefix("//") else {
+        return Err(FsError::invalid_path(
+            raw,
+            "a file URI must look like file:///path/to/file",
+        ));
+    };
+    let (host, path) = match rest.find('/') {
+        Some(i) => rest.split_at(i),
+        None => (rest, ""),
+    };
+    if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+        return Err(FsError::invalid_path(
+            raw,
+            "a file URI must name a local file (no host, or localhost)",
+        ));
+    }
+    if path.is_empty() {
+        return Err(FsError::invalid_path(raw, "the file URI has no path"));
+    }
+    if path.contains(['?', '#']) {
+        return Err(FsError::invalid_path(
+            raw,
+            "a file URI must not have a query or fragment",
+        ));
+    }
+    let mut out = Vec::with_capacity(path.len());
+    let mut bytes = path.bytes();
+    while let Some(b) = bytes.next() {
+        if b != b'%' {
+            out.push(b);
+            continue;
+        }
+        let hi = bytes.next().and_then(hex);
+        let lo = bytes.next().and_then(hex);
+        match (hi, lo) {
+            (Some(hi), Some(lo)) => out.push(hi << 4 | lo),
+            _ => {
+                return Err(FsError::invalid_path(
+                    raw,
+                    "the file URI has a malformed percent-escape",
+                ));
+            }
+        }
+    }
+    String::from_utf8(out)
+        .map_err(|_| FsError::invalid_path(raw, "the file URI decodes to invalid UTF-8"))
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// A path inside an allowed directory: the directory's path as the service shows it, and the
+/// path below it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct FsPath {
+    root: Arc<Path>,
+    relative: String,
+}
+
+impl FsPath {
+    pub(crate) fn new(root: Arc<Path>, components: &[impl AsRef<str>]) -> Self {
+        let relative = components
+            .iter()
+            .map(AsRef::as_ref)
+            .collect::<Vec<_>>()
+            .join("/");
+        Self { root, relative }
+    }
+
+    pub(crate) fn child(&self, name: &str) -> Self {
+        let relative = if self.relative.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{}/{name}", self.relative)
+        };
+        Self {
+            root: self.root.clone(),
+            relative,
+        }
+    }
+
+    /// The allowed directory this path is in, as the service shows it.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The path below the allowed directory, `/`-separated; `""` for the directory itself.
+    pub fn relative(&self) -> &str {
+        &self.relative
+    }
+
+    /// The absolute path: the allowed directory's path joined with [`relative`](Self::relative).
+    pub fn absolute(&self) -> PathBuf {
+        if self.relative.is_empty() {
+            self.root.to_path_buf()
+        } else {
+            self.root.join(&self.relative)
+        }
+    }
+
+    /// A `file://` URI for the absolute path, percent-encoded.
+    pub fn file_uri(&self) -> String {
+        file_uri(&self.absolute())
+    }
+}
+
+impl fmt::Debug for FsPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FsPath({:?})", self.absolute())
+    }
+}
+
+impl fmt::Display for FsPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.absolute().display())
+    }
+}
+
+/// `file://` + the path, with everything but unreserved characters, sub-delimiters, `:`,
+/// `@` and `/` percent-encoded.
+pub(crate) fn file_uri(path: &Path) -> String {
+    let mut out = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::FsErrorKind;
+
+    fn ok(raw: &str) -> Request {
+        parse(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"))
+    }
+
+    fn refused(raw: &str) -> String {
+        let e = parse(raw).expect_err(raw);
+        assert_eq!(e.kind(), FsErrorKind::InvalidPath, "{raw:?}");
+        e.to_string()
+    }
+
+    #[test]
+    fn plain_paths() {
+        let r = ok("a/./b//c.txt");
+        assert_eq!(r.components, ["a", "b", "c.txt"]);
+        assert!(!r.absolute && !r.trailing_slash);
+        let r = ok("/x/y/");
+        assert!(r.absolute && r.trailing_slash);
+        assert_eq!(r.components, ["x", "y"]);
+        assert_eq!(ok(".").components, Vec::<String>::new());
+        assert!(!ok("/").trailing_slash);
+        // Taken literally: no trimming, no decoding, no Unicode folding.
+        assert_eq!(ok(" a.txt ").components, [" a.txt "]);
+        assert_eq!(ok("\"a.txt\"").components, ["\"a.txt\""]);
+        assert_eq!(ok("%2e%2e/x").components, ["%2e%2e", "x"]);
+        assert_eq!(ok("．．/x").components, ["．．", "x"]);
+        assert_eq!(ok("~user/x").components, ["~user", "x"]);
+        assert_eq!(ok("a/~").components, ["a", "~"]);
+        assert_eq!(ok("...").components, ["..."]);
+    }
+
+    #[test]
+    fn refusals_say_why() {
+        assert!(refused("").contains("empty"));
+        assert!(refused("a\0b").contains("NUL"));
+        assert!(refused("..\\..\\etc").contains("backslash"));
+        assert!(refused("C:/Windows").contains("Windows"));
+        assert!(refused("c:").contains("Windows"));
+        assert!(refused("a/../b").contains("'..'"));
+        assert!(refused("/root/../etc").contains("'..'"));
+        assert!(refused("~").contains("home"));
+        assert!(refused("~/x").contains("home"));
+        assert!(refused(&"a/".repeat(2100)).contains("longer than 4096"));
+        assert!(refused(&"n".repeat(256)).contains("255"));
+        assert!(refused("http://example.com/x").contains("file://"));
+        assert!(refused("HTTPS://x/y").contains("file://"));
+    }
+
+    #[test]
+    fn file_uris_are_decoded_once_then_checked() {
+        let r = ok("file:///srv/a%20b/c.txt");
+        assert!(r.absolute);
+        assert_eq!(r.components, ["srv", "a b", "c.txt"]);
+        assert_eq!(ok("FILE://localhost/x").components, ["x"]);
+        assert_eq!(ok("file:///x/%25252e").components, ["x", "%252e"]);
+        assert!(refused("file:///x/%2e%2e/y").contains("'..'"));
+        assert!(refused("file:///x/..%2f..%2fetc").contains("'..'"));
+        assert!(refused("file:///x%00y").contains("NUL"));
+        assert!(refused("file:///x%5cy").contains("backslash"));
+        assert!(refused("file://evil.example/x").contains("local"));
+        assert!(refused("file:relative").contains("file:///"));
+        assert!(refused("file:///x?q").contains("query"));
+        assert!(refused("file:///x%zz").contains("percent"));
+        assert!(refused("file:///x%ff").contains("UTF-8"));
+        assert!(refused("file://").contains("no path"));
+    }
+
+    #[test]
+    fn uris_are_encoded() {
+        assert_eq!(
+            file_uri(Path::new("/a b/ü#?%.png")),
+            "file:///a%20b/%C3%BC%23%3F%25.png"
+        );
+        let p = FsPath::new(Arc::from(Path::new("/r")), &["d", "f.txt"]);
+        assert_eq!(p.absolute(), Path::new("/r/d/f.txt"));
+        assert_eq!(p.relative(), "d/f.txt");
+        assert_eq!(p.child("x").relative(), "d/f.txt/x");
+        let root = FsPath::new(Arc::from(Path::new("/r")), &[] as &[&str]);
+        assert_eq!(root.absolute(), Path::new("/r"));
+        assert_eq!(root.child("x").relative(), "x");
+    }
+}

@@ -1,0 +1,464 @@
+//! Listings, trees and searches: bounded walks that never follow a symlink.
+//!
+//! Subdirectories are entered with `openat(O_NOFOLLOW | O_DIRECTORY)` on the parent's handle,
+//! so a symlink (to a directory inside the root or out of it, or to itself) is an entry, never
+//! a way in: no escape, no loop, no entry listed twice. Every walk is bounded by the policy's
+//! [`WalkLimits`](super::WalkLimits) in depth, entries and time, and says when it stopped
+//! early. Files whose extension the policy does not allow are left out; sizes are those of
+//! the entries themselves (`lstat`), never of what a symlink points to, and a hard-linked
+//! file's size is withheld unless the policy admits hard links.
+
+use super::error::{FsError, FsResult};
+use super::path::FsPath;
+use super::resolve::{Core, Location, open_dir_nofollow};
+use cap_std::fs::{Dir, MetadataExt};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::time::{Instant, SystemTime};
+
+/// What a directory entry is (the entry itself; symlinks are not followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link (wherever it points).
+    Symlink,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// Why a walk stopped before the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Truncation {
+    /// It visited the maximum number of entries.
+    Entries,
+    /// Directories below the maximum depth were not entered.
+    Depth,
+    /// It ran out of time.
+    Time,
+}
+
+/// One entry of a directory listing.
+#[derive(Debug, Clone)]
+pub struct DirEntryInfo {
+    /// The entry's name (invalid UTF-8 replaced with U+FFFD).
+    pub name: String,
+    /// What it is.
+    pub kind: EntryKind,
+    /// The size in bytes, for regular files (withheld for hard-linked files unless the policy
+    /// admits them).
+    pub size: Option<u64>,
+    /// When it was last modified.
+    pub modified: Option<SystemTime>,
+}
+
+/// A directory's entries, sorted by name (byte order).
+#[derive(Debug, Clone)]
+pub struct DirListing {
+    /// The directory, as asked for.
+    pub path: FsPath,
+    /// The entries.
+    pub entries: Vec<DirEntryInfo>,
+    /// Set when the listing stopped early.
+    pub truncated: Option<Truncation>,
+}
+
+/// A node of a [`DirectoryTree`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeNode {
+    /// The entry's name.
+    pub name: String,
+    /// What it is.
+    pub kind: EntryKind,
+    /// A directory's children (empty if it was not entered); `None` for anything else.
+    pub children: Option<Vec<TreeNode>>,
+}
+
+/// The reference server's JSON shape: `{"name", "type": "file"|"directory", "children"?}`,
+/// where anything that is not a directory (a symlink included) is a `file`.
+impl Serialize for TreeNode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("TreeNode", 3)?;
+        st.serialize_field("name", &self.name)?;
+        let kind = match self.kind {
+            EntryKind::Directory => "directory",
+            _ => "file",
+        };
+        st.serialize_field("type", kind)?;
+        if let Some(children) = &self.children {
+            st.serialize_field("children", children)?;
+        }
+        st.end()
+    }
+}
+
+/// A recursive view of a directory, entries sorted by name at each level.
+#[derive(Debug, Clone)]
+pub struct DirectoryTree {
+    /// The directory, as asked for.
+    pub path: FsPath,
+    /// Its entries.
+    pub nodes: Vec<TreeNode>,
+    /// Set when the walk stopped early.
+    pub truncated: Option<Truncation>,
+}
+
+impl DirectoryTree {
+    /// The nodes as JSON indented by two spaces: the reference server's `directory_tree`
+    /// result text.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.nodes).unwrap_or_else(|_| "[]".to_owned())
+    }
+}
+
+/// The paths a search found, in walk order (depth-first, by name).
+#[derive(Debug, Clone)]
+pub struct SearchMatches {
+    /// The matching files and directories.
+    pub matches: Vec<FsPath>,
+    /// Set when the search stopped early.
+    pub truncated: Option<Truncation>,
+}
+
+/// A size as the reference server prints it: `0 B`, `512 B`, `1.50 KB`, `2.00 MB`, … (units
+/// of 1024, two decimals).
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    if bytes == 0 {
+        return "0 B".to_owned();
+    }
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && bytes >= 1024u64.pow(unit as u32 + 1) {
+        unit += 1;
+    }
+    if unit == 0 {
+        return format!("{bytes} B");
+    }
+    format!(
+        "{:.2} {}",
+        bytes as f64 / 1024f64.powi(unit as i32),
+        UNITS[unit]
+    )
+}
+
+/// How much a walk may still do.
+struct Budget {
+    deadline: Instant,
+    entries_left: usize,
+    max_depth: usize,
+    truncated: Option<Truncation>,
+}
+
+impl Budget {
+    fn new(core: &Core) -> Self {
+        let limits = core.policy.walk;
+        Self {
+            deadline: Instant::now() + limits.timeout,
+            entries_left: limits.max_entries,
+            max_depth: limits.max_depth,
+            truncated: None,
+        }
+    }
+
+    /// Takes one entry from the budget; false once it is spent (the reason is recorded).
+    fn take(&mut self) -> bool {
+        if self.truncated.is_some_and(|t| t != Truncation::Depth) {
+            return false;
+        }
+        if self.entries_left == 0 {
+            self.truncated = Some(Truncation::Entries);
+            return false;
+        }
+        if Instant::now() >= self.deadline {
+            self.truncated = Some(Truncation::Time);
+            return false;
+        }
+        self.entries_left -= 1;
+        true
+    }
+
+    /// Whether a directory at `level` (the start's entries are level 1) may be entered.
+    fn may_enter(&mut self, level: usize) -> bool {
+        if level > self.max_depth {
+            self.truncated.get_or_insert(Truncation::Depth);
+            return false;
+        }
+        true
+    }
+}
+
+struct Entry {
+    name: String,
+    raw: OsString,
+    kind: EntryKind,
+}
+
+/// The entries of `dir`, sorted by name, within the budget, without the files the policy's
+/// extensions exclude.
+fn entries(core: &Core, dir: &Dir, budget: &mut Budget) -> std::io::Result<Vec<Entry>> {
+    let mut out = Vec::new();
+    for entry in dir.entries()? {
+        if !budget.take() {
+            break;
+        }
+        let Ok(entry) = entry else { continue };
+        let raw = entry.file_name();
+        let kind = match entry.file_type() {
+            Ok(t) if t.is_dir() => EntryKind::Directory,
+            Ok(t) if t.is_file() => EntryKind::File,
+            Ok(t) if t.is_symlink() => EntryKind::Symlink,
+            _ => EntryKind::Other,
+        };
+        if kind != EntryKind::Directory && !core.policy.extension_allowed(&raw) {
+            continue;
+        }
+        out.push(Entry {
+            name: raw.to_string_lossy().into_owned(),
+            raw,
+            kind,
+        });
+    }
+    out.sort_by(|a, b| a.raw.cmp(&b.raw));
+    Ok(out)
+}
+
+pub(crate) fn list_directory(core: &Core, loc: &Location) -> FsResult<DirListing> {
+    let dir = core.open_dir_target(loc)?;
+    let mut budget = Budget::new(core);
+    let found = entries(core, &dir, &mut budget).map_err(|e| FsError::io(&loc.raw, e))?;
+    let entries = found
+        .into_iter()
+        .map(|e| {
+            let meta = dir.symlink_metadata(&e.raw).ok();
+            let size = meta.as_ref().and_then(|m| {
+                let shown = m.is_file() && (m.nlink() == 1 || core.policy.allow_hard_links);
+                shown.then(|| m.len())
+            });
+            DirEntryInfo {
+                name: e.name,
+                kind: e.kind,
+                size,
+                modified: meta.and_then(|m| m.modified().ok()).map(|t| t.into_std()),
+            }
+        })
+        .collect();
+    Ok(DirListing {
+        path: core.fs_path(loc),
+        entries,
+        truncated: budget.truncated,
+    })
+}
+
+/// A glob matching paths relative to the walk's start: `*` does not cross `/`, `**` does,
+/// dot-files match like any other (the reference's `minimatch` with `dot: true`).
+fn glob(pattern: &str) -> FsResult<Glob> {
+    GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .map_err(|e| {
+            FsError::invalid_argument(format!("invalid glob pattern {pattern:?}: {}", e.kind()))
+        })
+}
+
+fn glob_set(patterns: impl IntoIterator<Item = String>) -> FsResult<GlobSet> {
+    let mut builder = GlobSetBuilder::new();
+    for p in patterns {
+        builder.add(glob(&p)?);
+    }
+    builder
+        .build()
+        .map_err(|e| FsError::invalid_argument(format!("invalid glob patterns: {e}")))
+}
+
+/// The reference's tree exclusion: a pattern with `*` matches the relative path; one
+/// without also excludes that name anywhere, and anything below it.
+fn tree_excludes(patterns: &[String]) -> FsResult<GlobSet> {
+    glob_set(patterns.iter().flat_map(|p| {
+        if p.contains('*') {
+            vec![p.clone()]
+        } else {
+            vec![p.clone(), format!("**/{p}"), format!("**/{p}/**")]
+        }
+    }))
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}/{name}")
+    }
+}
+
+pub(crate) fn directory_tree(
+    core: &Core,
+    loc: &Location,
+    exclude: &[String],
+) -> FsResult<DirectoryTree> {
+    let exclude = tree_excludes(exclude)?;
+    let dir = core.open_dir_target(loc)?;
+    let mut budget = Budget::new(core);
+    let nodes =
+        tree(core, &dir, "", 1, &exclude, &mut budget).map_err(|e| FsError::io(&loc.raw, e))?;
+    Ok(DirectoryTree {
+        path: core.fs_path(loc),
+        nodes,
+        truncated: budget.truncated,
+    })
+}
+
+fn tree(
+    core: &Core,
+    dir: &Dir,
+    prefix: &str,
+    level: usize,
+    exclude: &GlobSet,
+    budget: &mut Budget,
+) -> std::io::Result<Vec<TreeNode>> {
+    let mut nodes = Vec::new();
+    for e in entries(core, dir, budget)? {
+        let rel = join(prefix, &e.name);
+        if exclude.is_match(&rel) {
+            continue;
+        }
+        let children = (e.kind == EntryKind::Directory).then(|| {
+            if !budget.may_enter(level) {
+                return Vec::new();
+            }
+            // A directory that cannot be opened (permissions, or swapped for a symlink since
+            // it was listed) is shown empty rather than failing the whole tree.
+            match open_dir_nofollow(dir, &e.raw) {
+                Ok(sub) => tree(core, &sub, &rel, level + 1, exclude, budget).unwrap_or_default(),
+                Err(_) => Vec::new(),
+            }
+        });
+        nodes.push(TreeNode {
+            name: e.name,
+            kind: e.kind,
+            children,
+        });
+    }
+    Ok(nodes)
+}
+
+pub(crate) fn search_files(
+    core: &Core,
+    loc: &Location,
+    pattern: &str,
+    exclude: &[String],
+) -> FsResult<SearchMatches> {
+    let pattern = glob(pattern)?.compile_matcher();
+    let exclude = glob_set(exclude.iter().cloned())?;
+    let dir = core.open_dir_target(loc)?;
+    let start = core.fs_path(loc);
+    let mut budget = Budget::new(core);
+    let mut matches = Vec::new();
+    let mut search = Search {
+        core,
+        pattern: &pattern,
+        exclude: &exclude,
+        budget: &mut budget,
+        matches: &mut matches,
+    };
+    search
+        .walk(&dir, &start, "", 1)
+        .map_err(|e| FsError::io(&loc.raw, e))?;
+    Ok(SearchMatches {
+        matches,
+        truncated: budget.truncated,
+    })
+}
+
+struct Search<'a> {
+    core: &'a Core,
+    pattern: &'a globset::GlobMatcher,
+    exclude: &'a GlobSet,
+    budget: &'a mut Budget,
+    matches: &'a mut Vec<FsPath>,
+}
+
+impl Search<'_> {
+    fn walk(&mut self, dir: &Dir, at: &FsPath, prefix: &str, level: usize) -> std::io::Result<()> {
+        for e in entries(self.core, dir, self.budget)? {
+            let rel = join(prefix, &e.name);
+            if self.exclude.is_match(&rel) {
+                continue;
+            }
+            let path = at.child(&e.name);
+            if self.pattern.is_match(&rel) {
+                self.matches.push(path.clone());
+            }
+            // An unreadable subdirectory is skipped, as the reference does.
+            if e.kind == EntryKind::Directory
+                && self.budget.may_enter(level)
+                && let Ok(sub) = open_dir_nofollow(dir, &e.raw)
+            {
+                let _ = self.walk(&sub, &path, &rel, level + 1);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_follow_minimatch_conventions() {
+        let g = glob("*.txt").unwrap().compile_matcher();
+        assert!(g.is_match("a.txt") && g.is_match(".hidden.txt") && !g.is_match("d/a.txt"));
+        let g = glob("**/*.txt").unwrap().compile_matcher();
+        assert!(g.is_match("a.txt") && g.is_match("d/e/a.txt"));
+        assert!(glob("a[").is_err());
+        let ex = tree_excludes(&["node_modules".into(), "*.log".into()]).unwrap();
+        for m in [
+            "node_modules",
+            "a/node_modules",
+            "a/node_modules/x",
+            "x.log",
+        ] {
+            assert!(ex.is_match(m), "{m}");
+        }
+        assert!(!ex.is_match("a/x.log") && !ex.is_match("node_modules2"));
+    }
+
+    #[test]
+    fn sizes_as_the_reference_formats_them() {
+        assert_eq!(format_size(0), "0 B");
+        assert_eq!(format_size(1023), "1023 B");
+        assert_eq!(format_size(1024), "1.00 KB");
+        assert_eq!(format_size(1536), "1.50 KB");
+        assert_eq!(format_size(5 * 1024 * 1024 * 1024), "5.00 GB");
+        assert_eq!(format_size(u64::MAX), "16777216.00 TB");
+    }
+
+    #[test]
+    fn tree_json_has_the_reference_shape() {
+        let tree = DirectoryTree {
+            path: FsPath::new(std::sync::Arc::from(std::path::Path::new("/r")), &["d"]),
+            nodes: vec![
+                TreeNode {
+                    name: "d".into(),
+                    kind: EntryKind::Directory,
+                    children: Some(vec![]),
+                },
+                TreeNode {
+                    name: "l".into(),
+                    kind: EntryKind::Symlink,
+                    children: None,
+                },
+            ],
+            truncated: None,
+        };
+        assert_eq!(
+            tree.to_json(),
+            "[\n  {\n    \"name\": \"d\",\n    \"type\": \"directory\",\n    \"children\": []\n  },\n  {\n    \"name\": \"l\",\n    \"type\": \"file\"\n  }\n]"
+        );
+    }
+}
