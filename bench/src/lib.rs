@@ -1,5 +1,10 @@
-//! Shared pieces of the benchmarks: the same tool written three ways, so the macro path can
-//! be compared with hand-written ones.
+//! The benchmark harness: a load client for MCP servers over stdio ([`load`]), side-by-side
+//! comparisons ([`compare`]), `/proc` readings ([`procfs`]), and the same tool written three
+//! ways so the criterion benchmarks can compare the macro path with hand-written ones.
+
+pub mod compare;
+pub mod load;
+pub mod procfs;
 
 use futures::future::BoxFuture;
 use mcp_runtime::prelude::*;

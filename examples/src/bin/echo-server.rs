@@ -51,7 +51,11 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
         .build()
 }
 
-#[tokio::main]
+// One thread: a stdio server answers one client, and with the event loop reading stdin,
+// dispatching and writing stdout on the same thread no request waits for a thread wake-up
+// (see `bench/` for the numbers). Servers whose tools compute for long stretches should use
+// the multi-threaded runtime or `spawn_blocking`.
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     mcp_examples::init_logging();
     let args = Args::parse();

@@ -3,6 +3,8 @@
 
 pub mod framing;
 pub mod memory;
+#[cfg(unix)]
+mod pipe;
 pub mod stdio;
 
 pub use framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};

@@ -1,11 +1,16 @@
 //! The stdio transport: newline-delimited JSON-RPC on stdin and stdout.
 //!
 //! stdout carries nothing but protocol messages; log to stderr (the examples set up
-//! `tracing` that way). Reading and writing happen on two dedicated threads that move
-//! whole batches: the reader hands over every complete line of one `read`, and the writer
-//! drains everything queued before one `write` and one flush. There is no blocking-pool
-//! hop per message (which is where `tokio::io::stdin()` spends its time), and under load
-//! one system call carries many messages.
+//! `tracing` that way). There is no blocking-pool hop per message (which is where
+//! `tokio::io::stdin()` spends its time), and under load one system call carries many
+//! messages:
+//!
+//! - When stdin and stdout are pipes or sockets (a client spawned the server), they are
+//!   served on the runtime's event loop itself, non-blocking (see `pipe.rs`): a request is
+//!   read, dispatched and answered without any hop to another thread.
+//! - Otherwise (a terminal, a file), two dedicated threads move whole batches: the reader
+//!   hands over every complete line of one `read`, and the writer drains everything queued
+//!   before one `write` and one flush.
 
 use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};
 use crate::server::Server;
@@ -39,6 +44,10 @@ pub async fn serve_stdio(server: Server) -> io::Result<()> {
 
 /// [`serve_stdio`] with options.
 pub async fn serve_stdio_with(server: Server, options: StdioOptions) -> io::Result<()> {
+    #[cfg(unix)]
+    if let Some(pipes) = super::pipe::Pipes::open() {
+        return super::pipe::serve(server, pipes, options.max_message_bytes).await;
+    }
     serve_streams(server, options, io::stdin(), io::stdout()).await
 }
 

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Instructions per call under callgrind, for the stdio floor and echo-server (or any servers
+# given as NAME=COMMAND). Instruction counts do not depend on what else the machine does, so
+# unlike timings they can be compared across runs. Each server runs twice, with N1 and N2
+# pipelined calls; (Ir(N2) - Ir(N1)) / (N2 - N1) cancels start-up and shutdown.
+#
+#   bench/callgrind.sh [NAME=COMMAND ...]       (default: floor and echo-server, release)
+#
+# Needs valgrind (Debian: `apt-get install valgrind`).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+N1=${N1:-2000}
+N2=${N2:-12000}
+ERA=${ERA:-legacy}
+command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
+cargo build --release --quiet -p mcp-bench -p mcp-examples
+bin=target/release
+if [ $# -eq 0 ]; then
+    set -- "floor=$bin/stdio-floor" "echo-server=$bin/echo-server"
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+instructions() { # command... -> total Ir of one run with $1 calls
+    local calls=$1; shift
+    local file="$out/cg.$RANDOM"
+    "$bin/mcp-bench" run --json --era "$ERA" --calls "$calls" --in-flight 64 \
+        --cold-starts 0 --sequential 0 --lists 0 -- \
+        valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null
+    callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
+}
+
+declare -A per_call
+first=""
+for spec in "$@"; do
+    name=${spec%%=*}
+    read -r -a cmd <<<"${spec#*=}"
+    a=$(instructions "$N1" "${cmd[@]}")
+    b=$(instructions "$N2" "${cmd[@]}")
+    per_call[$name]=$(( (b - a) / (N2 - N1) ))
+    [ -n "$first" ] || first=$name
+    printf '%-14s %10d instructions per call\n' "$name" "${per_call[$name]}"
+done
+for name in "${!per_call[@]}"; do
+    [ "$name" = "$first" ] && continue
+    awk -v a="${per_call[$name]}" -v b="${per_call[$first]}" -v n="$name" -v f="$first" \
+        'BEGIN { printf "%s / %s = %.2fx\n", n, f, a / b }'
+done

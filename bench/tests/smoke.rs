@@ -1,0 +1,48 @@
+//! The harness in smoke mode (small counts, no thresholds), so it never rots: every phase runs
+//! against the stdio floor and `echo-server`, and every response checks out.
+
+use mcp_bench::compare::{Candidate, compare, table};
+use mcp_bench::load::{Era, Settings};
+
+fn candidates() -> Vec<Candidate> {
+    vec![
+        Candidate {
+            name: "floor".into(),
+            command: vec![env!("CARGO_BIN_EXE_stdio-floor").into()],
+        },
+        Candidate {
+            name: "echo-server".into(),
+            command: vec![mcp_tests::example_bin("echo-server").display().to_string()],
+        },
+    ]
+}
+
+#[test]
+fn smoke_run_in_both_eras() {
+    for era in [Era::Legacy, Era::Modern] {
+        let summaries = compare(&candidates(), Settings::smoke(era), 1).expect("the harness runs");
+        let text = table(&summaries);
+        for s in &summaries {
+            assert_eq!(s.median.errors, 0, "{era:?}: {text}");
+            assert!(s.median.pipelined_calls_per_s > 0.0, "{text}");
+            assert!(s.median.peak_rss_kib > 0, "{text}");
+        }
+        assert!(text.contains("ratios to floor"), "{text}");
+    }
+}
+
+#[test]
+fn a_server_that_answers_wrongly_fails_the_run() {
+    // `cat` echoes the requests back: every "response" is wrong.
+    let cat = Candidate {
+        name: "cat".into(),
+        command: vec!["cat".into()],
+    };
+    let mut settings = Settings::smoke(Era::Legacy);
+    settings.cold_starts = 0;
+    let outcome = compare(&[cat], settings, 1);
+    assert!(
+        outcome.is_err(),
+        "opening a session with cat cannot succeed: {outcome:?}"
+    );
+}
