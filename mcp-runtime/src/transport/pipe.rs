@@ -209,12 +209,12 @@ async fn write_loop(output: Output, mut rx: mpsc::Receiver<Vec<u8>>) -> io::Resu
                 Err(_) => break,
             }
         }
-        if broken.is_none() {
-            if let Err(e) = output.write_all(&buf).await {
-                // Keep draining so senders never block on a client that stopped reading.
-                tracing::debug!(error = %e, "stdout is closed; discarding output");
-                broken = Some(e);
-            }
+        if broken.is_none()
+            && let Err(e) = output.write_all(&buf).await
+        {
+            // Keep draining so senders never block on a client that stopped reading.
+            tracing::debug!(error = %e, "stdout is closed; discarding output");
+            broken = Some(e);
         }
         buf.clear();
         if stop {
