@@ -108,7 +108,7 @@ fn params(era: Era, body: &str) -> String {
 
 /// The `i`th call: even ids echo a text, odd ids add two numbers.
 fn call_line(era: Era, id: u64) -> Vec<u8> {
-    let body = if id % 2 == 0 {
+    let body = if id.is_multiple_of(2) {
         format!(r#""name":"echo","arguments":{{"text":"m{id}"}}"#)
     } else {
         format!(r#""name":"add","arguments":{{"a":{id},"b":0.5}}"#)
@@ -121,7 +121,7 @@ fn call_line(era: Era, id: u64) -> Vec<u8> {
 }
 
 fn expected_text(id: u64) -> String {
-    if id % 2 == 0 {
+    if id.is_multiple_of(2) {
         format!("m{id}")
     } else {
         (id as f64 + 0.5).to_string()
