@@ -33,11 +33,15 @@
 //!
 //! Modules follow the protocol's layers: [`protocol`] (wire types, no I/O) ← [`tool`]
 //! (the `Tool` trait, results, context, schemas) ← [`server`] (registry, era
-//! classification, dispatch) ← [`transport`] (stdio, in-memory); [`client`] talks to any
-//! of them.
+//! classification, dispatch) ← [`transport`] (stdio, Streamable HTTP, in-memory);
+//! [`client`] talks to any of them.
 
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
+
+// The macros' generated code names `::mcp_runtime::…`; this makes that path resolve inside
+// this crate too, for the file tools in `fs`.
+extern crate self as mcp_runtime;
 
 pub mod client;
 pub mod fs;
@@ -48,6 +52,7 @@ pub mod transport;
 
 pub use mcp_macros::{mcp_tool, mcp_tools};
 pub use server::{Server, ServerBuilder};
+pub use transport::http::serve_http;
 pub use transport::stdio::serve_stdio;
 
 /// The names most servers need.
@@ -57,6 +62,7 @@ pub mod prelude {
     };
     pub use crate::server::{Server, ServerBuilder};
     pub use crate::tool::{IntoToolResult, Json, RequestContext, State, Tool, tool_fn};
+    pub use crate::transport::http::serve_http;
     pub use crate::transport::stdio::serve_stdio;
     pub use mcp_macros::{mcp_tool, mcp_tools};
 }

@@ -1,4 +1,5 @@
-//! Interop: the official MCP clients drive `echo-server` as a subprocess over stdio.
+//! Interop: the official MCP clients drive `echo-server` as a subprocess over stdio (the
+//! HTTP runs are in `http_interop`, with the same scripts).
 //!
 //! The clients are the real SDKs, pinned and installed by `tests/interop/setup.sh`
 //! (TypeScript `@modelcontextprotocol/client` 2.4.0 from `package-lock.json`, Python `mcp`
@@ -10,7 +11,6 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -25,74 +25,57 @@ const MODERN: &str = "2026-07-28";
 /// A client script enforces its own 30 s limit; this only catches a wedged interpreter.
 const CLIENT_DEADLINE: Duration = Duration::from_secs(120);
 
-fn interop_dir() -> PathBuf {
-    mcp_tests::workspace_root().join("tests").join("interop")
-}
-
-/// Runs `setup.sh` once per test process; every test that needs the clients waits for it.
-fn ensure_clients() -> &'static Path {
-    static SETUP: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let outcome = SETUP.get_or_init(|| {
-        let dir = interop_dir();
-        let out = Command::new("bash")
-            .arg(dir.join("setup.sh"))
-            .current_dir(&dir)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("cannot run bash {}/setup.sh: {e}", dir.display()))?;
-        if out.status.success() {
-            Ok(dir)
-        } else {
-            Err(format!(
-                "tests/interop/setup.sh failed ({}):\n--- stdout ---\n{}\n--- stderr ---\n{}",
-                out.status,
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ))
-        }
-    });
-    match outcome {
-        Ok(dir) => dir,
-        Err(message) => panic!("installing the interop clients failed:\n{message}"),
-    }
+/// Installs the pinned clients (`tests/interop/setup.sh`) once per test process.
+pub(crate) fn ensure_clients() -> &'static Path {
+    mcp_tests::setup("interop")
 }
 
 #[derive(Clone, Copy, Debug)]
-enum Sdk {
+pub(crate) enum Sdk {
     Ts,
     Python,
 }
 
-/// Runs one client script against `echo-server` and returns its parsed JSON summary line,
-/// after checking the parts of it that do not depend on the negotiation mode.
+/// Runs one client script against `echo-server` over stdio and returns its parsed JSON
+/// summary line, after checking the parts of it that do not depend on the negotiation mode.
 fn run_client(sdk: Sdk, mode: &str) -> Value {
-    let dir = ensure_clients();
     let server = mcp_tests::example_bin("echo-server");
+    run_script(sdk, mode, &["--".as_ref(), server.as_os_str()])
+}
+
+/// Runs one client script with `target` (`-- <server command>` or `--url URL`); see
+/// [`run_client`].
+pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> Value {
+    let dir = ensure_clients();
     let (program, script, client_name) = match sdk {
         Sdk::Ts => (
             PathBuf::from("node"),
-            dir.join("ts").join("stdio-client.mjs"),
+            dir.join("ts").join("client.mjs"),
             "ts",
         ),
         Sdk::Python => (
             dir.join(".venv").join("bin").join("python"),
-            dir.join("python").join("stdio_client.py"),
+            dir.join("python").join("client.py"),
             "python",
         ),
     };
     let mut cmd = Command::new(&program);
     cmd.arg(&script)
-        .args(["--mode", mode, "--"])
-        .arg(&server)
+        .args(["--mode", mode])
+        .args(target)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let described = format!(
-        "{} {} --mode {mode} -- {}",
+        "{} {} --mode {mode} {}",
         program.display(),
         script.display(),
-        server.display()
+        target
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
     );
 
     let mut child = cmd
@@ -165,7 +148,7 @@ fn run_client(sdk: Sdk, mode: &str) -> Value {
     summary
 }
 
-fn assert_version(summary: &Value, expected: &str) {
+pub(crate) fn assert_version(summary: &Value, expected: &str) {
     assert_eq!(
         summary["protocolVersion"], expected,
         "negotiated protocol version, summary: {summary}"

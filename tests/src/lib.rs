@@ -5,6 +5,8 @@
 //! binaries, so [`example_bin`] builds them once per test run with the same cargo and profile
 //! and returns their path.
 
+pub mod http;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -55,4 +57,45 @@ fn target_dir() -> PathBuf {
         .and_then(Path::parent)
         .expect("test executables live in target/<profile>/deps")
         .to_path_buf()
+}
+
+/// Runs `tests/{folder}/setup.sh` once per test process (later callers wait for the first
+/// run) and returns the folder. Panics with the script's output when it fails: a test that
+/// needs what the script installs cannot run without it.
+pub fn setup(folder: &'static str) -> &'static Path {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    type Outcome = Arc<OnceLock<Result<&'static Path, String>>>;
+    static RUNS: OnceLock<Mutex<HashMap<&'static str, Outcome>>> = OnceLock::new();
+    let run = RUNS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(folder)
+        .or_default()
+        .clone();
+    let outcome = run.get_or_init(|| {
+        let dir = workspace_root().join("tests").join(folder);
+        let out = Command::new("bash")
+            .arg(dir.join("setup.sh"))
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run bash {}/setup.sh: {e}", dir.display()))?;
+        if out.status.success() {
+            // Leaked once per folder: the answer of every later call.
+            Ok(&*Box::leak(dir.into_boxed_path()))
+        } else {
+            Err(format!(
+                "tests/{folder}/setup.sh failed ({}):\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                out.status,
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    });
+    match outcome {
+        Ok(dir) => dir,
+        Err(message) => panic!("setting up tests/{folder} failed:\n{message}"),
+    }
 }

@@ -2,6 +2,7 @@
 
 pub mod content;
 pub mod error;
+pub mod headers;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod meta;

@@ -13,9 +13,19 @@
 //!   and the error tells a client what is missing.
 //! - A message that cannot be decoded is answered with `-32700` or `-32600` and the
 //!   connection goes on.
+//!
+//! Transports that frame each request on its own (Streamable HTTP) hand over one decoded
+//! request at a time with [`Connection::request`]: its notifications and deferred answer go
+//! to the request's own [`Exchange`] instead of the connection's peer, the transport's
+//! header checks run at their rung of the validation ladder (after classification and the
+//! envelope, before the method), and the answer carries a [`Verdict`] that tells the
+//! transport which status it maps to. One shared stateless connection serves every request
+//! that has no session; it keeps nothing between requests.
+
+mod call;
 
 use super::Server;
-use super::registry::RegisteredTool;
+use super::exchange::{Dispatched, Exchange, Rejection, RequestChecks, Verdict};
 use crate::protocol::jsonrpc::{
     Message, decode, encode_error, encode_notification, encode_raw_result, encode_result,
 };
@@ -24,24 +34,17 @@ use crate::protocol::lifecycle::{
 };
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
-use crate::protocol::{
-    CallToolParams, CallToolResult, Content, Era, McpError, PaginatedParams, ProgressToken,
-    RequestId,
-};
+use crate::protocol::{Era, McpError, PaginatedParams, ProgressToken, RequestId};
 use crate::server::projection::Modern;
-use crate::tool::{Peer, RequestContext, RequestContextParts, schema};
-use futures::FutureExt as _;
+use crate::tool::Peer;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
-use std::any::Any;
+use serde_json::{Map, json};
 use std::collections::HashMap;
 use std::fmt;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
-use std::task::{Context, Poll};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -64,6 +67,12 @@ struct ConnInner {
     tasks: TaskTracker,
     /// Cancelled when the input ends: stops listen streams and watchers, not tool calls.
     closing: CancellationToken,
+    /// Shared by unrelated clients (HTTP without a session): `initialize` is answered but
+    /// not kept, and request ids are not tracked (two clients may use the same id).
+    stateless: bool,
+    /// Whether the tool-list watcher runs; it starts with `notifications/initialized`, so
+    /// connections that never complete a handshake never spawn it.
+    watching: AtomicBool,
 }
 
 /// What `initialize` established on this connection.
@@ -99,19 +108,55 @@ impl fmt::Debug for Connection {
 }
 
 enum Routed {
-    Reply(Vec<u8>),
+    Reply(Vec<u8>, Verdict),
     Pending,
 }
 
-impl From<Result<Vec<u8>, (RequestId, McpError)>> for Routed {
-    fn from(r: Result<Vec<u8>, (RequestId, McpError)>) -> Self {
-        Routed::Reply(r.unwrap_or_else(|(id, e)| encode_error(Some(&id), &e)))
+impl Routed {
+    fn rejected(id: &RequestId, rejection: Rejection) -> Self {
+        Routed::Reply(encode_error(Some(id), &rejection.error), rejection.verdict)
+    }
+}
+
+/// Where one request's notifications and deferred answer go.
+enum Outlet {
+    /// The connection's peer carries everything (stdio, in-memory).
+    Connection,
+    /// The request's own exchange (HTTP).
+    Exchange(Exchange),
+}
+
+/// One request's transport context: the checks its transport makes, and its outlet.
+struct Scope<'a> {
+    checks: Option<&'a dyn RequestChecks>,
+    outlet: Outlet,
+}
+
+impl Scope<'_> {
+    /// A line transport: no header checks, everything to the connection's peer.
+    fn line() -> Self {
+        Scope {
+            checks: None,
+            outlet: Outlet::Connection,
+        }
     }
 }
 
 impl Connection {
     pub(crate) fn new(server: Server, peer: Peer) -> Self {
-        let this = Self {
+        Self::with_mode(server, peer, false)
+    }
+
+    /// The connection every sessionless HTTP request shares: nothing survives a request.
+    pub(crate) fn stateless(server: Server) -> Self {
+        // Nothing is ever sent to the connection's own peer (answers and notifications go
+        // to each request's exchange, and no handshake is kept, so no list_changed either).
+        let (tx, _) = tokio::sync::mpsc::channel(1);
+        Self::with_mode(server, Peer::new(tx), true)
+    }
+
+    fn with_mode(server: Server, peer: Peer, stateless: bool) -> Self {
+        Self {
             inner: Arc::new(ConnInner {
                 server,
                 peer,
@@ -119,10 +164,10 @@ impl Connection {
                 inflight: Mutex::new(HashMap::new()),
                 tasks: TaskTracker::new(),
                 closing: CancellationToken::new(),
+                stateless,
+                watching: AtomicBool::new(false),
             }),
-        };
-        this.watch_tool_changes();
-        this
+        }
     }
 
     /// Handles one incoming JSON-RPC message (one line, without its newline).
@@ -134,10 +179,12 @@ impl Connection {
     pub async fn handle_line(&self, line: &[u8]) {
         let reply = match decode(line) {
             Err(e) => encode_error(e.id.as_ref(), &e.error),
-            Ok(Message::Request { id, method, params }) => match self.route(id, &method, params) {
-                Routed::Reply(bytes) => bytes,
-                Routed::Pending => return,
-            },
+            Ok(Message::Request { id, method, params }) => {
+                match self.route(id, &method, params, Scope::line()) {
+                    Routed::Reply(bytes, _) => bytes,
+                    Routed::Pending => return,
+                }
+            }
             Ok(Message::Notification { method, params }) => {
                 self.notification(&method, params);
                 return;
@@ -150,12 +197,49 @@ impl Connection {
         self.inner.peer.send_line(reply).await;
     }
 
+    /// Handles one decoded request from a transport that frames requests on their own
+    /// (HTTP). Its notifications and deferred answer go to `exchange`; `checks` are the
+    /// transport's cross-checks of what it saw outside the body.
+    pub(crate) fn request(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        checks: &dyn RequestChecks,
+        exchange: Exchange,
+    ) -> Dispatched {
+        let scope = Scope {
+            checks: Some(checks),
+            outlet: Outlet::Exchange(exchange),
+        };
+        match self.route(id, method, params, scope) {
+            Routed::Reply(line, verdict) => Dispatched::Reply { line, verdict },
+            Routed::Pending => Dispatched::Pending,
+        }
+    }
+
+    /// The legacy version `initialize` negotiated on this connection, if it ran.
+    pub(crate) fn legacy_version(&self) -> Option<Arc<str>> {
+        self.inner
+            .legacy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|s| s.version.clone())
+    }
+
     /// Answers a message that was too long to read with `-32600` (its id is unknown).
     pub async fn reject_oversized(&self, len: usize, limit: usize) {
         let error = McpError::invalid_request(format!(
             "a message of {len} bytes exceeds the limit of {limit} bytes; it was discarded unread"
         ));
         self.inner.peer.send_line(encode_error(None, &error)).await;
+    }
+
+    /// Ends the connection's streams: each `subscriptions/listen` stream gets its final
+    /// result, and the tool-list watcher stops. Tool calls go on.
+    pub(crate) fn end_streams(&self) {
+        self.inner.closing.cancel();
     }
 
     /// Ends the connection's input: listen streams end, in-flight tool calls finish and
@@ -166,68 +250,85 @@ impl Connection {
         self.inner.tasks.wait().await;
     }
 
-    fn route(&self, id: RequestId, method: &str, params: Option<&RawValue>) -> Routed {
+    fn route(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
         match method {
-            "tools/call" => self.call_tool(id, params),
-            "subscriptions/listen" => self.listen(id, params),
-            _ => self.simple(id, method, params).into(),
+            "tools/call" => self.call_tool(id, params, scope),
+            "subscriptions/listen" => self.listen(id, params, scope),
+            _ => match self.simple(&id, method, params, scope.checks) {
+                Ok(bytes) => Routed::Reply(bytes, Verdict::Answered),
+                Err(rejection) => Routed::rejected(&id, rejection),
+            },
         }
     }
 
     /// Requests answered at once, without running user code.
     fn simple(
         &self,
-        id: RequestId,
+        id: &RequestId,
         method: &str,
         params: Option<&RawValue>,
-    ) -> Result<Vec<u8>, (RequestId, McpError)> {
-        let fail = |e: McpError| (id.clone(), e);
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Vec<u8>, Rejection> {
         let server = &self.inner.server.inner;
         match method {
             "initialize" => {
-                let p: InitializeParams = required_params(params).map_err(fail)?;
-                self.initialize(&id, p).map_err(fail)
+                let p: InitializeParams = required_params(params)?;
+                if let Some(checks) = checks {
+                    checks.legacy().map_err(Rejection::invalid)?;
+                }
+                Ok(self.initialize(id, p)?)
             }
             "tools/list" => {
-                let p: PaginatedParams = optional_params(params).map_err(fail)?;
-                let env = self.envelope(p.meta).map_err(fail)?;
+                let p: PaginatedParams = optional_params(params)?;
+                let env = self.envelope(p.meta, method, checks)?;
                 let page = server
                     .tools
-                    .list_page(p.cursor.as_deref(), env.era == Era::Modern)
-                    .map_err(fail)?;
-                Ok(encode_raw_result(&id, &page))
+                    .list_page(p.cursor.as_deref(), env.era == Era::Modern)?;
+                Ok(encode_raw_result(id, &page))
             }
             "server/discover" => {
-                let p: MetaOnlyParams = optional_params(params).map_err(fail)?;
-                match self.envelope(p.meta).map_err(fail)?.era {
-                    Era::Modern => Ok(encode_raw_result(&id, &server.discover_json)),
-                    Era::Legacy => Err(fail(McpError::invalid_params(
+                let p: MetaOnlyParams = optional_params(params)?;
+                if !p.meta.as_ref().is_some_and(RequestMeta::claims_modern) {
+                    // The envelope is what is missing: 400 on HTTP, like any bad envelope,
+                    // and never a question of legacy sessions.
+                    return Err(Rejection::invalid(McpError::invalid_params(
                         "server/discover needs the 2026-07-28 envelope in params._meta \
                          (io.modelcontextprotocol/protocolVersion and clientCapabilities)",
-                    ))),
+                    )));
                 }
+                self.envelope(p.meta, method, checks)?;
+                Ok(encode_raw_result(id, &server.discover_json))
             }
             "ping" => {
-                let p: MetaOnlyParams = optional_params(params).map_err(fail)?;
-                match self.envelope(p.meta).map_err(fail)?.era {
-                    Era::Legacy => Ok(encode_result(&id, &json!({}))),
+                let p: MetaOnlyParams = optional_params(params)?;
+                match self.envelope(p.meta, method, checks)?.era {
+                    Era::Legacy => Ok(encode_result(id, &json!({}))),
                     // `ping` does not exist in 2026-07-28.
-                    Era::Modern => Err(fail(McpError::method_not_found(method))),
+                    Era::Modern => Err(Rejection::not_found(McpError::method_not_found(method))),
                 }
             }
             _ => {
                 // Classify anyway: a malformed envelope is -32602 before the method is looked
                 // at (the order of the official TypeScript SDK).
-                let p: MetaOnlyParams = optional_params(params).map_err(fail)?;
-                self.envelope(p.meta).map_err(fail)?;
-                Err(fail(McpError::method_not_found(method)))
+                let p: MetaOnlyParams = optional_params(params)?;
+                let error = McpError::method_not_found(method);
+                Err(match self.envelope(p.meta, method, checks)?.era {
+                    Era::Modern => Rejection::not_found(error),
+                    Era::Legacy => error.into(),
+                })
             }
         }
     }
 
     fn initialize(&self, id: &RequestId, p: InitializeParams) -> Result<Vec<u8>, McpError> {
         let negotiated = version::negotiate_legacy(&p.protocol_version);
-        {
+        if !self.inner.stateless {
             let mut legacy = self.inner.legacy.lock().unwrap_or_else(|e| e.into_inner());
             if legacy.is_some() {
                 return Err(McpError::invalid_request(
@@ -254,25 +355,36 @@ impl Connection {
         ))
     }
 
-    /// Classifies a request by its `_meta` and checks the modern envelope.
-    fn envelope(&self, meta: Option<RequestMeta>) -> Result<Envelope, McpError> {
+    /// Classifies a request by its `_meta`, checks the modern envelope, and runs the
+    /// transport's header checks for the request's era.
+    fn envelope(
+        &self,
+        meta: Option<RequestMeta>,
+        method: &str,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Envelope, Rejection> {
         let meta = meta.unwrap_or_default();
         if meta.claims_modern() {
             let Some(requested) = meta.protocol_version else {
-                return Err(McpError::invalid_params(
+                return Err(Rejection::invalid(McpError::invalid_params(
                     "params._meta lacks \"io.modelcontextprotocol/protocolVersion\"",
-                ));
+                )));
             };
             let Some(client_capabilities) = meta.client_capabilities else {
-                return Err(McpError::invalid_params(
+                return Err(Rejection::invalid(McpError::invalid_params(
                     "params._meta lacks \"io.modelcontextprotocol/clientCapabilities\" (send {} when the client declares none)",
-                ));
+                )));
             };
             if !version::is_supported_modern(&requested) {
-                return Err(McpError::unsupported_protocol_version(
+                return Err(Rejection::invalid(McpError::unsupported_protocol_version(
                     &requested,
                     MODERN_VERSIONS,
-                ));
+                )));
+            }
+            if let Some(checks) = checks {
+                checks
+                    .modern(method, &requested)
+                    .map_err(Rejection::invalid)?;
             }
             return Ok(Envelope {
                 era: Era::Modern,
@@ -282,12 +394,19 @@ impl Connection {
                 progress_token: meta.progress_token,
             });
         }
+        if let Some(checks) = checks {
+            checks.legacy().map_err(Rejection::invalid)?;
+        }
         let session = self
             .inner
             .legacy
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        let sessionless = match (&session, checks) {
+            (None, Some(checks)) => checks.sessionless()?,
+            _ => None,
+        };
         Ok(match session {
             Some(s) => Envelope {
                 era: Era::Legacy,
@@ -298,7 +417,7 @@ impl Connection {
             },
             None => Envelope {
                 era: Era::Legacy,
-                version: LATEST_LEGACY.clone(),
+                version: sessionless.map_or_else(|| LATEST_LEGACY.clone(), Arc::from),
                 client_capabilities: NO_CAPABILITIES.clone(),
                 client_info: None,
                 progress_token: meta.progress_token,
@@ -306,140 +425,58 @@ impl Connection {
         })
     }
 
-    fn call_tool(&self, id: RequestId, params: Option<&RawValue>) -> Routed {
-        let prepared = (|| {
-            let p: CallToolParams = required_params(params)?;
-            let env = self.envelope(p.meta)?;
-            let tool = self
-                .inner
-                .server
-                .tools()
-                .snapshot()
-                .get(&p.name)
-                .cloned()
-                .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", p.name)))?;
-            let arguments = match p.arguments {
-                None => Value::Object(Map::new()),
-                Some(v @ Value::Object(_)) => v,
-                Some(_) => return Err(McpError::invalid_params("\"arguments\" must be an object")),
-            };
-            Ok((env, tool, arguments))
-        })();
-        let (env, tool, arguments) = match prepared {
-            Ok(p) => p,
-            Err(e) => return Routed::Reply(encode_error(Some(&id), &e)),
-        };
-        if !tool.input.is_valid(&arguments) {
-            let found = schema::violations(&tool.input, &arguments);
-            audit(&tool.name, "invalid_arguments");
-            let text = format!(
-                "Invalid arguments for tool `{}` ({} problem{}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
-                tool.name,
-                found.len(),
-                if found.len() == 1 { "" } else { "s" },
-                found.join("\n- ")
-            );
-            return Routed::Reply(encode_call_result(
-                &self.inner.server,
-                &id,
-                env.era,
-                CallToolResult::error(text),
-            ));
+    /// Where a request's notifications go: its exchange, or the connection's peer.
+    fn notifications_for(&self, outlet: &Outlet) -> Peer {
+        match outlet {
+            Outlet::Connection => self.inner.peer.clone(),
+            Outlet::Exchange(exchange) => exchange.notify.clone(),
         }
-        let Value::Object(arguments) = arguments else {
-            unreachable!("checked to be an object above")
-        };
-        let era = env.era;
-        let cx = RequestContext::new(RequestContextParts {
-            era,
-            protocol_version: env.version,
-            client_capabilities: env.client_capabilities,
-            client_info: env.client_info,
-            request_id: id.clone(),
-            progress_token: env.progress_token,
-            cancellation: CancellationToken::new(),
-            peer: Some(self.inner.peer.clone()),
-            extensions: self.inner.server.inner.extensions.clone(),
-        });
-        let started =
-            std::panic::catch_unwind(AssertUnwindSafe(|| tool.tool.call(arguments, cx.clone())));
-        let mut fut = match started {
-            Ok(fut) => AssertUnwindSafe(fut).catch_unwind(),
-            Err(panic) => {
-                let result = panic_result(&tool, panic);
-                return Routed::Reply(self.finish_call(&id, &tool, era, result, &cx));
-            }
-        };
-        // Poll once inline: most tools answer without waiting, and skipping the task spawn
-        // keeps the hot path short.
-        let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
-        if let Poll::Ready(out) = fut.poll_unpin(&mut poll_cx) {
-            let result = out.unwrap_or_else(|p| panic_result(&tool, p));
-            return Routed::Reply(self.finish_call(&id, &tool, era, result, &cx));
-        }
-        let token = cx.cancellation().clone();
-        self.lock_inflight().insert(id.clone(), token.clone());
-        let this = self.clone();
-        self.inner.tasks.spawn(async move {
-            tokio::select! {
-                out = fut => {
-                    this.lock_inflight().remove(&id);
-                    let result = out.unwrap_or_else(|p| panic_result(&tool, p));
-                    let line = this.finish_call(&id, &tool, era, result, &cx);
-                    this.inner.peer.send_line(line).await;
-                }
-                () = token.cancelled() => {
-                    this.lock_inflight().remove(&id);
-                    cx.finish();
-                    audit(&tool.name, "cancelled");
-                }
-            }
-        });
-        Routed::Pending
     }
 
-    /// Checks a tool's result against its output schema, adds the text copy of structured
-    /// output, and serializes it for the request's era.
-    fn finish_call(
-        &self,
-        id: &RequestId,
-        tool: &RegisteredTool,
-        era: Era,
-        mut result: CallToolResult,
-        cx: &RequestContext,
-    ) -> Vec<u8> {
-        cx.finish();
-        if let (false, Some(validator)) = (result.is_error(), &tool.output) {
-            let problems = match &result.structured_content {
-                None => vec![
-                    "the tool declares an outputSchema but returned no structuredContent"
-                        .to_owned(),
-                ],
-                Some(v) if validator.is_valid(v) => Vec::new(),
-                Some(v) => schema::violations(validator, v),
-            };
-            if !problems.is_empty() {
-                tracing::error!(tool = %tool.name, ?problems, "tool output does not match its outputSchema");
-                result = CallToolResult::error(format!(
-                    "Tool `{}` produced output that does not match its output schema:\n- {}",
-                    tool.name,
-                    problems.join("\n- ")
-                ));
-            }
+    /// A request's cancellation: its exchange's (the client going away), or a new token
+    /// that `notifications/cancelled` reaches through the in-flight table.
+    fn cancellation_for(&self, outlet: &Outlet) -> CancellationToken {
+        match outlet {
+            Outlet::Connection => CancellationToken::new(),
+            Outlet::Exchange(exchange) => exchange.cancel.clone(),
         }
-        if let Some(structured) = &result.structured_content {
-            if result.content.is_empty() {
-                result.content.push(Content::text(structured.to_string()));
-            }
-            if era == Era::Legacy && tool.wrap_legacy_output {
-                result.structured_content = Some(json!({ "result": structured }));
-            }
-        }
-        audit(&tool.name, if result.is_error() { "error" } else { "ok" });
-        encode_call_result(&self.inner.server, id, era, result)
     }
 
-    fn listen(&self, id: RequestId, params: Option<&RawValue>) -> Routed {
+    /// Records a pending request so `notifications/cancelled` can reach it, where that
+    /// means something: line transports, and legacy requests of an HTTP session (a modern
+    /// request is cancelled by closing its stream; on the shared stateless connection two
+    /// clients' ids could collide). Returns whether it was recorded.
+    fn track(&self, id: &RequestId, token: &CancellationToken, outlet: &Outlet, era: Era) -> bool {
+        let tracked = match outlet {
+            Outlet::Connection => true,
+            Outlet::Exchange(_) => !self.inner.stateless && era == Era::Legacy,
+        };
+        if tracked {
+            self.lock_inflight().insert(id.clone(), token.clone());
+        }
+        tracked
+    }
+
+    fn untrack(&self, tracked: bool, id: &RequestId) {
+        if tracked {
+            self.lock_inflight().remove(id);
+        }
+    }
+
+    /// Sends a deferred answer where the request's outlet says.
+    async fn deliver(&self, outlet: Outlet, line: Vec<u8>) {
+        match outlet {
+            Outlet::Connection => {
+                self.inner.peer.send_line(line).await;
+            }
+            Outlet::Exchange(exchange) => {
+                // The receiver is gone when the client left; nobody is waiting then.
+                let _ = exchange.respond.send(line);
+            }
+        }
+    }
+
+    fn listen(&self, id: RequestId, params: Option<&RawValue>, scope: Scope<'_>) -> Routed {
         #[derive(Deserialize, Default)]
         struct ListenParams {
             #[serde(default)]
@@ -455,21 +492,22 @@ impl Connection {
         }
         let p: ListenParams = match optional_params(params) {
             Ok(p) => p,
-            Err(e) => return Routed::Reply(encode_error(Some(&id), &e)),
+            Err(e) => return Routed::rejected(&id, e.into()),
         };
-        match self.envelope(p.meta) {
+        match self.envelope(p.meta, "subscriptions/listen", scope.checks) {
             Ok(env) if env.era == Era::Modern => {}
+            // A legacy connection has unsolicited list_changed instead.
             Ok(_) => {
-                return Routed::Reply(encode_error(
-                    Some(&id),
-                    &McpError::method_not_found("subscriptions/listen"),
-                ));
+                let error = McpError::method_not_found("subscriptions/listen");
+                return Routed::rejected(&id, error.into());
             }
-            Err(e) => return Routed::Reply(encode_error(Some(&id), &e)),
+            Err(rejection) => return Routed::rejected(&id, rejection),
         }
         let tools = p.notifications.tools_list_changed;
-        let token = CancellationToken::new();
-        self.lock_inflight().insert(id.clone(), token.clone());
+        let outlet = scope.outlet;
+        let peer = self.notifications_for(&outlet);
+        let token = self.cancellation_for(&outlet);
+        let tracked = self.track(&id, &token, &outlet, Era::Modern);
         let this = self.clone();
         self.inner.tasks.spawn(async move {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
@@ -478,14 +516,14 @@ impl Connection {
                 honoured.insert("toolsListChanged".into(), true.into());
             }
             let ack = json!({ "notifications": honoured, "_meta": tag });
-            this.inner.peer.send_line(encode_notification("notifications/subscriptions/acknowledged", Some(ack))).await;
+            peer.send_line(encode_notification("notifications/subscriptions/acknowledged", Some(ack))).await;
             let mut changes = this.inner.server.tools().subscribe();
             changes.mark_unchanged();
             loop {
                 tokio::select! {
                     () = token.cancelled() => {
                         // The client ended it: send nothing more.
-                        this.lock_inflight().remove(&id);
+                        this.untrack(tracked, &id);
                         return;
                     }
                     () = this.inner.closing.cancelled() => break,
@@ -493,32 +531,36 @@ impl Connection {
                         if changed.is_err() { break; }
                         if tools {
                             let params = json!({ "_meta": tag });
-                            this.inner.peer.send_line(encode_notification("notifications/tools/list_changed", Some(params))).await;
+                            peer.send_line(encode_notification("notifications/tools/list_changed", Some(params))).await;
                         }
                     }
                 }
             }
-            this.lock_inflight().remove(&id);
+            this.untrack(tracked, &id);
             let server = &this.inner.server.inner;
             let extra = Map::from_iter([(SUBSCRIPTION_ID_KEY.to_owned(), serde_json::to_value(&id).unwrap_or_default())]);
             let body = Map::new();
             let done = Modern::complete(&body, &server.server_info_raw, None, Some(&extra));
-            this.inner.peer.send_line(encode_result(&id, &done)).await;
+            let line = encode_result(&id, &done);
+            this.deliver(outlet, line).await;
         });
         Routed::Pending
     }
 
-    fn notification(&self, method: &str, params: Option<&RawValue>) {
+    /// Handles a notification from the client.
+    pub(crate) fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/initialized" => {
-                if let Some(s) = self
+                let initialized = self
                     .inner
                     .legacy
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .as_ref()
-                {
-                    s.initialized.store(true, Ordering::Release);
+                    .inspect(|s| s.initialized.store(true, Ordering::Release))
+                    .is_some();
+                if initialized && !self.inner.watching.swap(true, Ordering::AcqRel) {
+                    self.watch_tool_changes();
                 }
             }
             "notifications/cancelled" => {
@@ -541,7 +583,8 @@ impl Connection {
     }
 
     /// Sends `notifications/tools/list_changed` to a legacy connection whenever the tool
-    /// list changes (modern clients get it on their `subscriptions/listen` stream).
+    /// list changes (modern clients get it on their `subscriptions/listen` stream). Started
+    /// by `notifications/initialized`: only an initialized legacy connection is told.
     fn watch_tool_changes(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
@@ -583,40 +626,6 @@ impl Connection {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
     }
-}
-
-fn encode_call_result(
-    server: &Server,
-    id: &RequestId,
-    era: Era,
-    mut result: CallToolResult,
-) -> Vec<u8> {
-    match era {
-        Era::Legacy => encode_result(id, &result),
-        Era::Modern => {
-            let meta = result.meta.take();
-            let projected =
-                Modern::complete(&result, &server.inner.server_info_raw, None, meta.as_ref());
-            encode_result(id, &projected)
-        }
-    }
-}
-
-fn panic_result(tool: &RegisteredTool, panic: Box<dyn Any + Send>) -> CallToolResult {
-    let detail = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    tracing::error!(tool = %tool.name, panic = %detail, "tool panicked");
-    CallToolResult::error(format!(
-        "Tool `{}` failed with an internal error; the server logged the details and keeps running.",
-        tool.name
-    ))
-}
-
-fn audit(tool: &str, outcome: &'static str) {
-    tracing::info!(target: "mcp::audit", operation = "tools/call", tool, outcome);
 }
 
 fn optional_params<T: DeserializeOwned + Default>(

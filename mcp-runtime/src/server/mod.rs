@@ -1,6 +1,7 @@
 //! The server: its builder, the tool registry, and per-connection dispatch for both eras.
 
 mod connection;
+pub(crate) mod exchange;
 mod projection;
 mod registry;
 

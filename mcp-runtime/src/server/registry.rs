@@ -2,6 +2,7 @@
 //! serialized once per registry change.
 
 use super::projection::{Modern, to_raw};
+use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::lifecycle::{CachePolicy, JsonObject};
 use crate::protocol::{ListToolsResult, McpError, ToolDefinition};
 use crate::tool::{Tool, schema};
@@ -66,6 +67,9 @@ pub(crate) struct RegisteredTool {
     /// Legacy clients only accept an object `structuredContent`: wrap the value as
     /// `{"result": value}` (the official TypeScript SDK's convention, spec `dual-era.md` §4).
     pub(crate) wrap_legacy_output: bool,
+    /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked by the
+    /// HTTP transport on modern calls.
+    pub(crate) header_params: Vec<ParamHeader>,
     modern_definition: ToolDefinition,
     legacy_definition: ToolDefinition,
 }
@@ -117,6 +121,7 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
         reason,
     };
     schema::check_input_root(&definition.input_schema).map_err(invalid_input)?;
+    let header_params = headers::scan(&definition.input_schema).map_err(invalid_input)?;
     let input =
         schema::compile(&Value::Object(definition.input_schema.clone())).map_err(invalid_input)?;
     let (output, wrap_legacy_output, legacy_output_schema) = match &definition.output_schema {
@@ -144,6 +149,7 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
         input,
         output,
         wrap_legacy_output,
+        header_params,
         modern_definition: definition,
         legacy_definition,
     })

@@ -1,7 +1,9 @@
-//! Transports: stdio for real clients, in-memory for tests. Both feed the same
-//! [`Connection`] through the same framing.
+//! Transports: stdio and Streamable HTTP for real clients, in-memory for tests. stdio and
+//! in-memory feed the same [`Connection`] through the same framing; HTTP hands it one
+//! decoded request at a time.
 
 pub mod framing;
+pub mod http;
 pub mod memory;
 #[cfg(unix)]
 mod pipe;

@@ -1,20 +1,24 @@
 #!/usr/bin/env node
-// Interop check: drive an MCP server over stdio with the official TypeScript client
-// (@modelcontextprotocol/client, pinned in ../package.json).
+// Interop check: drive an MCP server over stdio or Streamable HTTP with the official
+// TypeScript client (@modelcontextprotocol/client, pinned in ../package.json).
 //
-// Usage: node stdio-client.mjs --mode legacy|auto|modern -- <server command> [args...]
+// Usage: node client.mjs --mode legacy|auto|modern -- <server command> [args...]   (stdio)
+//        node client.mjs --mode legacy|auto|modern --url http://127.0.0.1:PORT/mcp  (HTTP)
 //
 //   legacy -> versionNegotiation.mode = 'legacy'  (plain `initialize` handshake)
 //   auto   -> versionNegotiation.mode = 'auto'    (`server/discover` probe on a throwaway
 //                                                  sibling process, fallback to `initialize`)
 //   modern -> versionNegotiation.mode = { pin: '2026-07-28' } (probe must offer 2026-07-28,
 //                                                  no fallback)
+// Over HTTP the probe is an in-place POST (no sibling). With a legacy session (an
+// Mcp-Session-Id after initialize) the script ends it with DELETE before closing.
 //
 // On success prints one JSON line to stdout, e.g.
-//   {"client":"ts","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"]}
+//   {"client":"ts","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"],
+//    "transport":"http","sessionId":true}
 // and exits 0. Any failed check prints a message to stderr and exits 1.
 
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const OVERALL_TIMEOUT_MS = 30_000;
@@ -22,13 +26,14 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const MODERN_VERSION = '2026-07-28';
 
 function usage(message) {
-    process.stderr.write(`stdio-client.mjs: ${message}\n`);
-    process.stderr.write('usage: node stdio-client.mjs --mode legacy|auto|modern -- <server command> [args...]\n');
+    process.stderr.write(`client.mjs: ${message}\n`);
+    process.stderr.write('usage: node client.mjs --mode legacy|auto|modern (-- <server command> [args...] | --url URL)\n');
     process.exit(2);
 }
 
 function parseArgs(argv) {
     let mode;
+    let url;
     let i = 0;
     for (; i < argv.length; i++) {
         const arg = argv[i];
@@ -40,14 +45,17 @@ function parseArgs(argv) {
             mode = argv[++i];
         } else if (arg.startsWith('--mode=')) {
             mode = arg.slice('--mode='.length);
+        } else if (arg === '--url') {
+            url = argv[++i];
         } else {
             usage(`unexpected argument '${arg}'`);
         }
     }
     const server = argv.slice(i);
     if (!['legacy', 'auto', 'modern'].includes(mode)) usage(`--mode must be legacy, auto or modern (got ${mode})`);
-    if (server.length === 0) usage('missing server command after --');
-    return { mode, command: server[0], args: server.slice(1) };
+    if (url === undefined && server.length === 0) usage('missing --url or a server command after --');
+    if (url !== undefined && server.length > 0) usage('give --url or a server command, not both');
+    return { mode, url, command: server[0], args: server.slice(1) };
 }
 
 class CheckError extends Error {}
@@ -71,8 +79,9 @@ function expectSingleText(label, result, expected) {
     check(item.text === expected, `${label}: expected text ${show(expected)}, got ${show(item.text)}`);
 }
 
-async function run({ mode, command, args }, client) {
-    const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+async function run({ mode, url, command, args }, client) {
+    const transport =
+        url === undefined ? new StdioClientTransport({ command, args, stderr: 'inherit' }) : new StreamableHTTPClientTransport(new URL(url));
     const versionNegotiation =
         mode === 'legacy'
             ? { mode: 'legacy' }
@@ -113,12 +122,19 @@ async function run({ mode, command, args }, client) {
     }
     check(bad && bad.isError === true, `add {a:"x",b:3}: expected isError: true, got ${show(bad)}`);
 
-    return {
+    const summary = {
         client: 'ts',
         mode,
         protocolVersion,
-        tools: [...byName.keys()].sort()
+        tools: [...byName.keys()].sort(),
+        transport: url === undefined ? 'stdio' : 'http'
     };
+    if (url !== undefined) {
+        summary.sessionId = transport.sessionId !== undefined;
+        // End a legacy session explicitly (DELETE; a stateless server's 405 is accepted).
+        if (transport.sessionId !== undefined) await transport.terminateSession();
+    }
+    return summary;
 }
 
 async function main() {
@@ -127,7 +143,7 @@ async function main() {
     let timedOut = false;
     const watchdog = setTimeout(() => {
         timedOut = true;
-        process.stderr.write(`stdio-client.mjs: timed out after ${OVERALL_TIMEOUT_MS} ms\n`);
+        process.stderr.write(`client.mjs: timed out after ${OVERALL_TIMEOUT_MS} ms\n`);
         // Best effort: let the transport end the server, then exit regardless.
         client.close().catch(() => {});
         setTimeout(() => process.exit(1), 5_000).unref();
@@ -141,14 +157,14 @@ async function main() {
         code = 1;
         if (!timedOut) {
             const text = error instanceof CheckError ? error.message : `unexpected error: ${error?.stack ?? error}`;
-            process.stderr.write(`stdio-client.mjs [mode ${parsed.mode}]: ${text}\n`);
+            process.stderr.write(`client.mjs [mode ${parsed.mode}]: ${text}\n`);
         }
     } finally {
         // Always close: that ends stdin and, failing that, signals the server subprocess.
         try {
             await client.close();
         } catch (error) {
-            process.stderr.write(`stdio-client.mjs: closing the client failed: ${error?.stack ?? error}\n`);
+            process.stderr.write(`client.mjs: closing the client failed: ${error?.stack ?? error}\n`);
             code = 1;
         }
         clearTimeout(watchdog);

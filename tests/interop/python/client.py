@@ -1,15 +1,18 @@
-"""Interop check: drive an MCP server over stdio with the official Python client (`mcp`,
-pinned in requirements.txt).
+"""Interop check: drive an MCP server over stdio or Streamable HTTP with the official Python
+client (`mcp`, pinned in requirements.txt).
 
-Usage: python stdio_client.py --mode legacy|auto|2026-07-28 -- <server command> [args...]
+Usage: python client.py --mode legacy|auto|2026-07-28 -- <server command> [args...]   (stdio)
+       python client.py --mode legacy|auto|2026-07-28 --url http://127.0.0.1:PORT/mcp  (HTTP)
 
   legacy      -> Client(..., mode="legacy")      (plain `initialize` handshake)
   auto        -> Client(..., mode="auto")        (`server/discover` probe on the same process,
                                                   fallback to `initialize`)
   2026-07-28  -> Client(..., mode="2026-07-28")  (adopts 2026-07-28 without any probe)
 
+Over HTTP the client is given the URL itself (`Client(url, ...)`).
+
 On success prints one JSON line to stdout, e.g.
-  {"client":"python","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"]}
+  {"client":"python","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"],"transport":"stdio"}
 and exits 0. Any failed check prints a message to stderr and exits 1.
 """
 
@@ -54,10 +57,14 @@ def expect_single_text(label: str, result: Any, expected: str) -> None:
     check(item.text == expected, f"{label}: expected text {expected!r}, got {item.text!r}")
 
 
-async def run(mode: str, command: str, args: list[str]) -> dict[str, Any]:
-    params = StdioServerParameters(command=command, args=args)
+async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
+    server: str | StdioServerParameters
+    if isinstance(target, str):
+        server = target
+    else:
+        server = StdioServerParameters(command=target[0], args=target[1:])
     client_info = Implementation(name="mcp-toolkit-interop-python", version="0.0.0")
-    async with Client(params, mode=mode, client_info=client_info, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+    async with Client(server, mode=mode, client_info=client_info, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
         protocol_version = client.protocol_version
         check(isinstance(protocol_version, str) and protocol_version != "", "no negotiated protocol version")
 
@@ -96,6 +103,7 @@ async def run(mode: str, command: str, args: list[str]) -> dict[str, Any]:
             "mode": mode,
             "protocolVersion": protocol_version,
             "tools": sorted(by_name),
+            "transport": "http" if isinstance(target, str) else "stdio",
         }
 
 
@@ -109,36 +117,35 @@ def describe(error: BaseException) -> str:
     return "unexpected error:\n" + "".join(traceback.format_exception(error)).rstrip()
 
 
-async def main_async(mode: str, command: str, args: list[str]) -> dict[str, Any]:
+async def main_async(mode: str, target: str | list[str]) -> dict[str, Any]:
     # The `async with Client` inside closes the client (and so the server subprocess) on any
     # exit, the timeout's cancellation included.
     with anyio.fail_after(OVERALL_TIMEOUT_S):
-        return await run(mode, command, args)
+        return await run(mode, target)
 
 
 def main() -> int:
     argv = sys.argv[1:]
-    if "--" not in argv:
-        print("stdio_client.py: missing '--' before the server command", file=sys.stderr)
-        return 2
-    split = argv.index("--")
-    parser = argparse.ArgumentParser(prog="stdio_client.py")
+    split = argv.index("--") if "--" in argv else len(argv)
+    parser = argparse.ArgumentParser(prog="client.py")
     parser.add_argument("--mode", required=True, choices=MODES)
+    parser.add_argument("--url", help="a Streamable HTTP endpoint instead of a server command")
     opts = parser.parse_args(argv[:split])
     server = argv[split + 1 :]
-    if not server:
-        print("stdio_client.py: missing server command after '--'", file=sys.stderr)
+    if (opts.url is None) == (not server):
+        print("client.py: give --url or a server command after '--' (one of them)", file=sys.stderr)
         return 2
+    target: str | list[str] = opts.url if opts.url is not None else server
 
     try:
-        summary = anyio.run(main_async, opts.mode, server[0], server[1:])
+        summary = anyio.run(main_async, opts.mode, target)
     except TimeoutError:
-        print(f"stdio_client.py [mode {opts.mode}]: timed out after {OVERALL_TIMEOUT_S:g} s", file=sys.stderr)
+        print(f"client.py [mode {opts.mode}]: timed out after {OVERALL_TIMEOUT_S:g} s", file=sys.stderr)
         return 1
     except BaseException as error:  # noqa: BLE001 - report everything, exit 1
         if isinstance(error, KeyboardInterrupt):
             raise
-        print(f"stdio_client.py [mode {opts.mode}]: {describe(error)}", file=sys.stderr)
+        print(f"client.py [mode {opts.mode}]: {describe(error)}", file=sys.stderr)
         return 1
     print(json.dumps(summary, separators=(",", ":")), flush=True)
     return 0

@@ -1,0 +1,298 @@
+//! The authentication hook: an [`Authenticator`] checks the bearer token of every request
+//! before its body is read; a failure is answered with 401 (or 403 for a token without
+//! the needed scope) and a `WWW-Authenticate` challenge (RFC 6750, with the RFC 9728
+//! `resource_metadata` parameter the MCP authorization spec asks for).
+
+use super::response;
+use futures::future::BoxFuture;
+use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
+use http::{HeaderValue, StatusCode};
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+/// Checks the credentials of each HTTP request, e.g. by validating an OAuth access token
+/// issued by your authorization server (signature, expiry, audience, scopes).
+///
+/// Called once per request (POST, GET and DELETE alike) before the body is read, so an
+/// unauthenticated client costs little. Sessions remember the [`Identity`] that opened
+/// them: a request with another identity is answered as if the session did not exist.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use mcp_runtime::transport::http::{AuthError, Authenticator, Identity, http};
+///
+/// struct Jwt; // holds your verification keys
+///
+/// impl Authenticator for Jwt {
+///     fn authenticate<'a>(
+///         &'a self,
+///         token: Option<&'a str>,
+///         _request: &'a http::request::Parts,
+///     ) -> BoxFuture<'a, Result<Identity, AuthError>> {
+///         Box::pin(async move {
+///             let token = token.ok_or_else(AuthError::missing)?;
+///             // Verify the token here; this sketch accepts one fixed value.
+///             if token == "let-me-in" {
+///                 Ok(Identity::subject("alice"))
+///             } else {
+///                 Err(AuthError::invalid_token("the token is not valid"))
+///             }
+///         })
+///     }
+///
+///     fn resource_metadata(&self) -> Option<&str> {
+///         Some("https://mcp.example.com/.well-known/oauth-protected-resource")
+///     }
+/// }
+/// ```
+pub trait Authenticator: Send + Sync + 'static {
+    /// Checks one request. `token` is the value of `Authorization: Bearer …`, `None` when
+    /// the request has none; `request` has the method, URI and every header.
+    fn authenticate<'a>(
+        &'a self,
+        token: Option<&'a str>,
+        request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Identity, AuthError>>;
+
+    /// The URL of this resource's OAuth protected-resource metadata (RFC 9728), sent in
+    /// every challenge so a client can find the authorization server.
+    fn resource_metadata(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// Who a request is from, as the [`Authenticator`] established it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    subject: Option<Arc<str>>,
+}
+
+impl Identity {
+    /// No particular principal.
+    pub fn anonymous() -> Self {
+        Self::default()
+    }
+
+    /// A principal, e.g. the token's `sub` claim.
+    pub fn subject(subject: impl Into<Arc<str>>) -> Self {
+        Self {
+            subject: Some(subject.into()),
+        }
+    }
+
+    /// The principal, if any.
+    pub fn subject_name(&self) -> Option<&str> {
+        self.subject.as_deref()
+    }
+}
+
+/// Why a request was not authenticated.
+#[derive(Debug, Clone)]
+pub struct AuthError {
+    status: StatusCode,
+    code: Option<&'static str>,
+    description: Option<Cow<'static, str>>,
+    scope: Option<String>,
+}
+
+impl AuthError {
+    /// No credentials: 401 with a bare challenge.
+    pub fn missing() -> Self {
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            code: None,
+            description: None,
+            scope: None,
+        }
+    }
+
+    /// Credentials that are malformed, expired, revoked or for another audience: 401
+    /// with `error="invalid_token"`.
+    pub fn invalid_token(description: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            code: Some("invalid_token"),
+            description: Some(description.into()),
+            scope: None,
+        }
+    }
+
+    /// A valid token without the scope needed: 403 with `error="insufficient_scope"` and
+    /// the `scope` to ask for.
+    pub fn insufficient_scope(scope: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::FORBIDDEN,
+            code: Some("insufficient_scope"),
+            description: None,
+            scope: Some(scope.into()),
+        }
+    }
+
+    /// The HTTP status this is answered with.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    fn challenge(&self, resource_metadata: Option<&str>) -> String {
+        let mut parts = vec![r#"realm="mcp""#.to_owned()];
+        if let Some(code) = self.code {
+            parts.push(format!(r#"error="{code}""#));
+        }
+        if let Some(d) = &self.description {
+            parts.push(format!(r#"error_description="{}""#, quoted(d)));
+        }
+        if let Some(scope) = &self.scope {
+            parts.push(format!(r#"scope="{}""#, quoted(scope)));
+        }
+        if let Some(url) = resource_metadata {
+            parts.push(format!(r#"resource_metadata="{}""#, quoted(url)));
+        }
+        format!("Bearer {}", parts.join(", "))
+    }
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.code, &self.description) {
+            (_, Some(d)) => f.write_str(d),
+            (Some(code), None) => f.write_str(code),
+            (None, None) => f.write_str("authentication required"),
+        }
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// Keeps a quoted-string parameter quoted: no `"` or `\`, visible ASCII only.
+fn quoted(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii() && !c.is_ascii_control() && *c != '"' && *c != '\\')
+        .collect()
+}
+
+/// Runs `auth` for a request; the error is the response to send.
+pub(crate) async fn check(
+    auth: &dyn Authenticator,
+    parts: &http::request::Parts,
+) -> Result<Identity, Box<http::Response<axum::body::Body>>> {
+    let token = parts
+        .headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, rest) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+        })
+        .filter(|t| !t.is_empty());
+    match auth.authenticate(token, parts).await {
+        Ok(identity) => Ok(identity),
+        Err(e) => {
+            tracing::debug!(target: "mcp::audit", error = %e, "request not authenticated");
+            let mut resp = response::message(e.status, &e.to_string());
+            if let Ok(v) = HeaderValue::from_str(&e.challenge(auth.resource_metadata())) {
+                resp.headers_mut().insert(WWW_AUTHENTICATE, v);
+            }
+            Err(Box::new(resp))
+        }
+    }
+}
+
+/// An [`Authenticator`] with a fixed set of bearer tokens, each naming its subject. For
+/// service-to-service deployments and tests; an OAuth deployment validates tokens instead.
+///
+/// ```
+/// use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
+///
+/// let options = HttpOptions::default().auth(BearerTokens::new([("ci", "a-long-random-secret")]));
+/// ```
+#[derive(Clone)]
+pub struct BearerTokens {
+    tokens: Arc<[KnownToken]>,
+}
+
+/// A subject and its token.
+type KnownToken = (Arc<str>, Box<[u8]>);
+
+impl fmt::Debug for BearerTokens {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BearerTokens")
+            .field(
+                "subjects",
+                &self.tokens.iter().map(|t| &t.0).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl BearerTokens {
+    /// Accepts each `(subject, token)` pair's token as that subject.
+    pub fn new<S, T>(tokens: impl IntoIterator<Item = (S, T)>) -> Self
+    where
+        S: Into<Arc<str>>,
+        T: AsRef<str>,
+    {
+        Self {
+            tokens: tokens
+                .into_iter()
+                .map(|(s, t)| (s.into(), t.as_ref().as_bytes().into()))
+                .collect(),
+        }
+    }
+}
+
+impl Authenticator for BearerTokens {
+    fn authenticate<'a>(
+        &'a self,
+        token: Option<&'a str>,
+        _request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Identity, AuthError>> {
+        let outcome = match token {
+            None => Err(AuthError::missing()),
+            Some(token) => self
+                .tokens
+                .iter()
+                .find(|(_, known)| constant_time_eq(known, token.as_bytes()))
+                .map(|(subject, _)| Identity::subject(subject.clone()))
+                .ok_or_else(|| AuthError::invalid_token("unknown token")),
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+}
+
+/// Compares without an early exit on the first differing byte, so response timing does not
+/// reveal how much of a guessed token was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenges_follow_rfc_6750() {
+        assert_eq!(
+            AuthError::missing().challenge(None),
+            r#"Bearer realm="mcp""#
+        );
+        assert_eq!(
+            AuthError::invalid_token("expired \"yesterday\"")
+                .challenge(Some("https://x/.well-known/oauth-protected-resource")),
+            r#"Bearer realm="mcp", error="invalid_token", error_description="expired yesterday", resource_metadata="https://x/.well-known/oauth-protected-resource""#
+        );
+        let scope = AuthError::insufficient_scope("tools:call");
+        assert_eq!(scope.status(), StatusCode::FORBIDDEN);
+        assert!(scope.challenge(None).contains(r#"scope="tools:call""#));
+    }
+
+    #[test]
+    fn token_comparison_is_exact() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secret2"));
+    }
+}

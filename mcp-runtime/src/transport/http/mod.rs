@@ -1,0 +1,21 @@
+#![doc = include_str!("README.md")]
+
+mod auth;
+mod headers;
+mod options;
+mod post;
+mod response;
+mod security;
+mod server;
+mod service;
+mod session;
+
+pub use auth::{AuthError, Authenticator, BearerTokens, Identity};
+pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, LegacyMode};
+pub use server::{HttpServer, serve_http};
+pub use service::McpHttpService;
+
+/// The `http` crate (1.x, the one axum and hyper use), for [`Authenticator`] implementations.
+pub use ::http;
+/// The boxed future an [`Authenticator`] returns.
+pub use futures::future::BoxFuture;

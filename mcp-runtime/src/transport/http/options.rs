@@ -1,0 +1,226 @@
+//! [`HttpOptions`]: everything about the HTTP transport that a deployment may tune. Every
+//! default is the safe one.
+
+use super::auth::Authenticator;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How clients of the 2025 revisions (the `initialize` handshake) are served.
+///
+/// Modern (2026-07-28) requests are stateless in both modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LegacyMode {
+    /// `initialize` opens a session named by an `Mcp-Session-Id` (256 random bits); the
+    /// client gets a GET stream for server-initiated messages (`tools/list_changed`), may
+    /// end the session with DELETE, and its capabilities from `initialize` apply to every
+    /// later request. Idle sessions expire and their number is capped. Behind a load
+    /// balancer this mode needs sticky routing on `Mcp-Session-Id`.
+    ///
+    /// The default: it gives 2025 clients everything they expect from one server process
+    /// (what a local deployment is), and the official Python SDK defaults to it too.
+    #[default]
+    Sessionful,
+    /// Every POST is a throwaway session: `initialize` is answered but nothing is kept, no
+    /// session id is minted, and GET and DELETE get 405. Later requests are served under
+    /// the version in their `MCP-Protocol-Version` header, with no client capabilities.
+    /// Any instance can serve any request, so replicas behind a plain load balancer work.
+    /// The official TypeScript SDK's default.
+    Stateless,
+}
+
+/// Which `Host` and `Origin` values the endpoint accepts (DNS-rebinding protection).
+///
+/// By default a request is accepted when its `Host` is `localhost` or an IP address
+/// (a rebinding attack needs a DNS name) and its `Origin`, if it has one, is a loopback
+/// origin or the same host and port as `Host`. Deployments reached through a DNS name
+/// list it with [`allow_host`](HttpOptions::allow_host); browsers on other origins with
+/// [`allow_origin`](HttpOptions::allow_origin).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HostPolicy {
+    /// Extra host names, `name` (any port) or `name:port`, lowercase.
+    pub(crate) hosts: Vec<String>,
+    /// Extra origins, `scheme://host[:port]`, lowercase.
+    pub(crate) origins: Vec<String>,
+    /// Accept any `Host` and `Origin` (only behind something that checks them).
+    pub(crate) disabled: bool,
+}
+
+/// Options of the Streamable HTTP transport. Build with [`HttpOptions::default`] and the
+/// methods below.
+///
+/// ```
+/// use mcp_runtime::transport::http::{HttpOptions, LegacyMode};
+/// use std::time::Duration;
+///
+/// let options = HttpOptions::default()
+///     .legacy_mode(LegacyMode::Stateless)
+///     .allow_host("mcp.example.com")
+///     .max_body_bytes(1 << 20)
+///     .session_idle_timeout(Duration::from_secs(600));
+/// assert_eq!(options.path(), "/mcp");
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(crate) path: String,
+    pub(crate) legacy: LegacyMode,
+    pub(crate) hosts: HostPolicy,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) header_read_timeout: Duration,
+    pub(crate) body_read_timeout: Duration,
+    pub(crate) max_concurrent_requests: usize,
+    pub(crate) max_sessions: usize,
+    pub(crate) session_idle_timeout: Duration,
+    pub(crate) keep_alive: Duration,
+    pub(crate) shutdown_grace: Duration,
+    pub(crate) auth: Option<Arc<dyn Authenticator>>,
+}
+
+/// The default request body cap: 4 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            path: "/mcp".to_owned(),
+            legacy: LegacyMode::default(),
+            hosts: HostPolicy::default(),
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            max_concurrent_requests: 256,
+            max_sessions: 1024,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            keep_alive: Duration::from_secs(15),
+            shutdown_grace: Duration::from_secs(10),
+            auth: None,
+        }
+    }
+}
+
+impl fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("legacy", &self.legacy)
+            .field("hosts", &self.hosts)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("max_sessions", &self.max_sessions)
+            .field("auth", &self.auth.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpOptions {
+    /// The endpoint's path for [`HttpServer`](super::HttpServer) (default `/mcp`). A
+    /// service mounted in your own router answers wherever you mount it.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Sets the endpoint's path (must start with `/`).
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.path = if path.starts_with('/') {
+            path
+        } else {
+            format!("/{path}")
+        };
+        self
+    }
+
+    /// How 2025-era clients are served (default [`LegacyMode::Sessionful`]).
+    pub fn legacy_mode(mut self, mode: LegacyMode) -> Self {
+        self.legacy = mode;
+        self
+    }
+
+    /// Also accepts this `Host`: `name` (any port) or `name:port`, e.g. the DNS name a
+    /// load balancer or Kubernetes Service is reached by.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.hosts.hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Also accepts this `Origin` (`https://app.example.com`), for browser-based clients.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        let origin = origin.into().to_ascii_lowercase();
+        self.hosts
+            .origins
+            .push(origin.trim_end_matches('/').to_owned());
+        self
+    }
+
+    /// Accepts any `Host` and `Origin`. Only for an endpoint behind a proxy or gateway that
+    /// validates them itself: without the check, a web page can reach a local server
+    /// through DNS rebinding.
+    pub fn disable_host_check(mut self) -> Self {
+        self.hosts.disabled = true;
+        self
+    }
+
+    /// The largest request body accepted (default 4 MiB); a larger one gets 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// How long a client may take to send a request's headers, including the wait for the
+    /// next request on an idle keep-alive connection (default 10 s; [`HttpServer`] only).
+    ///
+    /// [`HttpServer`]: super::HttpServer
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request's body (default 30 s); a slower one
+    /// gets 408.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How many POSTs are handled at once, streams included (default 256); the next one
+    /// gets 503 with `Retry-After`. With the body cap this bounds the memory requests use.
+    pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
+        self.max_concurrent_requests = requests.max(1);
+        self
+    }
+
+    /// How many legacy sessions may exist at once (default 1024); `initialize` beyond it
+    /// gets 503. Sessionful mode only.
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a legacy session may go without requests (and without an open GET stream)
+    /// before it expires (default 30 min). A request naming an expired session gets 404,
+    /// which tells a 2025 client to initialize again.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// The interval of SSE keep-alive comments on quiet streams (default 15 s), so proxies
+    /// with an idle timeout keep them open. A request still running after one interval
+    /// without having sent a notification is switched to an SSE stream for the same reason.
+    pub fn keep_alive(mut self, interval: Duration) -> Self {
+        self.keep_alive = interval.max(Duration::from_millis(10));
+        self
+    }
+
+    /// How long a graceful shutdown waits for in-flight requests (default 10 s).
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
+        self
+    }
+
+    /// Checks every request's credentials with `auth` before anything else is read.
+    pub fn auth(mut self, auth: impl Authenticator) -> Self {
+        self.auth = Some(Arc::new(auth));
+        self
+    }
+}

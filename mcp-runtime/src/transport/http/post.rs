@@ -1,0 +1,493 @@
+//! POST: one JSON-RPC message in, its answer out as JSON or as a per-request SSE stream.
+//!
+//! Order of checks: `Content-Type` (415), `Accept` (406), the body (413 over the cap, 408
+//! when too slow), JSON-RPC decoding (400 with `-32700`/`-32600`), then the dispatcher,
+//! which classifies the request by its body and calls back for the header checks.
+//!
+//! How an answer is sent (the spec allows JSON or SSE; this is the choice made):
+//! - An answer ready at once goes as `application/json`, with the status its [`Verdict`]
+//!   maps to: 400 for envelope, version, header and session problems, 404 for a method the
+//!   request's era lacks (or an unknown session), 200 otherwise (errors such as an unknown
+//!   tool stay in-band, as in the official TypeScript SDK).
+//! - A request still running is answered as JSON if it finishes within one keep-alive
+//!   interval without sending a notification; otherwise the response becomes
+//!   `text/event-stream`: its notifications (progress, a listen stream's events) as they
+//!   come, then the answer, then the end of the stream. Quiet stretches carry keep-alive
+//!   comments, and `X-Accel-Buffering: no` keeps nginx from holding events back.
+//! - A client that goes away (closes the stream or the connection) cancels the request:
+//!   the tool's future is dropped and nothing more is sent for it.
+//! - A client that accepts only JSON gets the answer as JSON and no notifications; one that
+//!   accepts only SSE gets every answer as a stream. `subscriptions/listen` needs SSE (406).
+//!
+//! [`Verdict`]: crate::server::exchange::Verdict
+
+use super::auth::Identity;
+use super::headers::{HttpChecks, Sessionless};
+use super::options::LegacyMode;
+use super::response::{self, Refusal};
+use super::service::Shared;
+use super::session::{self, Busy, Lookup};
+use crate::protocol::headers::MCP_SESSION_ID;
+use crate::protocol::jsonrpc::{Message, decode};
+use crate::protocol::{McpError, RequestId};
+use crate::server::exchange::{Dispatched, Exchange, Verdict};
+use crate::tool::Peer;
+use axum::body::Body;
+use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use serde_json::value::RawValue;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
+use tokio::time::Instant;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+/// How many notifications of one request may wait for a slow client before the tool's
+/// `progress` waits too.
+const NOTIFY_QUEUE: usize = 16;
+
+/// What the client's `Accept` allows.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Accept {
+    pub(crate) json: bool,
+    pub(crate) sse: bool,
+}
+
+impl Accept {
+    /// Reads `Accept`; no header at all accepts both.
+    pub(crate) fn of(headers: &HeaderMap) -> Self {
+        let mut accept = Accept {
+            json: false,
+            sse: false,
+        };
+        let mut any = false;
+        for value in headers.get_all(ACCEPT) {
+            any = true;
+            for item in value.to_str().unwrap_or_default().split(',') {
+                let mut fields = item.split(';').map(str::trim);
+                let media = fields.next().unwrap_or_default().to_ascii_lowercase();
+                let refused = fields.any(|f| {
+                    f.strip_prefix("q=")
+                        .is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q == 0.0))
+                });
+                if refused {
+                    continue;
+                }
+                match media.as_str() {
+                    "application/json" | "application/*" => accept.json = true,
+                    "text/event-stream" | "text/*" => accept.sse = true,
+                    "*/*" => {
+                        accept.json = true;
+                        accept.sse = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if any {
+            accept
+        } else {
+            Accept {
+                json: true,
+                sse: true,
+            }
+        }
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Handles a POST (the caller holds a concurrency permit for it).
+pub(crate) async fn handle<B>(
+    shared: &Arc<Shared>,
+    parts: http::request::Parts,
+    body: B,
+    identity: Identity,
+    permit: OwnedSemaphorePermit,
+) -> Response<Body>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    // Requiring JSON also keeps browsers' form and text/plain "simple requests" out.
+    if !is_json(&parts.headers) {
+        return response::message(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send the JSON-RPC message with Content-Type: application/json",
+        );
+    }
+    let accept = Accept::of(&parts.headers);
+    if !accept.json && !accept.sse {
+        return response::message(
+            StatusCode::NOT_ACCEPTABLE,
+            "accept application/json and text/event-stream",
+        );
+    }
+    let bytes = match read_body(body, &parts.headers, &shared.options).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused.into_response(),
+    };
+    let message = match decode(&bytes) {
+        Ok(message) => message,
+        Err(e) => return response::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+    };
+    let lookup = match shared.options.legacy {
+        // Stateless: no session ids exist, so any header is ignored.
+        LegacyMode::Stateless => Lookup::Absent,
+        LegacyMode::Sessionful => shared.sessions.lookup(&parts.headers, &identity),
+    };
+    let hold = Hold {
+        _permit: permit,
+        _busy: match &lookup {
+            Lookup::Found(s) => Some(Busy::new(s)),
+            _ => None,
+        },
+    };
+    match message {
+        Message::Request { id, method, params } => {
+            if method == "subscriptions/listen" && !accept.sse {
+                return response::message(
+                    StatusCode::NOT_ACCEPTABLE,
+                    "subscriptions/listen answers with an event stream; accept text/event-stream",
+                );
+            }
+            if method == "initialize" && shared.options.legacy == LegacyMode::Sessionful {
+                return initialize(shared, &parts, id, params, &identity, accept, hold);
+            }
+            let (sessionless, connection) = match &lookup {
+                Lookup::Found(s) => (Sessionless::Serve, &s.connection),
+                Lookup::Unknown => (Sessionless::Unknown, &shared.stateless),
+                Lookup::Absent if shared.options.legacy == LegacyMode::Sessionful => {
+                    (Sessionless::Missing, &shared.stateless)
+                }
+                Lookup::Absent => (Sessionless::Serve, &shared.stateless),
+            };
+            let checks = HttpChecks {
+                headers: &parts.headers,
+                sessionless,
+            };
+            let (exchange, pending) = Pending::new(hold);
+            match connection.request(id, &method, params, &checks, exchange) {
+                Dispatched::Reply { line, verdict } => pending.now(line, verdict, accept, shared),
+                Dispatched::Pending => pending.later(accept, shared).await,
+            }
+        }
+        Message::Notification { method, params } => match &lookup {
+            Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
+            Lookup::Found(s) => {
+                s.connection.notification(&method, params);
+                response::accepted()
+            }
+            Lookup::Absent => {
+                shared.stateless.notification(&method, params);
+                response::accepted()
+            }
+        },
+        // This server sends no requests, so no response is awaited; take it and move on.
+        Message::Response { .. } => response::accepted(),
+    }
+}
+
+/// `initialize` in sessionful mode: a new connection, kept as a session if it succeeds.
+fn initialize(
+    shared: &Arc<Shared>,
+    parts: &http::request::Parts,
+    id: RequestId,
+    params: Option<&RawValue>,
+    identity: &Identity,
+    accept: Accept,
+    hold: Hold,
+) -> Response<Body> {
+    let (tx, outbox) = mpsc::channel(session::OUTBOX);
+    let connection = shared.server().connect(Peer::new(tx));
+    let checks = HttpChecks {
+        headers: &parts.headers,
+        sessionless: Sessionless::Serve,
+    };
+    let (exchange, pending) = Pending::new(hold);
+    let Dispatched::Reply { line, verdict } =
+        connection.request(id, "initialize", params, &checks, exchange)
+    else {
+        unreachable!("initialize is answered at once")
+    };
+    if connection.legacy_version().is_none() {
+        // Refused (bad params, bad header): no session.
+        return pending.now(line, verdict, accept, shared);
+    }
+    let Some(session) = shared.sessions.insert(connection, outbox, identity) else {
+        return response::unavailable("too many sessions are open; retry later");
+    };
+    tracing::debug!(session = %session.id, "legacy session opened");
+    let mut resp = pending.now(line, verdict, accept, shared);
+    if let Ok(value) = HeaderValue::from_str(&session.id) {
+        resp.headers_mut().insert(MCP_SESSION_ID, value);
+    }
+    resp
+}
+
+async fn read_body<B>(
+    body: B,
+    headers: &HeaderMap,
+    options: &super::HttpOptions,
+) -> Result<Bytes, Refusal>
+where
+    B: http_body::Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let limit = options.max_body_bytes;
+    let too_large = || {
+        Refusal::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body exceeds the limit of {limit} bytes"),
+        )
+    };
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
+    }
+    match tokio::time::timeout(
+        options.body_read_timeout,
+        Limited::new(body, limit).collect(),
+    )
+    .await
+    {
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Err(e)) => {
+            tracing::debug!(error = %e, "reading a request body failed");
+            Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                "the body could not be read",
+            ))
+        }
+        Err(_) => Err(Refusal::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "the body took too long to arrive",
+        )),
+    }
+}
+
+/// What a request keeps while it is answered: its concurrency permit, and its session's
+/// busy mark (a session with a request in flight does not expire).
+struct Hold {
+    _permit: OwnedSemaphorePermit,
+    _busy: Option<Busy>,
+}
+
+/// One request's answer in the making: its notifications, its deferred answer, and the
+/// guard that cancels it when the client goes away.
+struct Pending {
+    queued: VecDeque<Vec<u8>>,
+    /// The answer, once it arrived, until it is sent (after the queued notifications).
+    answer: Option<Vec<u8>>,
+    notify: mpsc::Receiver<Vec<u8>>,
+    notify_open: bool,
+    respond: Option<oneshot::Receiver<Vec<u8>>>,
+    cancel: Option<DropGuard>,
+    _hold: Hold,
+}
+
+/// What [`Pending::next`] found.
+enum Step {
+    /// A notification to send.
+    Message(Vec<u8>),
+    /// The answer: the last thing to send.
+    Answer(Vec<u8>),
+    /// The deadline passed first.
+    Quiet,
+    /// Nothing more will come (the request was dropped, or everything was sent).
+    Gone,
+}
+
+impl Pending {
+    fn new(hold: Hold) -> (Exchange, Self) {
+        let (notify_tx, notify) = mpsc::channel(NOTIFY_QUEUE);
+        let (respond_tx, respond) = oneshot::channel();
+        let cancel = CancellationToken::new();
+        let exchange = Exchange {
+            notify: Peer::new(notify_tx),
+            respond: respond_tx,
+            cancel: cancel.clone(),
+        };
+        let pending = Pending {
+            queued: VecDeque::new(),
+            answer: None,
+            notify,
+            notify_open: true,
+            respond: Some(respond),
+            cancel: Some(cancel.drop_guard()),
+            _hold: hold,
+        };
+        (exchange, pending)
+    }
+
+    /// The request finished: nothing is left to cancel.
+    fn finished(&mut self) {
+        if let Some(guard) = self.cancel.take() {
+            guard.disarm();
+        }
+    }
+
+    /// Takes notifications already sent, in order.
+    fn drain(&mut self) {
+        while let Ok(line) = self.notify.try_recv() {
+            self.queued.push_back(line);
+        }
+    }
+
+    /// The next thing to send, waiting at most until `until`.
+    async fn next(&mut self, until: Option<Instant>) -> Step {
+        loop {
+            if let Some(line) = self.queued.pop_front() {
+                return Step::Message(line);
+            }
+            if let Some(line) = self.answer.take() {
+                return Step::Answer(line);
+            }
+            // No answer to wait for: it was sent, or it will never come.
+            let Some(respond) = self.respond.as_mut() else {
+                return Step::Gone;
+            };
+            enum Got {
+                Note(Option<Vec<u8>>),
+                Answer(Option<Vec<u8>>),
+                Quiet,
+            }
+            let deadline = until.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400));
+            let got = tokio::select! {
+                biased;
+                note = self.notify.recv(), if self.notify_open => Got::Note(note),
+                answer = respond => Got::Answer(answer.ok()),
+                () = tokio::time::sleep_until(deadline), if until.is_some() => Got::Quiet,
+            };
+            match got {
+                Got::Note(Some(line)) => return Step::Message(line),
+                Got::Note(None) => self.notify_open = false,
+                Got::Answer(answer) => {
+                    self.respond = None;
+                    let Some(line) = answer else {
+                        return Step::Gone;
+                    };
+                    self.finished();
+                    // Notifications sent before the answer go first.
+                    self.drain();
+                    self.answer = Some(line);
+                }
+                Got::Quiet => return Step::Quiet,
+            }
+        }
+    }
+
+    /// The answer was ready at once.
+    fn now(
+        mut self,
+        line: Vec<u8>,
+        verdict: Verdict,
+        accept: Accept,
+        shared: &Shared,
+    ) -> Response<Body> {
+        self.finished();
+        self.respond = None;
+        if verdict != Verdict::Answered {
+            return response::json(response::status_of(verdict), line);
+        }
+        // A tool that finished on its first poll may have sent progress already.
+        self.drain();
+        if (self.queued.is_empty() && accept.json) || !accept.sse {
+            return response::json(StatusCode::OK, line);
+        }
+        self.answer = Some(line);
+        self.stream(shared)
+    }
+
+    /// The request is running: JSON if it finishes quietly within one keep-alive
+    /// interval, a stream otherwise.
+    async fn later(mut self, accept: Accept, shared: &Shared) -> Response<Body> {
+        if !accept.sse {
+            // Notifications have nowhere to go; drop them as they come.
+            loop {
+                match self.next(None).await {
+                    Step::Message(_) => {}
+                    Step::Answer(line) => return response::json(StatusCode::OK, line),
+                    Step::Quiet | Step::Gone => return gone(),
+                }
+            }
+        }
+        let window = Instant::now() + shared.options.keep_alive;
+        match self.next(Some(window)).await {
+            Step::Answer(line) if accept.json => response::json(StatusCode::OK, line),
+            Step::Answer(line) => {
+                self.answer = Some(line);
+                self.stream(shared)
+            }
+            Step::Message(line) => {
+                self.queued.push_front(line);
+                self.stream(shared)
+            }
+            Step::Quiet => self.stream(shared),
+            Step::Gone => gone(),
+        }
+    }
+
+    /// The rest of the exchange as an SSE stream; dropping it (the client left) cancels the
+    /// request.
+    fn stream(self, shared: &Shared) -> Response<Body> {
+        let events = futures::stream::unfold(self, |mut pending| async move {
+            match pending.next(None).await {
+                Step::Message(line) | Step::Answer(line) => Some((line, pending)),
+                Step::Quiet | Step::Gone => None,
+            }
+        });
+        response::sse(events, shared.options.keep_alive)
+    }
+}
+
+/// The request ended without an answer (the server is shutting down).
+fn gone() -> Response<Body> {
+    response::error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        &McpError::internal("the request ended without an answer (the server is shutting down)"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(values: &[&str]) -> Accept {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(ACCEPT, HeaderValue::from_str(v).unwrap());
+        }
+        Accept::of(&headers)
+    }
+
+    #[test]
+    fn accept_reads_media_ranges_and_zero_quality() {
+        let a = accept(&["application/json, text/event-stream"]);
+        assert!(a.json && a.sse);
+        let a = accept(&[]);
+        assert!(a.json && a.sse, "no Accept accepts anything");
+        let a = accept(&["*/*"]);
+        assert!(a.json && a.sse);
+        let a = accept(&["application/json;q=0.9"]);
+        assert!(a.json && !a.sse);
+        let a = accept(&["text/event-stream", "application/json;q=0"]);
+        assert!(!a.json && a.sse);
+        let a = accept(&["text/html"]);
+        assert!(!a.json && !a.sse);
+    }
+}

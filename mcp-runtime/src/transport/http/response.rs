@@ -1,0 +1,129 @@
+//! Building responses: JSON-RPC messages as JSON bodies, errors with their status, and the
+//! SSE streams of per-request answers and session streams.
+
+use crate::protocol::jsonrpc::encode_error;
+use crate::protocol::{McpError, RequestId};
+use crate::server::exchange::Verdict;
+use axum::body::Body;
+use axum::response::IntoResponse as _;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::Stream;
+use http::header::{ALLOW, CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderName, HeaderValue, Response, StatusCode};
+use std::convert::Infallible;
+use std::time::Duration;
+
+/// `X-Accel-Buffering: no` tells nginx (and proxies that copy it) not to buffer a stream.
+static X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+
+/// The HTTP status of a dispatched answer.
+pub(crate) fn status_of(verdict: Verdict) -> StatusCode {
+    match verdict {
+        Verdict::Answered => StatusCode::OK,
+        Verdict::Invalid => StatusCode::BAD_REQUEST,
+        Verdict::NotFound => StatusCode::NOT_FOUND,
+    }
+}
+
+/// A JSON body (one serialized JSON-RPC message).
+pub(crate) fn json(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+    let mut resp = Response::new(Body::from(body));
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
+
+/// A JSON-RPC error response with its status. `id` is `null` when the request's id is
+/// unknown (the body was not read, or could not be decoded).
+pub(crate) fn error(
+    status: StatusCode,
+    id: Option<&RequestId>,
+    error: &McpError,
+) -> Response<Body> {
+    json(status, encode_error(id, error))
+}
+
+/// A request refused by the transport, before or instead of the dispatcher.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    pub(crate) status: StatusCode,
+    pub(crate) text: String,
+}
+
+impl Refusal {
+    pub(crate) fn new(status: StatusCode, text: impl Into<String>) -> Self {
+        Self {
+            status,
+            text: text.into(),
+        }
+    }
+
+    pub(crate) fn into_response(self) -> Response<Body> {
+        message(self.status, &self.text)
+    }
+}
+
+/// A transport-level refusal (before any JSON-RPC message was read): a JSON-RPC error with
+/// id `null` and code `-32600`, so clients that show the body show the reason.
+pub(crate) fn message(status: StatusCode, text: &str) -> Response<Body> {
+    let reason = status.canonical_reason().unwrap_or("Error");
+    error(
+        status,
+        None,
+        &McpError::invalid_request(format!("{reason}: {text}")),
+    )
+}
+
+/// 405 with the methods the endpoint takes.
+pub(crate) fn method_not_allowed(allow: &'static str) -> Response<Body> {
+    let mut resp = message(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &format!("this endpoint takes {allow}"),
+    );
+    resp.headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    resp
+}
+
+/// 503 with `Retry-After`.
+pub(crate) fn unavailable(text: &str) -> Response<Body> {
+    let mut resp = message(StatusCode::SERVICE_UNAVAILABLE, text);
+    resp.headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    resp
+}
+
+/// 202 Accepted, no body (a notification or a client's response was taken).
+pub(crate) fn accepted() -> Response<Body> {
+    let mut resp = Response::new(Body::empty());
+    *resp.status_mut() = StatusCode::ACCEPTED;
+    resp
+}
+
+/// An SSE response: one event per serialized message, keep-alive comments while quiet,
+/// and `X-Accel-Buffering: no`.
+pub(crate) fn sse<S>(messages: S, keep_alive: Duration) -> Response<Body>
+where
+    S: Stream<Item = Vec<u8>> + Send + 'static,
+{
+    use futures::StreamExt as _;
+    let events = messages.map(|line| Ok::<_, Infallible>(event(line)));
+    let mut resp = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(keep_alive).text("keep-alive"))
+        .into_response();
+    resp.headers_mut()
+        .insert(&X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    resp
+}
+
+/// One message as an SSE event (`data: {json}`).
+fn event(mut line: Vec<u8>) -> Event {
+    while line.last() == Some(&b'\n') {
+        line.pop();
+    }
+    // Serialized JSON is UTF-8 and, with its newline gone, a single line.
+    let text = String::from_utf8(line)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Event::default().data(text)
+}

@@ -1,0 +1,176 @@
+//! [`HttpServer`] and [`serve_http`]: a listener, hyper's HTTP/1.1 connections with the
+//! header read timeout and `TCP_NODELAY`, the endpoint at its path (404 elsewhere), and a
+//! graceful shutdown.
+
+use super::options::HttpOptions;
+use super::service::McpHttpService;
+use crate::server::Server;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinSet;
+
+/// Serves `server` over Streamable HTTP at `http://{addr}/mcp` with default options until
+/// Ctrl-C or SIGTERM, then shuts down gracefully.
+///
+/// Pass a loopback address (`127.0.0.1:8000`) unless the server must be reachable from
+/// other machines; the `Host`/`Origin` checks stay on either way.
+///
+/// ```no_run
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::transport::http::serve_http;
+///
+/// # async fn run(server: Server) -> std::io::Result<()> {
+/// serve_http(server, "127.0.0.1:8000").await
+/// # }
+/// ```
+pub async fn serve_http(server: Server, addr: impl ToSocketAddrs) -> io::Result<()> {
+    HttpServer::bind(addr, server, HttpOptions::default())
+        .await?
+        .run()
+        .await
+}
+
+/// A bound Streamable HTTP server. [`bind`](Self::bind) it, read its
+/// [`url`](Self::url) (useful with port 0), then [`run`](Self::run) it.
+///
+/// Connections speak HTTP/1.1 (put TLS and HTTP/2 in a proxy in front, or mount
+/// [`McpHttpService`] in a server that speaks them). Every accepted socket gets
+/// `TCP_NODELAY`: without it, small responses wait for the peer's delayed ACK, about 40 ms
+/// per request. A client that does not finish its request headers within the header read
+/// timeout (which also bounds idle keep-alive connections) is disconnected.
+#[derive(Debug)]
+pub struct HttpServer {
+    listener: TcpListener,
+    local_addr: SocketAddr,
+    service: McpHttpService,
+}
+
+impl HttpServer {
+    /// Binds the listener (nothing is served until [`run`](Self::run)).
+    pub async fn bind(
+        addr: impl ToSocketAddrs,
+        server: Server,
+        options: HttpOptions,
+    ) -> io::Result<Self> {
+        let listener = TcpListener::bind(addr).await?;
+        let local_addr = listener.local_addr()?;
+        Ok(Self {
+            listener,
+            local_addr,
+            service: McpHttpService::new(server, options),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The endpoint's URL, e.g. `http://127.0.0.1:8000/mcp`.
+    pub fn url(&self) -> String {
+        format!(
+            "http://{}{}",
+            self.local_addr,
+            self.service.options().path()
+        )
+    }
+
+    /// The endpoint service (to watch sessions, or to shut it down from elsewhere).
+    pub fn service(&self) -> &McpHttpService {
+        &self.service
+    }
+
+    /// Serves until Ctrl-C or SIGTERM, then shuts down gracefully.
+    pub async fn run(self) -> io::Result<()> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Serves until `signal` completes, then shuts down gracefully: stops accepting,
+    /// closes sessions and streams (a `subscriptions/listen` stream gets its final result),
+    /// lets in-flight requests finish within the shutdown grace period, and then drops
+    /// whatever is left.
+    pub async fn run_until(self, signal: impl Future<Output = ()> + Send) -> io::Result<()> {
+        let options = self.service.options().clone();
+        let app = axum::Router::new().route_service(options.path(), self.service.clone());
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(options.header_read_timeout)
+            .keep_alive(true);
+        let graceful = GracefulShutdown::new();
+        let mut connections = JoinSet::new();
+        tokio::pin!(signal);
+        loop {
+            tokio::select! {
+                () = &mut signal => break,
+                accepted = self.listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        if let Err(e) = stream.set_nodelay(true) {
+                            tracing::debug!(error = %e, "TCP_NODELAY could not be set");
+                        }
+                        let service = TowerToHyperService::new(app.clone());
+                        let connection = http.serve_connection(TokioIo::new(stream), service);
+                        let connection = graceful.watch(connection);
+                        connections.spawn(async move {
+                            if let Err(e) = connection.await {
+                                tracing::debug!(error = %e, "HTTP connection ended with an error");
+                            }
+                        });
+                    }
+                    Err(e) => {
+                        // Out of file descriptors and the like: back off instead of spinning.
+                        tracing::warn!(error = %e, "accepting a connection failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+                Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            }
+        }
+        drop(self.listener);
+        tracing::info!("shutting down: no new connections");
+        self.service.begin_shutdown();
+        let drained = tokio::time::timeout(options.shutdown_grace, async {
+            graceful.shutdown().await;
+            self.service.shutdown().await;
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(
+                grace = ?options.shutdown_grace,
+                "requests still running after the shutdown grace period were dropped"
+            );
+        }
+        connections.shutdown().await;
+        Ok(())
+    }
+}
+
+/// Ctrl-C, or SIGTERM on Unix (what Kubernetes and systemd send).
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

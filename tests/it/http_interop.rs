@@ -1,0 +1,116 @@
+//! Interop over Streamable HTTP: the official clients (TypeScript `@modelcontextprotocol/client`
+//! 2.4.0, Python `mcp` 2.3.0, pinned by `tests/interop/setup.sh`) against
+//! `echo-server --transport http`, in each of their negotiation modes and in both legacy
+//! modes of the server. The scripts are the stdio ones given `--url`: they list the tools,
+//! call `echo` and `add` (including wrongly typed arguments, which must come back as an
+//! `isError` result), and print a JSON summary.
+//!
+//! What the clients do over HTTP (observed with these versions):
+//! - legacy mode: `initialize` POST without `MCP-Protocol-Version`, then
+//!   `notifications/initialized` (202), then a GET for the server's stream; later requests
+//!   carry the negotiated version and the `Mcp-Session-Id` if one was minted;
+//! - auto and pinned modes: an in-place `server/discover` POST carrying the envelope and the
+//!   `MCP-Protocol-Version`/`Mcp-Method` headers; every later request is enveloped, with
+//!   `Mcp-Name` on `tools/call`, and no session id.
+
+use crate::interop::{Sdk, assert_version, run_script};
+use mcp_tests::http::Spawned;
+use serde_json::Value;
+
+const LEGACY: &str = "2025-11-25";
+const MODERN: &str = "2026-07-28";
+
+/// Runs `sdk` in `mode` against a fresh `echo-server --transport http --legacy-mode
+/// {legacy_mode}` and checks what does not depend on the negotiated era.
+fn run(sdk: Sdk, mode: &str, legacy_mode: &str) -> Value {
+    let server = Spawned::start("echo-server", &["--legacy-mode", legacy_mode]);
+    let summary = run_script(sdk, mode, &["--url".as_ref(), server.url.as_ref()]);
+    assert_eq!(summary["transport"], "http", "summary: {summary}");
+    summary
+}
+
+/// The TypeScript summary says whether the server minted a session.
+fn assert_session(summary: &Value, expected: bool) {
+    assert_eq!(
+        summary["sessionId"], expected,
+        "Mcp-Session-Id minted? summary: {summary}"
+    );
+}
+
+// ---- TypeScript client, sessionful legacy mode ------------------------------------------------
+
+#[test]
+fn ts_legacy_sessionful() {
+    let summary = run(Sdk::Ts, "legacy", "sessionful");
+    assert_version(&summary, LEGACY);
+    assert_session(&summary, true);
+}
+
+#[test]
+fn ts_auto_sessionful() {
+    let summary = run(Sdk::Ts, "auto", "sessionful");
+    assert_version(&summary, MODERN);
+    assert_session(&summary, false);
+}
+
+#[test]
+fn ts_modern_sessionful() {
+    let summary = run(Sdk::Ts, "modern", "sessionful");
+    assert_version(&summary, MODERN);
+    assert_session(&summary, false);
+}
+
+// ---- TypeScript client, stateless legacy mode -------------------------------------------------
+
+#[test]
+fn ts_legacy_stateless() {
+    let summary = run(Sdk::Ts, "legacy", "stateless");
+    assert_version(&summary, LEGACY);
+    assert_session(&summary, false);
+}
+
+#[test]
+fn ts_auto_stateless() {
+    let summary = run(Sdk::Ts, "auto", "stateless");
+    assert_version(&summary, MODERN);
+    assert_session(&summary, false);
+}
+
+#[test]
+fn ts_modern_stateless() {
+    let summary = run(Sdk::Ts, "modern", "stateless");
+    assert_version(&summary, MODERN);
+    assert_session(&summary, false);
+}
+
+// ---- Python client, both legacy modes ---------------------------------------------------------
+
+#[test]
+fn python_legacy_sessionful() {
+    assert_version(&run(Sdk::Python, "legacy", "sessionful"), LEGACY);
+}
+
+#[test]
+fn python_auto_sessionful() {
+    assert_version(&run(Sdk::Python, "auto", "sessionful"), MODERN);
+}
+
+#[test]
+fn python_2026_07_28_sessionful() {
+    assert_version(&run(Sdk::Python, MODERN, "sessionful"), MODERN);
+}
+
+#[test]
+fn python_legacy_stateless() {
+    assert_version(&run(Sdk::Python, "legacy", "stateless"), LEGACY);
+}
+
+#[test]
+fn python_auto_stateless() {
+    assert_version(&run(Sdk::Python, "auto", "stateless"), MODERN);
+}
+
+#[test]
+fn python_2026_07_28_stateless() {
+    assert_version(&run(Sdk::Python, MODERN, "stateless"), MODERN);
+}

@@ -1,0 +1,461 @@
+//! Legacy (2025-era) clients over HTTP: the session lifecycle in sessionful mode (id, GET
+//! stream, DELETE, expiry, cap, identity), and stateless mode (405s, no session).
+
+use http::{Method, StatusCode};
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::http::{BearerTokens, HttpOptions, LegacyMode};
+use mcp_tests::http::{
+    self as t, ACCEPT_BOTH, LEGACY, Spawned, SseReader, eventually, fixture, initialize, legacy,
+    post, post_modern, serve,
+};
+use serde_json::json;
+use std::time::Duration;
+
+/// Initializes a session; returns its id.
+async fn open_session(url: &str, extra: &[(&str, &str)]) -> String {
+    let reply = post(url, extra, &initialize(1)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["result"]["protocolVersion"], LEGACY);
+    let id = reply
+        .header("mcp-session-id")
+        .unwrap_or_else(|| panic!("initialize must mint a session: {:?}", reply.headers))
+        .to_owned();
+    let mut headers = extra.to_vec();
+    headers.push(("mcp-session-id", &id));
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(url, &headers, &done).await.status,
+        StatusCode::ACCEPTED
+    );
+    id
+}
+
+#[tokio::test]
+async fn a_sessionful_legacy_client_lives_and_dies_by_its_session_id() {
+    let server = Spawned::start("echo-server", &["--legacy-mode", "sessionful"]);
+    let url = &server.url;
+    let id = open_session(url, &[]).await;
+    // 256 bits of randomness, base64url: 43 visible ASCII characters.
+    assert_eq!(id.len(), 43, "{id}");
+    assert!(
+        id.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+        "{id}"
+    );
+    let other = open_session(url, &[]).await;
+    assert_ne!(id, other, "every session gets its own id");
+
+    // Requests on the session, under any legacy version header, get 2025-shaped answers.
+    for version in [LEGACY, "2025-06-18", "2025-03-26"] {
+        let reply = post(
+            url,
+            &[("mcp-session-id", &id), ("mcp-protocol-version", version)],
+            &legacy(2, "tools/list", json!({})),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{version}: {}", reply.text());
+        let result = &reply.json()["result"];
+        assert!(
+            result["tools"].as_array().is_some_and(|t| t.len() == 2),
+            "{result}"
+        );
+        assert!(
+            result.get("resultType").is_none(),
+            "legacy results carry no era fields: {result}"
+        );
+    }
+    let reply = post(
+        url,
+        &[("mcp-session-id", &id)],
+        &legacy(
+            3,
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "hey"}}),
+        ),
+    )
+    .await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "hey");
+    let reply = post(
+        url,
+        &[("mcp-session-id", &id)],
+        &legacy(4, "ping", json!({})),
+    )
+    .await;
+    assert_eq!(reply.json()["result"], json!({}));
+
+    // A modern version header on a legacy body: 400 -32020.
+    let reply = post(
+        url,
+        &[
+            ("mcp-session-id", &id),
+            ("mcp-protocol-version", "2026-07-28"),
+        ],
+        &legacy(5, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(
+        (reply.status, reply.error_code()),
+        (StatusCode::BAD_REQUEST, -32020),
+        "{}",
+        reply.text()
+    );
+    let reply = post(
+        url,
+        &[
+            ("mcp-session-id", &id),
+            ("mcp-protocol-version", "2099-01-01"),
+        ],
+        &legacy(5, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+
+    // No session id: 400. An unknown one: 404 (the client's cue to initialize again).
+    let reply = post(url, &[], &legacy(6, "tools/list", json!({}))).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    let reply = post(
+        url,
+        &[("mcp-session-id", "no-such-session")],
+        &legacy(7, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text());
+    let reply = post(
+        url,
+        &[("mcp-session-id", "no-such-session")],
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+
+    // Modern requests need no session, and an unknown session id does not matter to them.
+    let reply = post_modern(url, 8, "tools/list", json!({})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let (message, headers) = t::modern(9, "tools/list", json!({}));
+    let mut headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    headers.push(("mcp-session-id", "no-such-session"));
+    let reply = post(url, &headers, &message).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert!(reply.header("mcp-session-id").is_none());
+
+    // GET opens the session's stream; a second one at the same time is refused.
+    let get = t::open(
+        Method::GET,
+        url,
+        &[("mcp-session-id", &id), ("accept", "text/event-stream")],
+        "",
+    )
+    .await;
+    assert_eq!(get.status(), StatusCode::OK);
+    assert_eq!(get.headers()["content-type"], "text/event-stream");
+    assert_eq!(get.headers()["x-accel-buffering"], "no");
+    let second = t::send(
+        Method::GET,
+        url,
+        &[("mcp-session-id", &id), ("accept", "text/event-stream")],
+        "",
+    )
+    .await;
+    assert_eq!(second.status, StatusCode::CONFLICT);
+    let reply = t::send(Method::GET, url, &[("accept", "text/event-stream")], "").await;
+    assert_eq!(
+        reply.status,
+        StatusCode::BAD_REQUEST,
+        "GET without a session"
+    );
+    let reply = t::send(
+        Method::GET,
+        url,
+        &[("mcp-session-id", "nope"), ("accept", "text/event-stream")],
+        "",
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    let reply = t::send(
+        Method::GET,
+        url,
+        &[("mcp-session-id", &id), ("accept", "application/json")],
+        "",
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::NOT_ACCEPTABLE);
+
+    // DELETE ends it: the GET stream ends, and the id is unknown from then on.
+    let mut stream = SseReader::new(get);
+    let reply = t::send(Method::DELETE, url, &[("mcp-session-id", &id)], "").await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT);
+    loop {
+        match stream.next(Duration::from_secs(10)).await {
+            None => break,
+            Some(event) => assert!(
+                event.data.is_none(),
+                "only keep-alives before the end: {event:?}"
+            ),
+        }
+    }
+    let reply = post(
+        url,
+        &[("mcp-session-id", &id)],
+        &legacy(9, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        t::send(Method::DELETE, url, &[("mcp-session-id", &id)], "")
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        t::send(Method::DELETE, url, &[], "").await.status,
+        StatusCode::BAD_REQUEST
+    );
+    // The other session is untouched.
+    let reply = post(
+        url,
+        &[("mcp-session-id", &other)],
+        &legacy(10, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_get_stream_carries_list_changes_and_survives_reconnects() {
+    let (server, _) = fixture();
+    // Short keep-alives: a closed stream is noticed at the next write at the latest.
+    let options = HttpOptions::default().keep_alive(Duration::from_millis(50));
+    let s = serve(server.clone(), options).await;
+    let id = open_session(&s.url, &[]).await;
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("accept", "text/event-stream"),
+    ];
+    let mut stream = SseReader::new(t::open(Method::GET, &s.url, &headers, "").await);
+    let extra = tool_fn(
+        ToolDefinition::new("extra", "Added at run time.", json!({"type": "object"})),
+        |_, _| async { "extra" },
+    );
+    server.tools().register(extra).unwrap();
+    let message = stream
+        .next_message(Duration::from_secs(10))
+        .await
+        .expect("an event");
+    assert_eq!(
+        message["method"], "notifications/tools/list_changed",
+        "{message}"
+    );
+
+    // Reconnect: the stream can be opened again, and gets what comes next.
+    drop(stream);
+    let reconnect = async {
+        loop {
+            let response = t::open(Method::GET, &s.url, &headers, "").await;
+            if response.status() == StatusCode::OK {
+                break SseReader::new(response);
+            }
+            // The old stream is let go of once the server notices it closed; try again.
+            assert_eq!(response.status(), StatusCode::CONFLICT);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let mut stream = tokio::time::timeout(Duration::from_secs(20), reconnect)
+        .await
+        .expect("the session's stream can be reopened");
+    assert!(server.tools().remove("extra"));
+    let message = stream
+        .next_message(Duration::from_secs(10))
+        .await
+        .expect("an event");
+    assert_eq!(message["method"], "notifications/tools/list_changed");
+}
+
+#[tokio::test]
+async fn idle_sessions_expire_and_the_cap_holds() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default()
+        .max_sessions(2)
+        .session_idle_timeout(Duration::from_millis(300))
+        .keep_alive(Duration::from_millis(50));
+    let s = serve(server, options).await;
+    let first = open_session(&s.url, &[]).await;
+    let second = open_session(&s.url, &[]).await;
+    // Open GET streams keep both sessions in use, so neither can expire meanwhile.
+    let mut streams = Vec::new();
+    for id in [&first, &second] {
+        let headers = [
+            ("mcp-session-id", id.as_str()),
+            ("accept", "text/event-stream"),
+        ];
+        let get = t::open(Method::GET, &s.url, &headers, "").await;
+        assert_eq!(get.status(), StatusCode::OK);
+        streams.push(get);
+    }
+    // At the cap, with both sessions live: 503, no third session.
+    let reply = post(&s.url, &[], &initialize(1)).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.text()
+    );
+    assert!(reply.header("retry-after").is_some());
+    assert_eq!(s.service.session_count(), 2);
+
+    // Once idle long enough, sessions expire: requests get 404 and room opens up.
+    drop(streams);
+    let service = s.service.clone();
+    assert!(
+        eventually(Duration::from_secs(20), || service.session_count() == 0).await,
+        "sessions expired"
+    );
+    let reply = post(
+        &s.url,
+        &[("mcp-session-id", &first)],
+        &legacy(2, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    open_session(&s.url, &[]).await;
+}
+
+#[tokio::test]
+async fn a_session_with_an_open_stream_does_not_expire() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default().session_idle_timeout(Duration::from_millis(100));
+    let s = serve(server, options).await;
+    let id = open_session(&s.url, &[]).await;
+    let get = t::open(
+        Method::GET,
+        &s.url,
+        &[("mcp-session-id", &id), ("accept", "text/event-stream")],
+        "",
+    )
+    .await;
+    assert_eq!(get.status(), StatusCode::OK);
+    // Several sweeps pass while the stream is open.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let reply = post(
+        &s.url,
+        &[("mcp-session-id", &id)],
+        &legacy(2, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    drop(get);
+}
+
+#[tokio::test]
+async fn sessions_belong_to_the_identity_that_opened_them() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default().auth(BearerTokens::new([
+        ("alice", "token-a"),
+        ("bob", "token-b"),
+    ]));
+    let s = serve(server, options).await;
+    let alice = [("authorization", "Bearer token-a")];
+    let id = open_session(&s.url, &alice).await;
+    let reply = post(
+        &s.url,
+        &[("authorization", "Bearer token-a"), ("mcp-session-id", &id)],
+        &legacy(2, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    let reply = post(
+        &s.url,
+        &[("authorization", "Bearer token-b"), ("mcp-session-id", &id)],
+        &legacy(3, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::NOT_FOUND,
+        "bob cannot use alice's session"
+    );
+}
+
+#[tokio::test]
+async fn stateless_legacy_mode_keeps_nothing_and_refuses_get_and_delete() {
+    let server = Spawned::start("echo-server", &["--legacy-mode", "stateless"]);
+    let url = &server.url;
+    let reply = post(url, &[], &initialize(1)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.json()["result"]["protocolVersion"], LEGACY);
+    assert!(
+        reply.header("mcp-session-id").is_none(),
+        "no session is minted"
+    );
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(url, &[], &done).await.status, StatusCode::ACCEPTED);
+
+    // Every request stands alone, with or without a (meaningless) session id.
+    for headers in [
+        vec![],
+        vec![("mcp-session-id", "whatever")],
+        vec![("mcp-protocol-version", "2025-06-18")],
+    ] {
+        let reply = post(
+            url,
+            &headers,
+            &legacy(
+                2,
+                "tools/call",
+                json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+            ),
+        )
+        .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::OK,
+            "{headers:?}: {}",
+            reply.text()
+        );
+        let result = &reply.json()["result"];
+        assert_eq!(result["content"][0]["text"], "3");
+        assert!(
+            result.get("resultType").is_none(),
+            "legacy-shaped: {result}"
+        );
+    }
+    let reply = post(
+        url,
+        &[("mcp-protocol-version", "2026-07-28")],
+        &legacy(3, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(
+        (reply.status, reply.error_code()),
+        (StatusCode::BAD_REQUEST, -32020)
+    );
+
+    for method in [Method::GET, Method::DELETE] {
+        let reply = t::send(
+            method.clone(),
+            url,
+            &[("mcp-session-id", "x"), ("accept", ACCEPT_BOTH)],
+            "",
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED, "{method}");
+        assert_eq!(reply.header("allow"), Some("POST"));
+    }
+    // Modern clients are served the same in both modes.
+    let reply = post_modern(url, 4, "tools/list", json!({})).await;
+    assert_eq!(reply.json()["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn stateless_mode_is_an_option_of_the_library_too() {
+    let (server, _) = fixture();
+    let s = serve(
+        server,
+        HttpOptions::default().legacy_mode(LegacyMode::Stateless),
+    )
+    .await;
+    let reply = post(&s.url, &[], &initialize(1)).await;
+    assert!(reply.header("mcp-session-id").is_none());
+    assert_eq!(s.service.session_count(), 0);
+    let reply = t::send(Method::GET, &s.url, &[("accept", "text/event-stream")], "").await;
+    assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
+}
