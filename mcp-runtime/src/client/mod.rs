@@ -1,6 +1,6 @@
-//! A small MCP client over stdio (a child process) or in memory, for tests, the CLI and
-//! the benchmark. It speaks both eras: the `initialize` handshake, or the per-request
-//! envelope of 2026-07-28 after `server/discover`.
+//! A small MCP client over stdio (a child process), Streamable HTTP ([`Client::http`]) or
+//! in memory, for tests, the CLI and the benchmark. It speaks both eras: the `initialize`
+//! handshake, or the per-request envelope of 2026-07-28 after `server/discover`.
 
 use crate::protocol::jsonrpc::{ErrorObject, JSONRPC_VERSION, Request, encode_notification};
 use crate::protocol::lifecycle::{Implementation, InitializeResult};
@@ -17,6 +17,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
+
+mod http;
 
 /// How the client picks an era.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,139 @@
+//! The command line: `cargo mcp <command>`, parsed with clap derive in the cargo-subcommand
+//! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
+
+use crate::commands::{call, doctor, init, install, list, new, schema};
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+
+/// `cargo` as it runs us: `cargo mcp …`.
+#[derive(Debug, Parser)]
+#[command(name = "cargo", bin_name = "cargo")]
+pub enum Cargo {
+    /// Scaffold, inspect and install MCP servers.
+    Mcp(McpCli),
+}
+
+/// The arguments after `cargo mcp`.
+#[derive(Debug, clap::Args)]
+#[command(
+    version,
+    about = "Scaffold, inspect and install MCP servers",
+    long_about = "Scaffold, inspect and install Model Context Protocol servers built with mcp-runtime.\n\n\
+                  `new` and `init` generate a project that builds and passes `cargo test` at once; \
+                  `list`, `call` and `schema` talk to the current project (built and run), to any \
+                  command over stdio, or to a URL over Streamable HTTP; `install` adds the server \
+                  to a client's configuration; `doctor` checks the toolchain and versions.",
+    after_help = AFTER_HELP
+)]
+pub struct McpCli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Examples and the exit codes (the same table as [`crate::error::EXIT_CODES_HELP`]).
+const AFTER_HELP: &str = "\
+Examples:
+  cargo mcp new weather                          # scaffold a server (template stdio)
+  cargo mcp new files-srv --template files       # a server of confined file tools
+  cd weather && cargo mcp list                   # build it, start it, list its tools
+  cargo mcp call add a=2 b=3                     # call a tool
+  cargo mcp schema --check tests/snapshots/tools.json   # CI: fail when the tools changed
+  cargo mcp install claude-desktop               # build in release, add it to Claude Desktop
+  cargo mcp doctor                               # toolchain and toolkit versions
+
+Exit codes:
+  0  success
+  1  failure: a build, the server, the network or the file system failed
+  2  usage: invalid arguments or an invalid package name
+  3  check failed: `schema --check` differs, `call` got an error result, `doctor` found a problem
+  4  refused: would overwrite or replace something (see --force), or cannot edit a file safely";
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new MCP server project in a new folder.
+    New(new::Args),
+    /// Create an MCP server project in an existing folder.
+    Init(init::Args),
+    /// List the tools of a server.
+    List(list::Args),
+    /// Call a tool of a server.
+    Call(call::Args),
+    /// Print, save or check the server's tools/list snapshot.
+    Schema(schema::Args),
+    /// Add the server to an MCP client's configuration.
+    Install(install::Args),
+    /// Check the toolchain and the toolkit versions.
+    Doctor(doctor::Args),
+}
+
+/// Parses a command line as the process receives it (the program first). `mcp` is
+/// inserted when absent, so `cargo-mcp new x` works like `cargo mcp new x`.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<McpCli, clap::Error> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    if args.is_empty() {
+        args.push("cargo-mcp".into());
+    }
+    if args.get(1).map(|a| a.as_os_str()) != Some("mcp".as_ref()) {
+        args.insert(1, "mcp".into());
+    }
+    let Cargo::Mcp(cli) = Cargo::try_parse_from(args)?;
+    Ok(cli)
+}
+
+/// Runs the parsed command.
+pub fn exec(cli: McpCli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::New(args) => new::exec(args),
+        Command::Init(args) => init::exec(args),
+        Command::List(args) => list::exec(args),
+        Command::Call(args) => call::exec(args),
+        Command::Schema(args) => schema::exec(args),
+        Command::Install(args) => install::exec(args),
+        Command::Doctor(args) => doctor::exec(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::EXIT_CODES_HELP;
+    use clap::CommandFactory;
+
+    fn parse_str(line: &str) -> Result<McpCli, clap::Error> {
+        parse(line.split_whitespace().map(OsString::from))
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cargo::command().debug_assert();
+    }
+
+    #[test]
+    fn both_invocation_shapes_parse() {
+        for line in [
+            "cargo mcp new weather",
+            "cargo-mcp new weather",
+            "cargo-mcp mcp new weather",
+        ] {
+            let cli = parse_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert!(matches!(cli.command, Command::New(_)), "{line}");
+        }
+    }
+
+    #[test]
+    fn every_command_has_examples_in_its_help() {
+        let mut cargo = Cargo::command();
+        let mcp = cargo.find_subcommand_mut("mcp").unwrap();
+        assert!(mcp.render_long_help().to_string().contains(EXIT_CODES_HELP));
+        for sub in mcp.get_subcommands_mut().filter(|s| s.get_name() != "help") {
+            let help = sub.render_long_help().to_string();
+            assert!(
+                help.contains("Examples:"),
+                "`{}` has no examples",
+                sub.get_name()
+            );
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! `cargo mcp install`: add the server to a client's configuration.
+
+use crate::error::usage;
+use crate::ops::install::{self, ClientKind, Environment, Installed, ServerEntry};
+use crate::ops::project;
+use anyhow::{Context as _, Result};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Add the server to an MCP client's configuration.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "\
+Examples:
+  cargo mcp install claude-desktop                     # build in release, add it, keep a .bak
+  cargo mcp install claude-code --env API_KEY=secret   # user scope (~/.claude.json)
+  cargo mcp install claude-code --config-path .mcp.json  # a project's shared file instead
+  cargo mcp install vscode --name weather-dev          # .vscode/mcp.json of the project
+  cargo mcp install cursor --dry-run                   # show the change, write nothing
+  cargo mcp install json                               # print the mcpServers snippet
+  cargo mcp install claude-desktop -- ~/notes          # arguments for the server
+
+Only the server's own entry changes; everything else in the file is kept byte for byte, and
+the old file is copied to <file>.bak. A different entry of the same name is replaced only
+with --force (the difference is shown). A file that cannot be parsed is left alone and the
+snippet is printed instead (exit 4).")]
+pub struct Args {
+    /// The client.
+    #[arg(value_enum)]
+    pub client: ClientKind,
+
+    /// The server's name in the client (default: the binary's name).
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// An environment variable for the server; repeatable.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    pub env: Vec<String>,
+
+    /// The configuration file to edit (default: the client's usual place).
+    #[arg(long, value_name = "PATH")]
+    pub config_path: Option<PathBuf>,
+
+    /// Show what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Replace a different entry of the same name.
+    #[arg(long)]
+    pub force: bool,
+
+    /// The project's `Cargo.toml` (default: the one for the current folder).
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+
+    /// The project's binary, when it has several.
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+
+    /// The cargo profile to build with.
+    #[arg(long, value_name = "PROFILE", default_value = "release")]
+    pub profile: String,
+
+    /// Install this executable instead of building the project.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "bin"])]
+    pub binary: Option<PathBuf>,
+
+    /// Arguments the client passes to the server, after `--`.
+    #[arg(last = true, value_name = "SERVER_ARGS")]
+    pub server_args: Vec<String>,
+}
+
+/// Builds (unless `--binary`), merges the entry and reports what happened.
+pub fn exec(args: Args) -> Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the current folder")?;
+    let env: BTreeMap<String, String> = args
+        .env
+        .iter()
+        .map(|pair| install::parse_env(pair))
+        .collect::<Result<_>>()?;
+    let (executable, default_name, project_root) = match &args.binary {
+        Some(path) => {
+            let absolute = path
+                .canonicalize()
+                .with_context(|| format!("--binary {}", path.display()))?;
+            let name = absolute
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("server")
+                .to_owned();
+            (absolute, name, None)
+        }
+        None => {
+            let binary = project::locate(args.manifest_path.as_deref(), args.bin.as_deref(), &cwd)?;
+            eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
+            let built = project::build(&binary, &args.profile, &cwd)?;
+            let root = binary.manifest_path.parent().map(PathBuf::from);
+            (built.executable, binary.bin, root)
+        }
+    };
+    let server = ServerEntry {
+        name: args.name.clone().unwrap_or(default_name),
+        command: executable.to_string_lossy().into_owned(),
+        args: args.server_args.clone(),
+        env,
+    };
+    if server.name.is_empty() {
+        return Err(usage("--name cannot be empty"));
+    }
+    let environment = Environment::from_process(project_root.or(Some(cwd)));
+    let path = match (&args.config_path, args.client) {
+        (Some(path), _) => path.clone(),
+        (None, ClientKind::Json) => {
+            print!("{}", install::snippet(args.client, &server));
+            return Ok(());
+        }
+        (None, client) => client.default_config_path(&environment).ok_or_else(|| {
+            usage(format!(
+                "cannot tell where {client} keeps its configuration here (no home folder?); pass --config-path"
+            ))
+        })?,
+    };
+    let installed = install::install_into(&path, args.client, &server, args.force, args.dry_run)?;
+    match installed {
+        Installed::Unchanged => {
+            println!(
+                "{} already has `{}` as configured; nothing to do",
+                path.display(),
+                server.name
+            );
+        }
+        Installed::WouldWrite(text) => {
+            let before = std::fs::read_to_string(&path).unwrap_or_default();
+            let diff = similar::TextDiff::from_lines(&before, &text)
+                .unified_diff()
+                .header(&path.display().to_string(), "after install")
+                .to_string();
+            print!("{diff}");
+            eprintln!("dry run: nothing was written");
+        }
+        Installed::Written { backup, replaced } => {
+            let verb = if replaced { "replaced" } else { "added" };
+            println!(
+                "{verb} `{}` in {} ({})",
+                server.name,
+                path.display(),
+                args.client
+            );
+            println!("  command: {}", server.command);
+            if let Some(backup) = backup {
+                println!("  the previous file is in {}", backup.display());
+            }
+            if args.client == ClientKind::ClaudeDesktop {
+                println!("Restart Claude Desktop to load it.");
+            }
+        }
+    }
+    Ok(())
+}

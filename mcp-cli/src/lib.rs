@@ -1,0 +1,60 @@
+//! `cargo mcp`: scaffold, inspect and install MCP servers built with `mcp-runtime`.
+//!
+//! The binary `cargo-mcp` is a thin `main` over this library, so every command can be
+//! tested without a process:
+//!
+//! - [`cli`] is the command line (clap derive, the cargo-subcommand shape);
+//! - [`commands`] holds one module per subcommand, each with its `Args` and an `exec` that
+//!   prints;
+//! - [`ops`] does the work (templates, workspaces, building the project, talking to
+//!   servers, client configuration files, diagnostics) and returns values;
+//! - [`error`] maps failures to the documented exit codes.
+
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod ops;
+
+use std::ffi::OsString;
+
+/// The version of the toolkit this CLI was built from (also the default `mcp-runtime`
+/// version of generated projects).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The oldest Rust the toolkit supports (its `rust-version`).
+pub const RUST_VERSION: &str = env!("CARGO_PKG_RUST_VERSION");
+
+/// Runs `cargo mcp` with `args` (as `std::env::args_os` gives them: the program first) and
+/// returns the exit code: parses, dispatches, and reports a failure as one line on stderr
+/// (with any details it carries shown first).
+pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let parsed = match cli::parse(args) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            // clap prints help and version to stdout (exit 0) and mistakes to stderr (2).
+            let _ = e.print();
+            return if e.use_stderr() {
+                error::code::USAGE
+            } else {
+                error::code::SUCCESS
+            };
+        }
+    };
+    match cli::exec(parsed) {
+        Ok(()) => error::code::SUCCESS,
+        Err(e) => {
+            if let Some(details) = error::details(&e) {
+                let text = details.text.trim_end();
+                if details.to_stdout {
+                    println!("{text}");
+                } else {
+                    eprintln!("{text}");
+                }
+            }
+            eprintln!("{}", error::report(&e));
+            error::exit_code(&e)
+        }
+    }
+}

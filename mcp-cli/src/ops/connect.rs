@@ -1,0 +1,186 @@
+//! Reaching a server: the current project (built, then started over stdio), any command
+//! over stdio, or a Streamable HTTP URL; connected in the era asked for.
+
+use super::project;
+use anyhow::{Context as _, Result, anyhow, bail};
+use mcp_runtime::client::{Client, ClientError, EraMode};
+use mcp_runtime::protocol::Era;
+use mcp_runtime::protocol::lifecycle::Implementation;
+use mcp_runtime::protocol::meta::SERVER_INFO_KEY;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Which server to talk to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerSpec {
+    /// The cargo project in the current folder (or at `manifest_path`), built in the dev
+    /// profile and started with `args`.
+    Project {
+        /// `--manifest-path`.
+        manifest_path: Option<PathBuf>,
+        /// `--bin`.
+        bin: Option<String>,
+        /// Arguments for the server.
+        args: Vec<String>,
+    },
+    /// A command started over stdio: the program, then its arguments.
+    Command(Vec<String>),
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+impl ServerSpec {
+    /// How the server is shown in messages.
+    pub fn describe(&self) -> String {
+        match self {
+            ServerSpec::Project { .. } => "the current project".to_owned(),
+            ServerSpec::Command(cmd) => format!("`{}`", cmd.join(" ")),
+            ServerSpec::Url(url) => url.clone(),
+        }
+    }
+}
+
+/// A connected client and what the server said about itself.
+#[derive(Debug)]
+pub struct Connection {
+    /// The client.
+    pub client: Client,
+    /// The era in force.
+    pub era: Era,
+    /// The protocol version in force.
+    pub protocol_version: String,
+    /// The server's name and version, when it said.
+    pub server_info: Option<Implementation>,
+}
+
+impl Connection {
+    /// Ends the session: closes stdin of a child (and waits, bounded, for it to exit).
+    pub async fn close(self) {
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.client.close()).await;
+    }
+
+    /// `name version`, or `the server`.
+    pub fn server_label(&self) -> String {
+        match &self.server_info {
+            Some(info) => format!("{} {}", info.name, info.version),
+            None => "the server".to_owned(),
+        }
+    }
+}
+
+/// Starts or reaches the server and connects in `era`, within `timeout` (the build of the
+/// current project is not counted).
+pub async fn connect(
+    spec: &ServerSpec,
+    era: EraMode,
+    timeout: Duration,
+    cwd: &Path,
+) -> Result<Connection> {
+    let client = match spec {
+        ServerSpec::Project {
+            manifest_path,
+            bin,
+            args,
+        } => {
+            let (manifest_path, bin, cwd) = (manifest_path.clone(), bin.clone(), cwd.to_path_buf());
+            // Blocking cargo runs stay off the async threads.
+            let built = tokio::task::spawn_blocking(move || {
+                let binary = project::locate(manifest_path.as_deref(), bin.as_deref(), &cwd)?;
+                project::build(&binary, "dev", &cwd)
+            })
+            .await
+            .context("the build task failed")??;
+            let mut command = tokio::process::Command::new(&built.executable);
+            command.args(args);
+            Client::spawn(command)
+                .with_context(|| format!("cannot start {}", built.executable.display()))?
+        }
+        ServerSpec::Command(cmd) => {
+            let (program, args) = cmd
+                .split_first()
+                .ok_or_else(|| crate::error::usage("--command needs a program to run"))?;
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
+            Client::spawn(command).with_context(|| format!("cannot start `{program}`"))?
+        }
+        ServerSpec::Url(url) => Client::http(url).map_err(|e| anyhow!("{e}"))?,
+    };
+    let connected = tokio::time::timeout(timeout, handshake(&client, era))
+        .await
+        .map_err(|_| anyhow!("no answer within {} s", timeout.as_secs()))
+        .and_then(|r| r);
+    let (era, protocol_version, server_info) =
+        connected.with_context(|| format!("cannot connect to {}", spec.describe()))?;
+    Ok(Connection {
+        client,
+        era,
+        protocol_version,
+        server_info,
+    })
+}
+
+async fn handshake(
+    client: &Client,
+    mode: EraMode,
+) -> Result<(Era, String, Option<Implementation>)> {
+    let modern = |discovered: Value| {
+        let info = discovered
+            .get("_meta")
+            .and_then(|m| m.get(SERVER_INFO_KEY))
+            .and_then(|i| serde_json::from_value(i.clone()).ok());
+        let version = mcp_runtime::protocol::version::MODERN_VERSION.to_owned();
+        (Era::Modern, version, info)
+    };
+    let legacy = |client: Client| async move {
+        let result = client.initialize().await.map_err(describe)?;
+        Ok::<_, anyhow::Error>((
+            Era::Legacy,
+            result.protocol_version,
+            Some(result.server_info),
+        ))
+    };
+    match mode {
+        EraMode::Legacy => legacy(client.clone()).await,
+        EraMode::Modern => Ok(modern(client.discover().await.map_err(describe)?)),
+        EraMode::Auto => match client.discover().await {
+            Ok(found) => Ok(modern(found)),
+            Err(ClientError::Protocol(_)) => legacy(client.clone()).await,
+            Err(e) => Err(describe(e)),
+        },
+    }
+}
+
+/// A client error as one line.
+pub fn describe(error: ClientError) -> anyhow::Error {
+    match error {
+        ClientError::Closed => {
+            anyhow!("the server closed the connection (did it exit? its stderr is above)")
+        }
+        // Made by the HTTP client when no JSON-RPC answer came (see `Client::http`).
+        ClientError::Protocol(e)
+            if e.data
+                .as_ref()
+                .is_some_and(|d| d.get("transport").is_some()) =>
+        {
+            anyhow!("{}", e.message)
+        }
+        ClientError::Protocol(e) => {
+            anyhow!("the server answered with error {}: {}", e.code, e.message)
+        }
+        other => anyhow!("{other}"),
+    }
+}
+
+/// Runs `f` with `timeout`, as one line on failure.
+pub async fn bounded<T>(
+    timeout: Duration,
+    what: &str,
+    f: impl std::future::Future<Output = Result<T, ClientError>>,
+) -> Result<T> {
+    match tokio::time::timeout(timeout, f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(describe(e).context(what.to_owned())),
+        Err(_) => bail!("{what}: no answer within {} s", timeout.as_secs()),
+    }
+}

@@ -1,0 +1,319 @@
+//! What `list`, `call` and `schema` show: a table of tools, arguments from `key=value`
+//! pairs typed by the tool's schema, a readable tool result, and the `tools/list` snapshot
+//! format with its comparison.
+
+use anyhow::{Result, anyhow};
+use mcp_runtime::protocol::{CallToolResult, Content, ToolDefinition};
+use serde_json::{Map, Value, json};
+
+/// The longest description shown in a table cell.
+const DESCRIPTION_WIDTH: usize = 72;
+
+/// A tool's arguments as `a, b, unit?` (`?` marks the optional ones).
+pub fn argument_summary(tool: &ToolDefinition) -> String {
+    let required: Vec<&str> = tool
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(properties) = tool
+        .input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+    else {
+        return String::new();
+    };
+    properties
+        .keys()
+        .map(|k| {
+            if required.contains(&k.as_str()) {
+                k.clone()
+            } else {
+                format!("{k}?")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn first_line(text: &str, width: usize) -> String {
+    let line = text.lines().next().unwrap_or_default().trim();
+    if line.chars().count() <= width {
+        line.to_owned()
+    } else {
+        let cut: String = line.chars().take(width.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// The tools as a table: name, arguments, the first line of the description.
+pub fn tools_table(tools: &[ToolDefinition]) -> String {
+    let rows: Vec<[String; 3]> = tools
+        .iter()
+        .map(|t| {
+            [
+                t.name.clone(),
+                argument_summary(t),
+                first_line(t.description.as_deref().unwrap_or(""), DESCRIPTION_WIDTH),
+            ]
+        })
+        .collect();
+    let header = [
+        "NAME".to_owned(),
+        "ARGUMENTS".to_owned(),
+        "DESCRIPTION".to_owned(),
+    ];
+    let width = |i: usize| {
+        rows.iter()
+            .chain(std::iter::once(&header))
+            .map(|r| r[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let (w0, w1) = (width(0), width(1));
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let line = format!("{:<w0$}  {:<w1$}  {}", row[0], row[1], row[2]);
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The JSON type(s) a property's schema names.
+fn property_types(schema: Option<&Value>) -> Vec<String> {
+    match schema.and_then(|s| s.get("type")) {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The arguments of a call: `--args JSON` (an object), then each `key=value` on top.
+///
+/// A value is taken as JSON (`3`, `true`, `[1,2]`, `{"a":1}`, `"quoted"`) unless the
+/// property is declared a string, or it does not parse as JSON; then it is the text as
+/// written. So `city=Seoul` and `count=3` both do what they look like.
+pub fn call_arguments(
+    json_args: Option<&str>,
+    pairs: &[String],
+    tool: Option<&ToolDefinition>,
+) -> Result<Value> {
+    let mut arguments = match json_args {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                return Err(crate::error::usage(
+                    "--args must be a JSON object, e.g. '{\"a\": 1}'",
+                ));
+            }
+            Err(e) => return Err(crate::error::usage(format!("--args is not JSON: {e}"))),
+        },
+    };
+    let properties = tool
+        .and_then(|t| t.input_schema.get("properties"))
+        .and_then(Value::as_object);
+    for pair in pairs {
+        let (key, raw) = pair.split_once('=').ok_or_else(|| {
+            crate::error::usage(format!("`{pair}` is not key=value (use --args for JSON)"))
+        })?;
+        if key.is_empty() {
+            return Err(crate::error::usage(format!("`{pair}` has an empty key")));
+        }
+        let types = property_types(properties.and_then(|p| p.get(key)));
+        let is_string_only = !types.is_empty() && types.iter().all(|t| t == "string");
+        let value = if is_string_only {
+            Value::String(raw.to_owned())
+        } else {
+            serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.to_owned()))
+        };
+        arguments.insert(key.to_owned(), value);
+    }
+    Ok(Value::Object(arguments))
+}
+
+/// The closest tool names to `name`, for "did you mean".
+pub fn similar_names<'a>(name: &str, tools: &'a [ToolDefinition]) -> Vec<&'a str> {
+    let mut scored: Vec<(f64, &str)> = tools
+        .iter()
+        .map(|t| {
+            (
+                similar::TextDiff::from_chars(name, &t.name).ratio() as f64,
+                t.name.as_str(),
+            )
+        })
+        .filter(|(score, _)| *score >= 0.6)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().map(|(_, n)| n).take(3).collect()
+}
+
+/// A result for people: text blocks as they are, other blocks summarized, structured
+/// content pretty-printed when no text block carries it.
+pub fn render_result(result: &CallToolResult) -> String {
+    let mut out = Vec::new();
+    for block in &result.content {
+        out.push(match block {
+            Content::Text(t) => t.text.clone(),
+            Content::Image(b) => {
+                format!("[image {}, {} bytes of base64]", b.mime_type, b.data.len())
+            }
+            Content::Audio(b) => {
+                format!("[audio {}, {} bytes of base64]", b.mime_type, b.data.len())
+            }
+            Content::ResourceLink(l) => format!("[resource link {} ({})]", l.uri, l.name),
+            Content::Resource(r) => format!(
+                "[embedded resource] {}",
+                serde_json::to_string(&r.resource).unwrap_or_default()
+            ),
+        });
+    }
+    if out.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        out.push(serde_json::to_string_pretty(structured).unwrap_or_default());
+    }
+    let mut text = out.join("\n");
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// The snapshot of a tool list, as `schema` prints it and the generated projects commit
+/// it: `{"tools": [...]}`, keys sorted, two-space indentation, a final newline.
+pub fn snapshot(tools: &[ToolDefinition]) -> String {
+    // Through `Value`, whose maps are sorted: the text does not depend on field order.
+    let value = json!({ "tools": tools });
+    let mut text = serde_json::to_string_pretty(&value).expect("tool definitions serialize");
+    text.push('\n');
+    text
+}
+
+/// Compares a committed snapshot with the live tools. `Ok(None)` when equal (as JSON:
+/// formatting does not matter), else a unified diff from the file to the live list.
+pub fn compare_snapshot(
+    committed: &str,
+    tools: &[ToolDefinition],
+    file_name: &str,
+) -> Result<Option<String>> {
+    let expected: Value =
+        serde_json::from_str(committed).map_err(|e| anyhow!("{file_name} is not JSON: {e}"))?;
+    let actual = json!({ "tools": tools });
+    if expected == actual {
+        return Ok(None);
+    }
+    let normalize = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    let (old, new) = (normalize(&expected), normalize(&actual));
+    let diff = similar::TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(3)
+        .header(file_name, "the server's tools/list")
+        .to_string();
+    Ok(Some(diff))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool() -> ToolDefinition {
+        ToolDefinition::new(
+            "get_weather",
+            "Current weather for a city.\nMore detail.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "city": {"type": "string"},
+                    "days": {"type": "integer"},
+                    "tags": {"type": "array"},
+                    "unit": {"type": ["string", "null"]}
+                },
+                "required": ["city", "days"]
+            }),
+        )
+    }
+
+    #[test]
+    fn tables_show_names_arguments_and_first_lines() {
+        let table = tools_table(&[tool()]);
+        assert_eq!(
+            table,
+            "NAME         ARGUMENTS                 DESCRIPTION\n\
+             get_weather  city, days, tags?, unit?  Current weather for a city.\n"
+        );
+    }
+
+    #[test]
+    fn pairs_are_typed_by_the_schema() {
+        let args = call_arguments(
+            Some(r#"{"days": 1, "extra": true}"#),
+            &[
+                "city=123".into(),
+                "days=3".into(),
+                "tags=[\"a\"]".into(),
+                "unit=celsius".into(),
+                "other=null".into(),
+            ],
+            Some(&tool()),
+        )
+        .unwrap();
+        assert_eq!(
+            args,
+            json!({"city": "123", "days": 3, "tags": ["a"], "unit": "celsius", "extra": true, "other": null})
+        );
+        assert!(call_arguments(None, &["novalue".into()], None).is_err());
+        assert!(call_arguments(Some("[1]"), &[], None).is_err());
+        assert_eq!(call_arguments(None, &[], None).unwrap(), json!({}));
+    }
+
+    #[test]
+    fn suggests_close_names() {
+        assert_eq!(similar_names("get_wether", &[tool()]), ["get_weather"]);
+        assert!(similar_names("zzz", &[tool()]).is_empty());
+    }
+
+    #[test]
+    fn snapshots_compare_as_json() {
+        let tools = [tool()];
+        let text = snapshot(&tools);
+        assert!(text.starts_with("{\n  \"tools\": [\n"));
+        assert_eq!(compare_snapshot(&text, &tools, "tools.json").unwrap(), None);
+        let compact = serde_json::to_string(&json!({"tools": tools})).unwrap();
+        assert_eq!(
+            compare_snapshot(&compact, &tools, "tools.json").unwrap(),
+            None
+        );
+        let mut changed = tool();
+        changed.description = Some("Changed.".into());
+        let diff = compare_snapshot(&text, &[changed], "tools.json")
+            .unwrap()
+            .unwrap();
+        assert!(
+            diff.contains("-      \"description\": \"Current weather"),
+            "{diff}"
+        );
+        assert!(
+            diff.contains("+      \"description\": \"Changed.\""),
+            "{diff}"
+        );
+        assert!(compare_snapshot("nope", &tools, "tools.json").is_err());
+    }
+
+    #[test]
+    fn results_render_for_people() {
+        let text = render_result(&CallToolResult::text("5"));
+        assert_eq!(text, "5\n");
+        let structured = CallToolResult {
+            structured_content: Some(json!({"a": 1})),
+            ..CallToolResult::default()
+        };
+        assert_eq!(render_result(&structured), "{\n  \"a\": 1\n}\n");
+    }
+}

@@ -1,0 +1,501 @@
+//! Client configuration files: where each client keeps its MCP servers, the entry it
+//! expects, and a merge that changes only that entry.
+//!
+//! The file is edited through a concrete syntax tree (`jsonc-parser`), so everything else in
+//! it (other servers, other settings, comments in VS Code's JSONC, indentation, key order)
+//! stays byte for byte. The write goes through a temporary file in the same folder and a
+//! rename, after copying the old file to `<file>.bak`.
+
+use crate::error::{Details, refused_with};
+use anyhow::{Context as _, Result, anyhow};
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstRootNode};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// An MCP client whose configuration `install` edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientKind {
+    /// Claude Desktop: `claude_desktop_config.json`, key `mcpServers`.
+    ClaudeDesktop,
+    /// Claude Code, user scope: `~/.claude.json`, key `mcpServers` (`--config-path
+    /// .mcp.json` for a project's shared file).
+    ClaudeCode,
+    /// Cursor: `~/.cursor/mcp.json`, key `mcpServers`.
+    Cursor,
+    /// VS Code: `.vscode/mcp.json` in the project, key `servers`.
+    Vscode,
+    /// Any other client: prints the `mcpServers` snippet, or merges it into `--config-path`.
+    Json,
+}
+
+impl fmt::Display for ClientKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClientKind::ClaudeDesktop => "Claude Desktop",
+            ClientKind::ClaudeCode => "Claude Code",
+            ClientKind::Cursor => "Cursor",
+            ClientKind::Vscode => "VS Code",
+            ClientKind::Json => "JSON",
+        })
+    }
+}
+
+impl ClientKind {
+    /// The key holding the servers.
+    pub fn servers_key(self) -> &'static str {
+        match self {
+            ClientKind::Vscode => "servers",
+            _ => "mcpServers",
+        }
+    }
+
+    /// The entry this client expects for a stdio server.
+    pub fn entry(self, server: &ServerEntry) -> Value {
+        let mut entry = Map::new();
+        if matches!(self, ClientKind::Vscode | ClientKind::ClaudeCode) {
+            entry.insert("type".into(), json!("stdio"));
+        }
+        entry.insert("command".into(), json!(server.command));
+        entry.insert("args".into(), json!(server.args));
+        if !server.env.is_empty() {
+            entry.insert("env".into(), json!(server.env));
+        }
+        Value::Object(entry)
+    }
+
+    /// Where the client keeps its configuration on this machine, if it has a fixed place.
+    pub fn default_config_path(self, env: &Environment) -> Option<PathBuf> {
+        let home = env.home.as_ref();
+        match self {
+            ClientKind::ClaudeDesktop => {
+                let dir = if cfg!(target_os = "macos") {
+                    home?.join("Library/Application Support/Claude")
+                } else if cfg!(windows) {
+                    env.appdata.as_ref()?.join("Claude")
+                } else {
+                    env.xdg_config_home
+                        .clone()
+                        .or_else(|| home.map(|h| h.join(".config")))?
+                        .join("Claude")
+                };
+                Some(dir.join("claude_desktop_config.json"))
+            }
+            ClientKind::ClaudeCode => Some(home?.join(".claude.json")),
+            ClientKind::Cursor => Some(home?.join(".cursor/mcp.json")),
+            ClientKind::Vscode => Some(env.project_root.as_ref()?.join(".vscode/mcp.json")),
+            ClientKind::Json => None,
+        }
+    }
+}
+
+/// What the default configuration paths depend on.
+#[derive(Debug, Clone, Default)]
+pub struct Environment {
+    /// The home folder.
+    pub home: Option<PathBuf>,
+    /// `%APPDATA%` (Windows).
+    pub appdata: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME`.
+    pub xdg_config_home: Option<PathBuf>,
+    /// The project's folder (for VS Code's workspace file).
+    pub project_root: Option<PathBuf>,
+}
+
+impl Environment {
+    /// From the process environment.
+    pub fn from_process(project_root: Option<PathBuf>) -> Self {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        Environment {
+            home: var("HOME").or_else(|| var("USERPROFILE")),
+            appdata: var("APPDATA"),
+            xdg_config_home: var("XDG_CONFIG_HOME"),
+            project_root,
+        }
+    }
+}
+
+/// The server as a client starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerEntry {
+    /// The name the client shows.
+    pub name: String,
+    /// The absolute path of the executable.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Environment variables.
+    pub env: BTreeMap<String, String>,
+}
+
+/// Parses `KEY=VALUE`.
+pub fn parse_env(pair: &str) -> Result<(String, String)> {
+    match pair.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
+        _ => Err(crate::error::usage(format!(
+            "--env `{pair}` is not KEY=VALUE"
+        ))),
+    }
+}
+
+/// The standalone snippet for `kind`: `{"<servers key>": {"<name>": entry}}`, pretty.
+pub fn snippet(kind: ClientKind, server: &ServerEntry) -> String {
+    let value = json!({ kind.servers_key(): { &server.name: kind.entry(server) } });
+    serde_json::to_string_pretty(&value).expect("JSON serializes") + "\n"
+}
+
+/// What merging an entry into a configuration gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Merge {
+    /// The file has exactly this entry already: nothing to write.
+    Unchanged,
+    /// The new file text; `replaced` is the entry it replaces (`--force`).
+    Write {
+        /// The whole new file.
+        text: String,
+        /// The entry of the same name that was replaced, if any.
+        replaced: Option<Value>,
+    },
+}
+
+/// Why a merge did not happen.
+#[derive(Debug)]
+pub enum MergeRefusal {
+    /// The file is not JSON(C), or not shaped as the client's configuration.
+    Unparsable(String),
+    /// A different entry of the same name exists; the diff from it to the new one.
+    Conflict(String),
+}
+
+/// Merges `server` into the configuration `existing` (`None`: no file yet). Only the
+/// server's own entry changes; a different entry of the same name is replaced only with
+/// `force`.
+pub fn merge(
+    existing: Option<&str>,
+    kind: ClientKind,
+    server: &ServerEntry,
+    force: bool,
+) -> Result<Merge, MergeRefusal> {
+    let entry = kind.entry(server);
+    let Some(text) = existing.filter(|t| !t.trim().is_empty()) else {
+        return Ok(Merge::Write {
+            text: snippet(kind, server),
+            replaced: None,
+        });
+    };
+    let root = CstRootNode::parse(text, &ParseOptions::default())
+        .map_err(|e| MergeRefusal::Unparsable(e.to_string()))?;
+    let object = root
+        .object_value()
+        .ok_or_else(|| MergeRefusal::Unparsable("the top level is not an object".into()))?;
+    let key = kind.servers_key();
+    let servers = match object.get(key) {
+        None => {
+            object.append(key, to_input(&json!({ &server.name: entry })));
+            return Ok(Merge::Write {
+                text: root.to_string(),
+                replaced: None,
+            });
+        }
+        Some(prop) => prop
+            .value()
+            .and_then(|v| v.as_object())
+            .ok_or_else(|| MergeRefusal::Unparsable(format!("`{key}` is not an object")))?,
+    };
+    match servers.get(&server.name) {
+        None => {
+            servers.append(&server.name, to_input(&entry));
+            Ok(Merge::Write {
+                text: root.to_string(),
+                replaced: None,
+            })
+        }
+        Some(prop) => {
+            let current = prop.value().and_then(|v| v.to_serde_value());
+            if current.as_ref() == Some(&entry) {
+                return Ok(Merge::Unchanged);
+            }
+            if !force {
+                return Err(MergeRefusal::Conflict(entry_diff(current.as_ref(), &entry)));
+            }
+            prop.set_value(to_input(&entry));
+            Ok(Merge::Write {
+                text: root.to_string(),
+                replaced: current,
+            })
+        }
+    }
+}
+
+/// A unified diff between two entries, for people.
+pub fn entry_diff(old: Option<&Value>, new: &Value) -> String {
+    let show = |v: Option<&Value>| match v {
+        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default() + "\n",
+        None => "(not valid JSON)\n".to_owned(),
+    };
+    similar::TextDiff::from_lines(&show(old), &show(Some(new)))
+        .unified_diff()
+        .header("configured now", "cargo mcp install")
+        .to_string()
+}
+
+fn to_input(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(items) => CstInputValue::Array(items.iter().map(to_input).collect()),
+        Value::Object(map) => {
+            CstInputValue::Object(map.iter().map(|(k, v)| (k.clone(), to_input(v))).collect())
+        }
+    }
+}
+
+/// What `install` did, or would do with `--dry-run`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Installed {
+    /// The entry was already there.
+    Unchanged,
+    /// The file was written; `backup` is the copy of the old file, if there was one.
+    Written {
+        /// `<file>.bak`.
+        backup: Option<PathBuf>,
+        /// Whether an entry of the same name was replaced.
+        replaced: bool,
+    },
+    /// `--dry-run`: the text that would be written.
+    WouldWrite(String),
+}
+
+/// `<file>.bak` beside `path`.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}
+
+/// Merges `server` into the file at `path` and writes it (keeping a `.bak`), unless
+/// `dry_run`. A file it cannot parse, or a conflicting entry without `force`, is refused
+/// (exit code 4) and nothing is written; the error says why, and for a conflict the diff.
+pub fn install_into(
+    path: &Path,
+    kind: ClientKind,
+    server: &ServerEntry,
+    force: bool,
+    dry_run: bool,
+) -> Result<Installed> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(anyhow!(e).context(format!("cannot read {}", path.display()))),
+    };
+    let merged = merge(existing.as_deref(), kind, server, force).map_err(|refusal| match refusal {
+        MergeRefusal::Unparsable(why) => refused_with(
+            format!(
+                "cannot parse {} ({why}); nothing was written: add the entry printed above to it yourself",
+                path.display()
+            ),
+            Details {
+                text: snippet(kind, server),
+                to_stdout: true,
+            },
+        ),
+        MergeRefusal::Conflict(diff) => refused_with(
+            format!(
+                "{} already has a different server named `{}` (the difference is above); nothing was written: pass --force to replace it, or --name to pick another name",
+                path.display(),
+                server.name
+            ),
+            Details {
+                text: diff,
+                to_stdout: false,
+            },
+        ),
+    })?;
+    let (text, replaced) = match merged {
+        Merge::Unchanged => return Ok(Installed::Unchanged),
+        Merge::Write { text, replaced } => (text, replaced.is_some()),
+    };
+    if dry_run {
+        return Ok(Installed::WouldWrite(text));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let backup = match &existing {
+        Some(_) => {
+            let backup = backup_path(path);
+            std::fs::copy(path, &backup)
+                .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+            Some(backup)
+        }
+        None => None,
+    };
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    std::io::Write::write_all(&mut temp, text.as_bytes())
+        .with_context(|| format!("cannot write {}", temp.path().display()))?;
+    if existing.is_some()
+        && let Ok(meta) = std::fs::metadata(path)
+    {
+        // Keep the file's permissions (`~/.claude.json` is private).
+        let _ = std::fs::set_permissions(temp.path(), meta.permissions());
+    }
+    temp.persist(path)
+        .map_err(|e| anyhow!(e.error))
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(Installed::Written { backup, replaced })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> ServerEntry {
+        ServerEntry {
+            name: "weather".into(),
+            command: "/opt/weather/target/release/weather".into(),
+            args: vec![],
+            env: BTreeMap::from([("UNITS".to_owned(), "metric".to_owned())]),
+        }
+    }
+
+    #[test]
+    fn entries_follow_each_client() {
+        let s = server();
+        assert_eq!(
+            ClientKind::ClaudeDesktop.entry(&s),
+            json!({"command": "/opt/weather/target/release/weather", "args": [], "env": {"UNITS": "metric"}})
+        );
+        assert_eq!(ClientKind::Vscode.entry(&s)["type"], "stdio");
+        assert_eq!(ClientKind::Vscode.servers_key(), "servers");
+        assert_eq!(ClientKind::Cursor.servers_key(), "mcpServers");
+    }
+
+    #[test]
+    fn default_paths() {
+        let env = Environment {
+            home: Some("/home/u".into()),
+            appdata: None,
+            xdg_config_home: None,
+            project_root: Some("/p".into()),
+        };
+        assert_eq!(
+            ClientKind::ClaudeCode.default_config_path(&env),
+            Some("/home/u/.claude.json".into())
+        );
+        assert_eq!(
+            ClientKind::Cursor.default_config_path(&env),
+            Some("/home/u/.cursor/mcp.json".into())
+        );
+        assert_eq!(
+            ClientKind::Vscode.default_config_path(&env),
+            Some("/p/.vscode/mcp.json".into())
+        );
+        assert_eq!(ClientKind::Json.default_config_path(&env), None);
+        #[cfg(target_os = "linux")]
+        assert_eq!(
+            ClientKind::ClaudeDesktop.default_config_path(&env),
+            Some("/home/u/.config/Claude/claude_desktop_config.json".into())
+        );
+    }
+
+    #[test]
+    fn merging_touches_only_the_entry() {
+        let text = "{\n  // mine\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\",   \"args\": [\"--a\"]}\n  }\n}\n";
+        let Ok(Merge::Write {
+            text: merged,
+            replaced: None,
+        }) = merge(Some(text), ClientKind::Cursor, &server(), false)
+        else {
+            panic!("merged");
+        };
+        assert!(merged.starts_with("{\n  // mine\n  \"theme\": \"dark\",\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\",   \"args\": [\"--a\"]},\n"), "{merged}");
+        let parsed: Value = serde_json::from_str(&merged.replace("  // mine\n", "")).unwrap();
+        assert_eq!(
+            parsed["mcpServers"]["weather"],
+            ClientKind::Cursor.entry(&server())
+        );
+
+        // Again: nothing to do.
+        assert_eq!(
+            merge(Some(&merged), ClientKind::Cursor, &server(), false).unwrap(),
+            Merge::Unchanged
+        );
+
+        // A different entry of the same name: refused with a diff, replaced with force.
+        let mut moved = server();
+        moved.command = "/elsewhere".into();
+        let Err(MergeRefusal::Conflict(diff)) =
+            merge(Some(&merged), ClientKind::Cursor, &moved, false)
+        else {
+            panic!("refused");
+        };
+        assert!(
+            diff.contains("-  \"command\": \"/opt/weather/target/release/weather\""),
+            "{diff}"
+        );
+        assert!(diff.contains("+  \"command\": \"/elsewhere\""), "{diff}");
+        let Ok(Merge::Write {
+            text: forced,
+            replaced: Some(_),
+        }) = merge(Some(&merged), ClientKind::Cursor, &moved, true)
+        else {
+            panic!("forced");
+        };
+        assert!(forced.contains("\"other\": {\"command\": \"x\",   \"args\": [\"--a\"]}"));
+        assert!(forced.contains("/elsewhere") && !forced.contains("/opt/weather"));
+    }
+
+    #[test]
+    fn missing_keys_and_files_are_created() {
+        let Ok(Merge::Write { text, .. }) = merge(None, ClientKind::Vscode, &server(), false)
+        else {
+            panic!()
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap()["servers"]["weather"]["type"],
+            "stdio"
+        );
+        let Ok(Merge::Write { text, .. }) = merge(
+            Some("{\"a\": 1}"),
+            ClientKind::ClaudeDesktop,
+            &server(),
+            false,
+        ) else {
+            panic!()
+        };
+        let parsed: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(parsed["a"], 1);
+        assert!(parsed["mcpServers"]["weather"].is_object());
+    }
+
+    #[test]
+    fn unparsable_files_are_refused() {
+        for text in ["{ not json", "[1, 2]", "{\"mcpServers\": 3}"] {
+            assert!(
+                matches!(
+                    merge(Some(text), ClientKind::Cursor, &server(), false),
+                    Err(MergeRefusal::Unparsable(_))
+                ),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn env_pairs_parse() {
+        assert_eq!(parse_env("A=b=c").unwrap(), ("A".into(), "b=c".into()));
+        assert!(parse_env("=x").is_err());
+        assert!(parse_env("A").is_err());
+    }
+}

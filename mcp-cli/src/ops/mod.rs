@@ -1,0 +1,12 @@
+//! The work behind the commands, as functions that return values (and can be tested
+//! without a process).
+
+pub mod connect;
+pub mod doctor;
+pub mod inspect;
+pub mod install;
+pub mod name;
+pub mod project;
+pub mod scaffold;
+pub mod template;
+pub mod workspace;

@@ -1,0 +1,299 @@
+//! The project templates embedded from `templates/`, and their rendering.
+//!
+//! See `templates/README.md` for the rules: `Cargo.toml.tmpl` is edited as TOML, `gitignore`
+//! becomes `.gitignore`, and elsewhere only `{{name}}`, `{{crate_name}}` and
+//! `{{description}}` are replaced.
+
+use anyhow::{Context as _, Result, anyhow};
+use clap::ValueEnum;
+use include_dir::{Dir, DirEntry, include_dir};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
+
+/// Every template folder, embedded at build time (`build.rs` reruns on changes).
+static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../templates");
+
+/// A project template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
+pub enum Template {
+    /// Two tools served over stdio (and HTTP with `--transport http`).
+    Stdio,
+    /// The same tools set up for Streamable HTTP, with tests of its Origin checks and
+    /// legacy mode.
+    Http,
+    /// Tools on a FileService confined to a directory from arguments or the environment.
+    Files,
+}
+
+impl Template {
+    /// Every template.
+    pub const ALL: [Template; 3] = [Template::Stdio, Template::Http, Template::Files];
+
+    /// The template's folder name under `templates/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Template::Stdio => "stdio",
+            Template::Http => "http",
+            Template::Files => "files",
+        }
+    }
+
+    /// The template named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    fn dir(self) -> &'static Dir<'static> {
+        TEMPLATES
+            .get_dir(self.name())
+            .expect("every template folder is embedded")
+    }
+}
+
+impl fmt::Display for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Where the generated project gets `mcp-runtime` from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// A version requirement from the registry (`"0.1.0"`).
+    Version(String),
+    /// A path dependency on a local crate folder (absolute).
+    Path(PathBuf),
+}
+
+impl RuntimeSource {
+    /// The version of the toolkit this CLI was built from.
+    pub fn this_version() -> Self {
+        RuntimeSource::Version(crate::VERSION.to_owned())
+    }
+
+    /// A path dependency given `--runtime-path DIR`: `DIR` may be a toolkit checkout (with an
+    /// `mcp-runtime/` folder) or the `mcp-runtime` crate folder itself.
+    pub fn from_path(dir: &Path) -> Result<Self> {
+        let dir = std::path::absolute(dir)
+            .with_context(|| format!("cannot resolve --runtime-path {}", dir.display()))?;
+        for candidate in [dir.join("mcp-runtime"), dir.clone()] {
+            let manifest = candidate.join("Cargo.toml");
+            let Ok(text) = std::fs::read_to_string(&manifest) else {
+                continue;
+            };
+            let is_runtime = text
+                .parse::<DocumentMut>()
+                .ok()
+                .and_then(|doc| doc.get("package")?.get("name")?.as_str().map(str::to_owned))
+                .is_some_and(|name| name == "mcp-runtime");
+            if is_runtime {
+                let canonical = candidate.canonicalize().unwrap_or(candidate);
+                return Ok(RuntimeSource::Path(canonical));
+            }
+        }
+        Err(crate::error::usage(format!(
+            "--runtime-path {}: neither it nor its `mcp-runtime/` folder holds the mcp-runtime crate",
+            dir.display()
+        )))
+    }
+}
+
+/// What a template is rendered with.
+#[derive(Debug, Clone)]
+pub struct Vars {
+    /// The package name.
+    pub name: String,
+    /// The one-line description.
+    pub description: String,
+    /// Where `mcp-runtime` comes from.
+    pub runtime: RuntimeSource,
+    /// Write an empty `[workspace]` so the project stands alone inside a workspace.
+    pub standalone: bool,
+}
+
+/// One file of a rendered project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedFile {
+    /// Path relative to the project root.
+    pub path: PathBuf,
+    /// The contents.
+    pub contents: Vec<u8>,
+}
+
+/// Renders `template` into the files of a project (paths relative to its root, sorted).
+pub fn render(template: Template, vars: &Vars) -> Result<Vec<RenderedFile>> {
+    let root = template.dir();
+    let mut files = Vec::new();
+    collect(root, &mut |file| {
+        let relative = file
+            .path()
+            .strip_prefix(root.path())
+            .expect("files live under their template folder");
+        let text = file.contents_utf8().ok_or_else(|| {
+            anyhow!(
+                "template file {}/{} is not UTF-8",
+                template,
+                relative.display()
+            )
+        })?;
+        let (path, contents) = match relative.to_str() {
+            Some("Cargo.toml.tmpl") => (
+                PathBuf::from("Cargo.toml"),
+                manifest(text, template, vars).with_context(|| {
+                    format!("template {template}: Cargo.toml.tmpl is not valid TOML")
+                })?,
+            ),
+            Some("gitignore") => (PathBuf::from(".gitignore"), text.to_owned()),
+            _ => (relative.to_path_buf(), substitute(text, vars)),
+        };
+        files.push(RenderedFile {
+            path,
+            contents: contents.into_bytes(),
+        });
+        Ok(())
+    })?;
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
+fn collect(
+    dir: &'static Dir<'static>,
+    f: &mut dyn FnMut(&'static include_dir::File<'static>) -> Result<()>,
+) -> Result<()> {
+    for entry in dir.entries() {
+        match entry {
+            DirEntry::Dir(d) => collect(d, f)?,
+            DirEntry::File(file) => f(file)?,
+        }
+    }
+    Ok(())
+}
+
+/// Replaces the three placeholders; nothing else.
+fn substitute(text: &str, vars: &Vars) -> String {
+    text.replace("{{name}}", &vars.name)
+        .replace("{{crate_name}}", &super::name::crate_name(&vars.name))
+        .replace("{{description}}", &vars.description)
+}
+
+/// The project's `Cargo.toml`: the template's, with the name, description, runtime
+/// dependency, metadata and (for `--standalone`) an empty `[workspace]` set.
+fn manifest(text: &str, template: Template, vars: &Vars) -> Result<String> {
+    let mut doc: DocumentMut = text.parse()?;
+    doc["package"]["name"] = value(vars.name.as_str());
+    doc["package"]["description"] = value(vars.description.as_str());
+    let runtime = match &vars.runtime {
+        RuntimeSource::Version(v) => value(v.as_str()),
+        RuntimeSource::Path(p) => {
+            let mut table = InlineTable::new();
+            // Forward slashes read the same on every platform TOML is edited on.
+            table.insert("path", p.to_string_lossy().replace('\\', "/").into());
+            value(table)
+        }
+    };
+    doc["dependencies"]["mcp-runtime"] = runtime;
+    let metadata = &mut doc["package"]["metadata"]["mcp"];
+    metadata["template"] = value(template.name());
+    metadata["cli-version"] = value(crate::VERSION);
+    if vars.standalone {
+        let mut workspace = Table::new();
+        workspace.decor_mut().set_prefix(
+            "\n# Not a member of the enclosing workspace: this project builds on its own.\n",
+        );
+        doc.insert("workspace", Item::Table(workspace));
+    }
+    Ok(doc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars() -> Vars {
+        Vars {
+            name: "my-server".into(),
+            description: "Says \"hi\"".into(),
+            runtime: RuntimeSource::Version("0.1.0".into()),
+            standalone: false,
+        }
+    }
+
+    #[test]
+    fn every_template_renders_every_placeholder() {
+        for template in Template::ALL {
+            let files = render(template, &vars()).unwrap();
+            let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
+            for expected in [
+                "Cargo.toml",
+                ".gitignore",
+                "README.md",
+                "src/lib.rs",
+                "src/main.rs",
+            ] {
+                assert!(
+                    paths.contains(&PathBuf::from(expected)),
+                    "{template}: {expected}"
+                );
+            }
+            for file in &files {
+                let text = String::from_utf8(file.contents.clone()).unwrap();
+                for placeholder in ["{{name}}", "{{crate_name}}", "{{description}}"] {
+                    assert!(
+                        !text.contains(placeholder),
+                        "{template}: {} keeps {placeholder}",
+                        file.path.display()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_manifest_is_edited_as_toml() {
+        let files = render(Template::Files, &vars()).unwrap();
+        let manifest = files
+            .iter()
+            .find(|f| f.path == Path::new("Cargo.toml"))
+            .unwrap();
+        let doc: DocumentMut = std::str::from_utf8(&manifest.contents)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(doc["package"]["name"].as_str(), Some("my-server"));
+        assert_eq!(doc["package"]["description"].as_str(), Some("Says \"hi\""));
+        assert_eq!(doc["dependencies"]["mcp-runtime"].as_str(), Some("0.1.0"));
+        assert_eq!(
+            doc["package"]["metadata"]["mcp"]["template"].as_str(),
+            Some("files")
+        );
+        assert!(doc.get("workspace").is_none());
+
+        let standalone = Vars {
+            standalone: true,
+            runtime: RuntimeSource::Path("/x/mcp-runtime".into()),
+            ..vars()
+        };
+        let files = render(Template::Stdio, &standalone).unwrap();
+        let manifest = files
+            .iter()
+            .find(|f| f.path == Path::new("Cargo.toml"))
+            .unwrap();
+        let doc: DocumentMut = std::str::from_utf8(&manifest.contents)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(doc["workspace"].is_table());
+        assert_eq!(
+            doc["dependencies"]["mcp-runtime"]["path"].as_str(),
+            Some("/x/mcp-runtime")
+        );
+    }
+
+    #[test]
+    fn template_names_round_trip() {
+        for template in Template::ALL {
+            assert_eq!(Template::from_name(template.name()), Some(template));
+        }
+    }
+}

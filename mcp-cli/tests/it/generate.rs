@@ -1,0 +1,194 @@
+//! Every template, generated with `--runtime-path` pointing at this checkout into a
+//! temporary folder outside the workspace, passes its own `cargo test` (and `cargo fmt
+//! --check`); `list`, `schema --check`, `doctor` and `install` then work on it as the
+//! current project. One more project is generated inside a temporary cargo workspace, once
+//! joining its members and once standing alone, and both build.
+//!
+//! All builds share one target folder (`target/cli-generated`), and every project is pinned
+//! to the toolkit's `Cargo.lock`, so the dependencies compile once.
+
+use crate::support::*;
+use std::path::Path;
+
+/// Generates `template` outside the workspace and runs its tests; returns the temporary
+/// folder and the project folder.
+fn generated_and_tested(template: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = outside_tempdir();
+    let name = format!("demo-{template}");
+    let project = generate(tmp.path(), &name, &["--template", template]);
+    pin_dependencies(&project);
+    let test = cargo_in(&project, &["test", "--quiet"]);
+    assert!(
+        test.status.success(),
+        "cargo test of the {template} template failed:\n{}",
+        show(&test)
+    );
+    let fmt = cargo_in(&project, &["fmt", "--check"]);
+    assert!(
+        fmt.status.success(),
+        "the {template} template is not rustfmt-clean:\n{}",
+        show(&fmt)
+    );
+    (tmp, project)
+}
+
+/// `cargo-mcp <args>` in `project`, building into the shared target folder.
+fn cargo_mcp_in(project: &Path, args: &[&str]) -> std::process::Output {
+    output(
+        cargo_mcp()
+            .current_dir(project)
+            .env("CARGO_TARGET_DIR", generated_target_dir())
+            .args(args),
+    )
+}
+
+#[test]
+fn the_stdio_template_passes_its_tests_and_works_as_the_current_project() {
+    let (tmp, project) = generated_and_tested("stdio");
+
+    let list = cargo_mcp_in(&project, &["list"]);
+    assert!(list.status.success(), "{}", show(&list));
+    let text = stdout(&list);
+    assert!(text.contains("demo-stdio 0.1.0: 2 tools"), "{text}");
+    assert!(
+        text.contains("add ") && text.contains("text_stats "),
+        "{text}"
+    );
+
+    let check = cargo_mcp_in(
+        &project,
+        &["schema", "--check", "tests/snapshots/tools.json"],
+    );
+    assert!(
+        check.status.success(),
+        "the committed snapshot matches:\n{}",
+        show(&check)
+    );
+
+    let call = cargo_mcp_in(
+        &project,
+        &["call", "text_stats", "text=a b c", "--era", "legacy"],
+    );
+    assert!(call.status.success(), "{}", show(&call));
+    assert!(stdout(&call).contains("\"words\":3"), "{}", show(&call));
+
+    let doctor = cargo_mcp_in(&project, &["doctor"]);
+    assert!(doctor.status.success(), "{}", show(&doctor));
+    assert!(
+        stdout(&doctor).contains("matches the project's toolkit"),
+        "{}",
+        show(&doctor)
+    );
+
+    // `install` builds the project (the dev profile here, to reuse the build) and writes
+    // the absolute path of its binary.
+    let config = tmp.path().join("claude_desktop_config.json");
+    let install = cargo_mcp_in(
+        &project,
+        &[
+            "install",
+            "claude-desktop",
+            "--profile",
+            "dev",
+            "--config-path",
+            config.to_str().unwrap(),
+        ],
+    );
+    assert!(install.status.success(), "{}", show(&install));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    let command = written["mcpServers"]["demo-stdio"]["command"]
+        .as_str()
+        .unwrap();
+    let binary = generated_target_dir().join("debug/demo-stdio");
+    assert!(Path::new(command).is_absolute(), "{command}");
+    assert_eq!(
+        Path::new(command).canonicalize().unwrap(),
+        binary.canonicalize().unwrap()
+    );
+}
+
+#[test]
+fn the_http_template_passes_its_tests() {
+    let (_tmp, project) = generated_and_tested("http");
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("template = \"http\""), "{manifest}");
+}
+
+#[test]
+fn the_files_template_passes_its_tests_and_serves_the_directory_given() {
+    let (tmp, project) = generated_and_tested("files");
+    let served = tmp.path().join("served");
+    std::fs::create_dir(&served).unwrap();
+    std::fs::write(served.join("note.txt"), "from the CLI").unwrap();
+    let call = cargo_mcp_in(
+        &project,
+        &[
+            "call",
+            "read_file",
+            "path=note.txt",
+            "--",
+            served.to_str().unwrap(),
+        ],
+    );
+    assert!(call.status.success(), "{}", show(&call));
+    assert_eq!(stdout(&call), "from the CLI\n");
+    let escape = cargo_mcp_in(
+        &project,
+        &[
+            "call",
+            "read_file",
+            "path=../served/../../etc/passwd",
+            "--",
+            served.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        escape.status.code(),
+        Some(3),
+        "refused as a tool error:\n{}",
+        show(&escape)
+    );
+}
+
+#[test]
+fn a_project_inside_a_workspace_joins_it_or_stands_alone_and_both_build() {
+    let tmp = outside_tempdir();
+    let root = tmp.path();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nresolver = \"3\"\nmembers = []\n",
+    )
+    .unwrap();
+    pin_dependencies(root);
+    std::fs::create_dir(root.join("servers")).unwrap();
+
+    let joined = generate(&root.join("servers"), "joined", &[]);
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(
+        workspace.contains("members = [\"servers/joined\"]"),
+        "{workspace}"
+    );
+    let build = cargo_in(&joined, &["build", "--quiet"]);
+    assert!(
+        build.status.success(),
+        "the member builds:\n{}",
+        show(&build)
+    );
+
+    let alone = generate(&root.join("servers"), "alone", &["--standalone"]);
+    let manifest = std::fs::read_to_string(alone.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("\n[workspace]\n"), "{manifest}");
+    let workspace_after = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert_eq!(
+        workspace_after, workspace,
+        "a standalone project leaves the workspace alone"
+    );
+    pin_dependencies(&alone);
+    let build = cargo_in(&alone, &["build", "--quiet"]);
+    assert!(
+        build.status.success(),
+        "the standalone project builds:\n{}",
+        show(&build)
+    );
+}

@@ -1,0 +1,304 @@
+//! `install` on temporary configuration files for every client: unrelated entries kept
+//! byte for byte, a `.bak` of the old file, the refusal cases (a different entry of the
+//! same name, a file it cannot parse), `--force`, `--dry-run` and the default locations.
+//!
+//! `--binary` installs the example server without a release build.
+
+use crate::support::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// Every client, the key its file keeps servers under, and a file as a person might have
+/// left it: odd spacing, other servers and settings (and comments where the client's
+/// format allows them).
+fn clients() -> Vec<(&'static str, &'static str, &'static str)> {
+    vec![
+        (
+            "claude-desktop",
+            "mcpServers",
+            "{\n  \"mcpServers\": {\n    \"github\": { \"command\": \"npx\",\n      \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"], \"env\": {\"GITHUB_TOKEN\":\"x\"} },\n    \"time\":{\"command\":\"uvx\",\"args\":[\"mcp-server-time\"]}\n  },\n  \"globalShortcut\": \"Ctrl+Space\"\n}\n",
+        ),
+        (
+            "claude-code",
+            "mcpServers",
+            "{\n  \"numStartups\": 12,\n  \"projects\": {\"/home/u/p\": {\"mcpServers\": {\"weather\": {\"command\": \"/old\"}}}},\n  \"mcpServers\": {\n    \"sentry\": {\"type\": \"http\", \"url\": \"https://mcp.sentry.dev/mcp\"}\n  }\n}\n",
+        ),
+        (
+            "cursor",
+            "mcpServers",
+            "{\n\t\"mcpServers\": {\n\t\t\"notion\": {\"url\": \"https://mcp.notion.com/mcp\"}\n\t}\n}\n",
+        ),
+        (
+            "vscode",
+            "servers",
+            "{\n  // Shared with the team.\n  \"inputs\": [{\"type\": \"promptString\", \"id\": \"token\", \"password\": true}],\n  \"servers\": {\n    \"playwright\": {\"command\": \"npx\", \"args\": [\"@playwright/mcp@latest\"]}, // browser\n  },\n}\n",
+        ),
+        (
+            "json",
+            "mcpServers",
+            "{\"mcpServers\": {\"fetch\": {\"command\": \"uvx\", \"args\": [\"mcp-server-fetch\"]}}}\n",
+        ),
+    ]
+}
+
+/// The unrelated parts of each file above, exactly as written.
+fn unrelated_parts(client: &str) -> Vec<&'static str> {
+    match client {
+        "claude-desktop" => vec![
+            "\"github\": { \"command\": \"npx\",\n      \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"], \"env\": {\"GITHUB_TOKEN\":\"x\"} }",
+            "\"time\":{\"command\":\"uvx\",\"args\":[\"mcp-server-time\"]}",
+            "\"globalShortcut\": \"Ctrl+Space\"\n}\n",
+        ],
+        "claude-code" => vec![
+            "{\n  \"numStartups\": 12,\n  \"projects\": {\"/home/u/p\": {\"mcpServers\": {\"weather\": {\"command\": \"/old\"}}}},\n",
+            "\"sentry\": {\"type\": \"http\", \"url\": \"https://mcp.sentry.dev/mcp\"}",
+        ],
+        "cursor" => vec![
+            "{\n\t\"mcpServers\": {\n\t\t\"notion\": {\"url\": \"https://mcp.notion.com/mcp\"}",
+        ],
+        "vscode" => vec![
+            "{\n  // Shared with the team.\n  \"inputs\": [{\"type\": \"promptString\", \"id\": \"token\", \"password\": true}],\n",
+            "\"playwright\": {\"command\": \"npx\", \"args\": [\"@playwright/mcp@latest\"]}, // browser\n",
+        ],
+        "json" => vec!["\"fetch\": {\"command\": \"uvx\", \"args\": [\"mcp-server-fetch\"]}"],
+        _ => unreachable!(),
+    }
+}
+
+fn echo_server() -> PathBuf {
+    mcp_tests::example_bin("echo-server")
+        .canonicalize()
+        .unwrap()
+}
+
+fn install(client: &str, config: &Path, extra: &[&str]) -> Output {
+    output(
+        cargo_mcp()
+            .args(["install", client, "--name", "weather", "--binary"])
+            .arg(echo_server())
+            .arg("--config-path")
+            .arg(config)
+            .args(extra),
+    )
+}
+
+/// Parses JSON with comments and trailing commas (VS Code's format) for checking.
+fn parse_jsonc(text: &str) -> Value {
+    jsonc_parser::cst::CstRootNode::parse(text, &jsonc_parser::ParseOptions::default())
+        .ok()
+        .and_then(|root| root.value())
+        .and_then(|v| v.to_serde_value())
+        .unwrap_or_else(|| panic!("parses: {text}"))
+}
+
+#[test]
+fn every_client_keeps_unrelated_entries_byte_for_byte_and_a_backup() {
+    for (client, key, original) in clients() {
+        let tmp = outside_tempdir();
+        let config = tmp.path().join("config.json");
+        std::fs::write(&config, original).unwrap();
+
+        let out = install(
+            client,
+            &config,
+            &["--env", "UNITS=metric", "--", "--verbose"],
+        );
+        assert!(out.status.success(), "{client}: {}", show(&out));
+        let text = std::fs::read_to_string(&config).unwrap();
+        for part in unrelated_parts(client) {
+            assert!(text.contains(part), "{client}: lost {part:?} in\n{text}");
+        }
+        let backup = tmp.path().join("config.json.bak");
+        assert_eq!(
+            std::fs::read_to_string(&backup).unwrap(),
+            original,
+            "{client}: .bak"
+        );
+
+        let parsed = parse_jsonc(&text);
+        let entry = &parsed[key]["weather"];
+        assert_eq!(entry["command"], json!(echo_server()), "{client}: {text}");
+        assert_eq!(entry["args"], json!(["--verbose"]), "{client}");
+        assert_eq!(entry["env"], json!({"UNITS": "metric"}), "{client}");
+        if client == "vscode" || client == "claude-code" {
+            assert_eq!(entry["type"], "stdio", "{client}");
+        }
+
+        // The same entry again: nothing to do, nothing written.
+        std::fs::remove_file(&backup).unwrap();
+        let again = install(
+            client,
+            &config,
+            &["--env", "UNITS=metric", "--", "--verbose"],
+        );
+        assert!(again.status.success(), "{client}: {}", show(&again));
+        assert!(
+            stdout(&again).contains("nothing to do"),
+            "{client}: {}",
+            show(&again)
+        );
+        assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+        assert!(!backup.exists(), "{client}: nothing written, no backup");
+    }
+}
+
+#[test]
+fn a_different_entry_of_the_same_name_is_refused_then_replaced_with_force() {
+    for (client, key, original) in clients() {
+        let tmp = outside_tempdir();
+        let config = tmp.path().join("config.json");
+        std::fs::write(&config, original).unwrap();
+        assert!(install(client, &config, &[]).status.success(), "{client}");
+        let installed = std::fs::read_to_string(&config).unwrap();
+
+        let refused = install(client, &config, &["--env", "UNITS=imperial"]);
+        assert_eq!(
+            refused.status.code(),
+            Some(4),
+            "{client}: {}",
+            show(&refused)
+        );
+        let err = stderr(&refused);
+        assert!(
+            err.contains("+  \"env\": {"),
+            "{client}: the difference is shown:\n{err}"
+        );
+        assert!(
+            err.contains("+    \"UNITS\": \"imperial\""),
+            "{client}:\n{err}"
+        );
+        let last = err.lines().last().unwrap();
+        assert!(
+            last.starts_with("error: ")
+                && last.contains("already has a different server named `weather`")
+                && last.contains("--force"),
+            "{client}: {last}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            installed,
+            "{client}: untouched"
+        );
+
+        let forced = install(client, &config, &["--env", "UNITS=imperial", "--force"]);
+        assert!(forced.status.success(), "{client}: {}", show(&forced));
+        assert!(
+            stdout(&forced).starts_with("replaced `weather`"),
+            "{}",
+            show(&forced)
+        );
+        let text = std::fs::read_to_string(&config).unwrap();
+        assert_eq!(
+            parse_jsonc(&text)[key]["weather"]["env"]["UNITS"],
+            "imperial",
+            "{client}"
+        );
+        for part in unrelated_parts(client) {
+            assert!(text.contains(part), "{client}: lost {part:?}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("config.json.bak")).unwrap(),
+            installed
+        );
+    }
+}
+
+#[test]
+fn an_unparsable_config_gets_the_snippet_and_is_left_alone() {
+    for (client, key, _) in clients() {
+        let tmp = outside_tempdir();
+        let config = tmp.path().join("config.json");
+        let broken = "{\n  \"mcpServers\": {\n    \"github\": {\"command\": \"npx\",,}\n";
+        std::fs::write(&config, broken).unwrap();
+        let out = install(client, &config, &[]);
+        assert_eq!(out.status.code(), Some(4), "{client}: {}", show(&out));
+        let snippet: Value =
+            serde_json::from_slice(&out.stdout).expect("the snippet is JSON on stdout");
+        assert_eq!(
+            snippet[key]["weather"]["command"],
+            json!(echo_server()),
+            "{client}"
+        );
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: cannot parse ") && err.contains("nothing was written"),
+            "{client}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&config).unwrap(),
+            broken,
+            "{client}"
+        );
+        assert!(!tmp.path().join("config.json.bak").exists(), "{client}");
+    }
+}
+
+#[test]
+fn dry_run_shows_the_change_and_writes_nothing() {
+    let tmp = outside_tempdir();
+    let config = tmp.path().join("config.json");
+    let original = clients()[0].2;
+    std::fs::write(&config, original).unwrap();
+    let out = install("claude-desktop", &config, &["--dry-run"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let diff = stdout(&out);
+    assert!(diff.contains("+    \"weather\": {"), "{diff}");
+    assert!(stderr(&out).contains("nothing was written"));
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert!(!tmp.path().join("config.json.bak").exists());
+}
+
+#[test]
+fn missing_files_are_created_in_the_clients_usual_places() {
+    let home = outside_tempdir();
+    let project = outside_tempdir();
+    let with_home = |client: &str| {
+        output(
+            cargo_mcp()
+                .args(["install", client, "--binary"])
+                .arg(echo_server())
+                .current_dir(project.path())
+                .env("HOME", home.path())
+                .env_remove("XDG_CONFIG_HOME")
+                .env_remove("APPDATA"),
+        )
+    };
+    let expected = [
+        ("cursor", home.path().join(".cursor/mcp.json"), "mcpServers"),
+        (
+            "claude-code",
+            home.path().join(".claude.json"),
+            "mcpServers",
+        ),
+        ("vscode", project.path().join(".vscode/mcp.json"), "servers"),
+    ];
+    for (client, path, key) in expected {
+        let out = with_home(client);
+        assert!(out.status.success(), "{client}: {}", show(&out));
+        let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            parsed[key]["echo-server"]["command"],
+            json!(echo_server()),
+            "{client}"
+        );
+        assert!(
+            !crate::support::backup_of(&path).exists(),
+            "{client}: no old file, no backup"
+        );
+    }
+    #[cfg(target_os = "linux")]
+    {
+        let out = with_home("claude-desktop");
+        assert!(out.status.success(), "{}", show(&out));
+        assert!(
+            home.path()
+                .join(".config/Claude/claude_desktop_config.json")
+                .is_file()
+        );
+    }
+    // `json` without a file prints the snippet.
+    let out = with_home("json");
+    let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(snippet["mcpServers"]["echo-server"]["args"], json!([]));
+}

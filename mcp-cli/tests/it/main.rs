@@ -1,0 +1,11 @@
+//! `cargo-mcp` end to end, compiled as one test binary (link time dominates on small
+//! machines): generated projects built and tested, generated trees against snapshots,
+//! `list`/`call`/`schema` against `echo-server` over stdio and HTTP in both eras, `install`
+//! on temporary client configurations, and the command line's exit codes.
+
+mod cli;
+mod generate;
+mod inspect;
+mod install;
+mod support;
+mod tree;

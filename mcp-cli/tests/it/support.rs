@@ -1,0 +1,114 @@
+//! Shared helpers: running `cargo-mcp` and cargo, temporary folders outside the workspace,
+//! and the one target folder every generated project builds into.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The toolkit checkout (the workspace root).
+pub(crate) fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("mcp-cli sits one level below the workspace root")
+}
+
+/// `cargo-mcp` as cargo built it for these tests.
+pub(crate) fn cargo_mcp() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-mcp"));
+    cmd.stdin(Stdio::null());
+    cmd
+}
+
+/// Runs a command and returns its output (stdout and stderr captured).
+pub(crate) fn output(cmd: &mut Command) -> Output {
+    cmd.output().expect("the command runs")
+}
+
+/// Text of stdout and stderr, for assertion messages.
+pub(crate) fn show(out: &Output) -> String {
+    format!(
+        "status {}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Stdout as text.
+pub(crate) fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Stderr as text.
+pub(crate) fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A temporary folder outside the workspace (so cargo does not take a generated project
+/// for a member of the toolkit's workspace).
+pub(crate) fn outside_tempdir() -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix("cargo-mcp-test-")
+        .tempdir()
+        .expect("a temporary folder");
+    assert!(
+        !dir.path().starts_with(workspace_root()),
+        "the temporary folder {} is inside the workspace; set TMPDIR elsewhere",
+        dir.path().display()
+    );
+    dir
+}
+
+/// The target folder all generated projects share, so their dependencies compile once:
+/// `target/cli-generated` beside the profile folder of this test binary.
+pub(crate) fn generated_target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary has a path");
+    // target/<profile>/deps/it-<hash>
+    exe.ancestors()
+        .nth(3)
+        .expect("test binaries live in target/<profile>/deps")
+        .join("cli-generated")
+}
+
+/// `cargo <args>` in `dir`, building into [`generated_target_dir`].
+pub(crate) fn cargo_in(dir: &Path, args: &[&str]) -> Output {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    output(
+        Command::new(cargo)
+            .args(args)
+            .current_dir(dir)
+            .env("CARGO_TARGET_DIR", generated_target_dir())
+            .stdin(Stdio::null()),
+    )
+}
+
+/// Pins a generated project's (or temporary workspace's) dependencies to the versions of
+/// the toolkit's own lock file, so the shared target folder is reused across projects.
+pub(crate) fn pin_dependencies(dir: &Path) {
+    std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock"))
+        .expect("the workspace has a Cargo.lock");
+}
+
+/// `cargo-mcp new <dir>/<name> --runtime-path <checkout> --vcs none <extra>`, asserting
+/// success; returns the project folder.
+pub(crate) fn generate(parent: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = output(
+        cargo_mcp()
+            .current_dir(parent)
+            .args(["new", name, "--vcs", "none", "--runtime-path"])
+            .arg(workspace_root())
+            .args(extra),
+    );
+    assert!(
+        out.status.success(),
+        "cargo mcp new failed:\n{}",
+        show(&out)
+    );
+    parent.join(name)
+}
+
+/// `<file>.bak` beside `path`.
+pub(crate) fn backup_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap().to_os_string();
+    name.push(".bak");
+    path.with_file_name(name)
+}

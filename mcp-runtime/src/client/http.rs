@@ -1,0 +1,407 @@
+//! The client over Streamable HTTP: every outgoing message is one POST to the endpoint, and
+//! what comes back (a JSON body, or an SSE stream of notifications and then the answer) is
+//! fed to the same routing as the stdio and in-memory clients.
+//!
+//! The bridge reads the headers a request needs from the message itself, so [`Client`]
+//! stays transport-agnostic:
+//! - a request whose `params._meta` carries the modern envelope gets `MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name` and, for tools whose input schema declares `x-mcp-header`
+//!   arguments (learnt from the `tools/list` results that pass through), `Mcp-Param-*`;
+//! - a legacy request after `initialize` gets the negotiated `MCP-Protocol-Version` and the
+//!   `Mcp-Session-Id` the server minted, if any; dropping the client DELETEs the session.
+//!
+//! An HTTP failure without a JSON-RPC body (403 for a foreign `Origin`, a refused connection)
+//! is answered locally as a JSON-RPC error (`-32603`, `data: {"transport": "http"}`) naming
+//! the status, so no request waits forever.
+//! Plain `http://` only (put TLS in a proxy); one connection per request, which keeps
+//! concurrent requests independent.
+
+use super::{Client, ClientError};
+use crate::protocol::headers::MCP_SESSION_ID;
+use crate::protocol::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamHeader};
+use crate::protocol::meta::PROTOCOL_VERSION_KEY;
+use ::http::header::{ACCEPT, CONTENT_TYPE, HOST};
+use ::http::{Method, Request, Response, Uri};
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+/// What the bridge learns from the traffic it carries.
+#[derive(Debug, Default)]
+struct Learnt {
+    /// The legacy session the server minted on `initialize`.
+    session_id: Option<String>,
+    /// The protocol version `initialize` negotiated.
+    legacy_version: Option<String>,
+    /// `x-mcp-header` arguments of each tool seen in a `tools/list` result.
+    param_headers: HashMap<String, Vec<ParamHeader>>,
+}
+
+/// The endpoint and what every POST shares.
+#[derive(Debug)]
+struct Endpoint {
+    uri: Uri,
+    authority: String,
+    learnt: Mutex<Learnt>,
+}
+
+impl Client {
+    /// A client of the Streamable HTTP endpoint at `url` (`http://127.0.0.1:8000/mcp`).
+    ///
+    /// Nothing is sent until the first request; connect with [`Client::connect`] as over
+    /// any transport. Fails only on a URL that is not an absolute `http://` URL. Must be
+    /// called inside a Tokio runtime.
+    pub fn http(url: &str) -> Result<Self, ClientError> {
+        let uri: Uri = url.parse().map_err(|e| {
+            ClientError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{url:?} is not a URL: {e}"),
+            ))
+        })?;
+        let invalid = |why: &str| {
+            ClientError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{url:?}: {why}"),
+            ))
+        };
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some("https") => {
+                return Err(invalid(
+                    "https is not supported by this client; reach the server over http (e.g. through a local proxy)",
+                ));
+            }
+            _ => return Err(invalid("expected an http:// URL")),
+        }
+        let authority = uri
+            .authority()
+            .ok_or_else(|| invalid("the URL has no host"))?
+            .as_str()
+            .to_owned();
+        let endpoint = Arc::new(Endpoint {
+            uri,
+            authority,
+            learnt: Mutex::default(),
+        });
+        let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
+        let (incoming, from_server) = mpsc::channel::<Vec<u8>>(256);
+        tokio::spawn(async move {
+            while let Some(message) = outgoing.recv().await {
+                let endpoint = endpoint.clone();
+                let incoming = incoming.clone();
+                tokio::spawn(async move { endpoint.post(message, incoming).await });
+            }
+            // The client is gone: end the legacy session, if there is one.
+            endpoint.end_session().await;
+        });
+        Ok(Self::from_channels(to_server, from_server))
+    }
+}
+
+impl Endpoint {
+    fn learnt(&self) -> std::sync::MutexGuard<'_, Learnt> {
+        self.learnt.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// POSTs one message and forwards every message of the answer.
+    async fn post(&self, body: Vec<u8>, incoming: mpsc::Sender<Vec<u8>>) {
+        let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let id = message.get("id").cloned();
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        let sent = match self.request(&message, &method, body) {
+            Ok(request) => send(&self.authority, request).await,
+            Err(e) => Err(format!("cannot build the HTTP request: {e}")),
+        };
+        let response = match sent {
+            Ok(response) => response,
+            Err(why) => {
+                if let Some(id) = id {
+                    let _ = incoming.send(local_error(&id, &why)).await;
+                }
+                return;
+            }
+        };
+        if let Some(session) = response
+            .headers()
+            .get(MCP_SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+        {
+            self.learnt().session_id = Some(session.to_owned());
+        }
+        let status = response.status();
+        let is_sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let mut answered = false;
+        if is_sse {
+            let mut events = SseReader::default();
+            let mut body = response.into_body();
+            while let Some(frame) = body.frame().await {
+                let Ok(frame) = frame else { break };
+                let Some(chunk) = frame.data_ref() else {
+                    continue;
+                };
+                for data in events.push(chunk) {
+                    answered |= self.forward(&method, data, &id, &incoming).await;
+                }
+            }
+        } else {
+            let bytes = match response.into_body().collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(e) => {
+                    if let Some(id) = &id {
+                        let why = format!("reading the answer failed: {e}");
+                        let _ = incoming.send(local_error(id, &why)).await;
+                    }
+                    return;
+                }
+            };
+            let is_json = serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| v.is_object());
+            if is_json {
+                answered = self.forward(&method, bytes.to_vec(), &id, &incoming).await;
+            } else if let Some(id) = &id
+                && !status.is_success()
+            {
+                let text = String::from_utf8_lossy(&bytes);
+                let why = format!("HTTP {status}: {}", text.trim());
+                let _ = incoming
+                    .send(local_error(id, why.trim_end_matches(": ")))
+                    .await;
+                answered = true;
+            }
+        }
+        if !answered && let Some(id) = id {
+            let why = format!("HTTP {status} without an answer to the request");
+            let _ = incoming.send(local_error(&id, &why)).await;
+        }
+    }
+
+    /// Learns from one incoming message and forwards it; returns whether it answers `id`.
+    async fn forward(
+        &self,
+        method: &str,
+        data: Vec<u8>,
+        id: &Option<Value>,
+        incoming: &mpsc::Sender<Vec<u8>>,
+    ) -> bool {
+        let Ok(message) = serde_json::from_slice::<Value>(&data) else {
+            let _ = incoming.send(data).await;
+            return false;
+        };
+        let answers =
+            message.get("method").is_none() && id.is_some() && message.get("id") == id.as_ref();
+        if answers && let Some(result) = message.get("result") {
+            self.learn(method, result);
+        }
+        let _ = incoming.send(data).await;
+        answers
+    }
+
+    fn learn(&self, method: &str, result: &Value) {
+        match method {
+            "initialize" => {
+                if let Some(version) = result.get("protocolVersion").and_then(Value::as_str) {
+                    self.learnt().legacy_version = Some(version.to_owned());
+                }
+            }
+            "tools/list" => {
+                let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+                    return;
+                };
+                let mut learnt = self.learnt();
+                for tool in tools {
+                    let (Some(name), Some(schema)) = (
+                        tool.get("name").and_then(Value::as_str),
+                        tool.get("inputSchema").and_then(Value::as_object),
+                    ) else {
+                        continue;
+                    };
+                    if let Ok(declared) = headers::scan(schema)
+                        && !declared.is_empty()
+                    {
+                        learnt.param_headers.insert(name.to_owned(), declared);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The POST for one message, with the headers its era asks for.
+    fn request(
+        &self,
+        message: &Value,
+        method: &str,
+        body: Vec<u8>,
+    ) -> Result<Request<Full<Bytes>>, ::http::Error> {
+        let mut builder = Request::builder()
+            .method(Method::POST)
+            .uri(self.uri.clone())
+            .header(HOST, &self.authority)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        let params = message.get("params");
+        let modern_version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(PROTOCOL_VERSION_KEY))
+            .and_then(Value::as_str);
+        let learnt = self.learnt();
+        if let Some(version) = modern_version {
+            builder = builder
+                .header(MCP_PROTOCOL_VERSION, version)
+                .header(MCP_METHOD, method);
+            if let Some(field) = headers::name_field(method)
+                && let Some(name) = params.and_then(|p| p.get(field)).and_then(Value::as_str)
+            {
+                builder = builder.header(MCP_NAME, headers::encode_value(name).as_ref());
+                let arguments = params
+                    .and_then(|p| p.get("arguments"))
+                    .and_then(Value::as_object);
+                if let (Some(declared), Some(arguments)) =
+                    (learnt.param_headers.get(name), arguments)
+                {
+                    for param in declared {
+                        if let Some(value) = param.value_in(arguments) {
+                            let text = match value {
+                                Value::String(s) => s.clone(),
+                                other => other.to_string(),
+                            };
+                            builder = builder
+                                .header(param.header_name(), headers::encode_value(&text).as_ref());
+                        }
+                    }
+                }
+            }
+        } else if method != "initialize" {
+            if let Some(version) = &learnt.legacy_version {
+                builder = builder.header(MCP_PROTOCOL_VERSION, version);
+            }
+            if let Some(session) = &learnt.session_id {
+                builder = builder.header(MCP_SESSION_ID, session);
+            }
+        }
+        drop(learnt);
+        builder.body(Full::new(Bytes::from(body)))
+    }
+
+    /// DELETEs the legacy session, best effort.
+    async fn end_session(&self) {
+        let Some(session) = self.learnt().session_id.take() else {
+            return;
+        };
+        let request = Request::builder()
+            .method(Method::DELETE)
+            .uri(self.uri.clone())
+            .header(HOST, &self.authority)
+            .header(MCP_SESSION_ID, session)
+            .body(Full::new(Bytes::new()));
+        if let Ok(request) = request {
+            let _ = send(&self.authority, request).await;
+        }
+    }
+}
+
+/// Sends one request on a new connection.
+async fn send(
+    authority: &str,
+    request: Request<Full<Bytes>>,
+) -> Result<Response<Incoming>, String> {
+    let stream = TcpStream::connect(authority)
+        .await
+        .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake with {authority} failed: {e}"))?;
+    tokio::spawn(connection);
+    sender
+        .send_request(request)
+        .await
+        .map_err(|e| format!("the request to {authority} failed: {e}"))
+}
+
+/// A JSON-RPC error answering `id`, made here because the server sent none.
+fn local_error(id: &Value, why: &str) -> Vec<u8> {
+    let message = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": -32603, "message": why, "data": {"transport": "http"}},
+    });
+    serde_json::to_vec(&message).unwrap_or_default()
+}
+
+/// Splits an SSE byte stream into the `data` of its events.
+#[derive(Debug, Default)]
+struct SseReader {
+    pending: Vec<u8>,
+    data: Vec<u8>,
+    has_data: bool,
+}
+
+impl SseReader {
+    /// Feeds a chunk; returns the data of every event it completes.
+    fn push(&mut self, chunk: &[u8]) -> Vec<Vec<u8>> {
+        self.pending.extend_from_slice(chunk);
+        let mut events = Vec::new();
+        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
+            let mut line: Vec<u8> = self.pending.drain(..=end).collect();
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if line.is_empty() {
+                if self.has_data {
+                    events.push(std::mem::take(&mut self.data));
+                    self.has_data = false;
+                }
+            } else if let Some(rest) = line.strip_prefix(b"data:") {
+                let rest = rest.strip_prefix(b" ").unwrap_or(rest);
+                if self.has_data {
+                    self.data.push(b'\n');
+                }
+                self.data.extend_from_slice(rest);
+                self.has_data = true;
+            }
+            // Comments (`:`), `event:`, `id:` and `retry:` lines carry nothing we need.
+        }
+        events
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_events_are_split_across_chunks() {
+        let mut reader = SseReader::default();
+        assert!(reader.push(b": keep-alive\n\ndata: {\"a\"").is_empty());
+        let events = reader.push(b":1}\r\n\r\ndata: x\ndata: y\n\n");
+        assert_eq!(events, vec![b"{\"a\":1}".to_vec(), b"x\ny".to_vec()]);
+    }
+
+    #[test]
+    fn only_http_urls_are_accepted() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            assert!(Client::http("https://example.com/mcp").is_err());
+            assert!(Client::http("not a url").is_err());
+            assert!(Client::http("http://127.0.0.1:9/mcp").is_ok());
+        });
+    }
+}

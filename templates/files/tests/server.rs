@@ -1,0 +1,257 @@
+//! The server end to end: an in-memory session in both protocol eras, the confinement of
+//! every path to the served directory, the built binary over stdio, and a snapshot of
+//! `tools/list`.
+
+use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::protocol::ErrorCode;
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+// The tools and the server, from src/lib.rs.
+use {{crate_name}}::{DIRS_ENV, file_service, server};
+
+/// Both protocol eras: the 2025 `initialize` handshake and stateless 2026-07-28.
+const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
+
+/// What must never be read through the server.
+const SECRET: &str = "the secret outside";
+
+/// A temporary `served/` directory with `hello.txt`, beside an `outside/secret.txt`.
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    served: PathBuf,
+    outside: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let served = tmp.path().join("served");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(served.join("sub")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(served.join("hello.txt"), "hello, files").unwrap();
+    std::fs::write(outside.join("secret.txt"), SECRET).unwrap();
+    Fixture {
+        _tmp: tmp,
+        served,
+        outside,
+    }
+}
+
+async fn session(fixture: &Fixture, era: EraMode) -> Client {
+    let files = file_service(&[fixture.served.clone()]).unwrap();
+    let client = Client::memory(&server(files).expect("every tool is valid"));
+    client
+        .connect(era)
+        .await
+        .expect("the server accepts the connection");
+    client
+}
+
+#[tokio::test]
+async fn lists_the_tools() {
+    let fixture = fixture();
+    for era in ERAS {
+        let tools = session(&fixture, era).await.list_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["list_directory", "read_file"], "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn calls_the_tools() {
+    let fixture = fixture();
+    for era in ERAS {
+        let client = session(&fixture, era).await;
+        let text = client
+            .call_tool("read_file", json!({"path": "hello.txt"}))
+            .await
+            .unwrap();
+        assert_eq!(text.first_text(), Some("hello, files"), "{era:?}");
+        let listing = client.call_tool("list_directory", json!({})).await.unwrap();
+        assert_eq!(
+            listing.first_text(),
+            Some("[FILE] hello.txt (12 B)\n[DIR]  sub"),
+            "{era:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_a_protocol_error() {
+    let fixture = fixture();
+    for era in ERAS {
+        let err = session(&fixture, era)
+            .await
+            .call_tool("no_such_tool", json!({}))
+            .await
+            .unwrap_err();
+        let err = err.as_protocol().expect("a JSON-RPC error");
+        assert_eq!(err.code, ErrorCode::INVALID_PARAMS, "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn bad_arguments_come_back_as_a_tool_error() {
+    let fixture = fixture();
+    for era in ERAS {
+        let result = session(&fixture, era)
+            .await
+            .call_tool("read_file", json!({"file": "hello.txt"}))
+            .await
+            .unwrap();
+        assert!(result.is_error(), "{era:?}");
+        let text = result.first_text().unwrap_or_default();
+        assert!(text.contains("\"path\""), "{era:?}: {text}");
+    }
+}
+
+/// Asks `read_file` for `path` and checks that it was refused without a trace of the secret.
+async fn assert_refused(client: &Client, path: &str) {
+    let result = client
+        .call_tool("read_file", json!({ "path": path }))
+        .await
+        .unwrap();
+    let text = result.first_text().unwrap_or_default();
+    assert!(result.is_error(), "{path} was read: {text}");
+    assert!(!text.contains(SECRET), "{path}: {text}");
+}
+
+#[tokio::test]
+async fn parent_directories_are_refused() {
+    let fixture = fixture();
+    let client = session(&fixture, EraMode::Legacy).await;
+    assert_refused(&client, "../outside/secret.txt").await;
+    assert_refused(&client, "sub/../../outside/secret.txt").await;
+}
+
+#[tokio::test]
+async fn absolute_paths_outside_are_refused() {
+    let fixture = fixture();
+    let client = session(&fixture, EraMode::Legacy).await;
+    let secret = fixture.outside.join("secret.txt");
+    assert_refused(&client, secret.to_str().unwrap()).await;
+    assert_refused(&client, "/etc/passwd").await;
+    // Inside the served directory, absolute paths work.
+    let inside = fixture.served.join("hello.txt");
+    let ok = client
+        .call_tool("read_file", json!({ "path": inside.to_str().unwrap() }))
+        .await
+        .unwrap();
+    assert_eq!(ok.first_text(), Some("hello, files"));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn symlinks_that_lead_out_are_refused() {
+    let fixture = fixture();
+    let secret = fixture.outside.join("secret.txt");
+    std::os::unix::fs::symlink(&secret, fixture.served.join("absolute-link")).unwrap();
+    std::os::unix::fs::symlink(
+        "../outside/secret.txt",
+        fixture.served.join("relative-link"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&fixture.outside, fixture.served.join("dir-link")).unwrap();
+    let client = session(&fixture, EraMode::Legacy).await;
+    assert_refused(&client, "absolute-link").await;
+    assert_refused(&client, "relative-link").await;
+    assert_refused(&client, "dir-link/secret.txt").await;
+}
+
+/// Runs the built binary with `envs`, sends `lines` on stdin, closes it and returns stdout.
+/// Fails if the server does not exit by itself once its input is closed.
+fn run_over_stdio(args: &[&str], envs: &[(&str, &Path)], lines: &[Value]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_{{name}}"))
+        .args(args)
+        .envs(envs.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        stdout.read_to_string(&mut out).map(|_| out)
+    });
+    // A bound against a hang, not a timing assertion.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the server did not exit within 60 s of its stdin closing");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "the server exited with {status}");
+    reader.join().unwrap().expect("stdout is UTF-8")
+}
+
+#[test]
+fn the_binary_speaks_json_rpc_on_stdout_and_exits_when_stdin_closes() {
+    let fixture = fixture();
+    // The directory comes from the environment here; an argument works the same way.
+    let out = run_over_stdio(
+        &[],
+        &[(DIRS_ENV, &fixture.served)],
+        &[
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "smoke-test", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "read_file", "arguments": {"path": "hello.txt"}}}),
+        ],
+    );
+    let messages: Vec<Value> = out
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every stdout line is JSON"))
+        .collect();
+    assert!(messages.iter().all(|m| m["jsonrpc"] == "2.0"), "{out}");
+    assert_eq!(messages.len(), 3, "one answer per request: {out}");
+    let read = messages
+        .iter()
+        .find(|m| m["id"] == 3)
+        .expect("an answer to the call");
+    assert_eq!(read["result"]["content"][0]["text"], "hello, files");
+}
+
+/// `tools/list` as committed in `tests/snapshots/tools.json`. After changing a tool on
+/// purpose, refresh it with `UPDATE_SNAPSHOTS=1 cargo test` (or `cargo mcp schema --out
+/// tests/snapshots/tools.json -- DIR`) and review the diff: clients see exactly this.
+#[tokio::test]
+async fn tools_list_matches_the_snapshot() {
+    let fixture = fixture();
+    let tools = session(&fixture, EraMode::Legacy)
+        .await
+        .list_tools()
+        .await
+        .unwrap();
+    let actual = json!({ "tools": tools });
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools.json");
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        let text = serde_json::to_string_pretty(&actual).unwrap() + "\n";
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .expect("the snapshot is JSON");
+    assert!(
+        actual == expected,
+        "tools/list differs from {}; if the change is intended, run `UPDATE_SNAPSHOTS=1 cargo test`\nnow: {}",
+        path.display(),
+        serde_json::to_string_pretty(&actual).unwrap()
+    );
+}

@@ -1,0 +1,89 @@
+//! {{description}}
+//!
+//! The tools live here as plain async functions marked `#[mcp_tool]`: a tool's doc comment
+//! becomes its description, its parameters (with their doc comments) its input schema, and
+//! its return type its result (and output schema, for `Json<T>`). `src/main.rs` serves them.
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::server::BuildError;
+use serde::Serialize;
+
+/// Adds two numbers and returns the sum.
+#[mcp_tool(read_only, idempotent, open_world = false)]
+pub async fn add(
+    /// The first addend
+    a: f64,
+    /// The second addend
+    b: f64,
+) -> f64 {
+    a + b
+}
+
+/// What `text_stats` reports.
+#[derive(Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct TextStats {
+    /// Whitespace-separated words
+    pub words: usize,
+    /// Characters (Unicode scalar values)
+    pub characters: usize,
+    /// Lines
+    pub lines: usize,
+}
+
+/// Counts the words, characters and lines of a text.
+#[mcp_tool(read_only, idempotent, open_world = false)]
+pub async fn text_stats(
+    /// The text to measure
+    text: String,
+) -> Result<Json<TextStats>, String> {
+    if text.trim().is_empty() {
+        // An `Err` reaches the model as an `isError` result: say how to fix the call.
+        return Err("the text is empty; send the text to measure".into());
+    }
+    Ok(Json(TextStats {
+        words: text.split_whitespace().count(),
+        characters: text.chars().count(),
+        lines: text.lines().count(),
+    }))
+}
+
+/// The server: its name and version come from `Cargo.toml`, its tools from this file.
+pub fn server() -> Result<Server, BuildError> {
+    Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+        .instructions("Use `add` to add two numbers and `text_stats` to measure a text.")
+        .tool(add::tool())
+        .tool(text_stats::tool())
+        .build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A tool is still an ordinary function: call it directly.
+
+    #[tokio::test]
+    async fn add_adds() {
+        assert_eq!(add(2.0, 3.0).await, 5.0);
+    }
+
+    #[tokio::test]
+    async fn text_stats_counts() {
+        let Json(stats) = text_stats("one two\nthree".into()).await.unwrap();
+        assert_eq!(
+            stats,
+            TextStats {
+                words: 3,
+                characters: 13,
+                lines: 2
+            }
+        );
+        assert!(text_stats("  ".into()).await.is_err());
+    }
+
+    #[test]
+    fn the_server_builds() {
+        let server = server().expect("every tool is valid");
+        assert_eq!(server.info().name, env!("CARGO_PKG_NAME"));
+    }
+}

@@ -1,0 +1,63 @@
+//! Serves the tools of `src/lib.rs`: over stdio by default (what desktop clients start),
+//! or over Streamable HTTP with `--transport http`.
+//!
+//! stdout carries only the protocol; write logs and messages to stderr.
+
+use clap::{Parser, ValueEnum};
+use mcp_runtime::transport::http::{HttpOptions, HttpServer};
+use std::process::ExitCode;
+
+// The tools and the server, from src/lib.rs.
+use {{crate_name}}::server;
+
+/// Command-line options.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+struct Args {
+    /// How to talk to the client.
+    #[arg(long, value_enum, default_value_t = Transport::Stdio)]
+    transport: Transport,
+    /// Where `--transport http` listens (port 0 picks a free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8000")]
+    bind: String,
+}
+
+/// The transports this server speaks.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Transport {
+    /// Newline-delimited JSON-RPC on stdin and stdout.
+    Stdio,
+    /// Streamable HTTP at `http://ADDR/mcp`.
+    Http,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    let server = match server() {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("{}: {e}", env!("CARGO_PKG_NAME"));
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = match args.transport {
+        Transport::Stdio => mcp_runtime::serve_stdio(server).await,
+        Transport::Http => {
+            match HttpServer::bind(args.bind.as_str(), server, HttpOptions::default()).await {
+                Ok(http) => {
+                    eprintln!("{}: serving MCP at {}", env!("CARGO_PKG_NAME"), http.url());
+                    http.run().await
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{}: {e}", env!("CARGO_PKG_NAME"));
+            ExitCode::FAILURE
+        }
+    }
+}
