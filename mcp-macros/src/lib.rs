@@ -34,8 +34,8 @@ use proc_macro::TokenStream;
 /// Parameters are JSON arguments (their doc comments become property descriptions;
 /// `Option<T>` is optional; `#[mcp(default)]` / `#[mcp(default = expr)]` give defaults;
 /// `#[mcp(rename = "...")]` or `#[serde(rename = "...")]` rename) or injected
-/// (`RequestContext`, `State<T>`, or anything marked `#[mcp(inject)]` that implements
-/// `FromContext`; `#[mcp(arg)]` forces an argument).
+/// (`RequestContext`, `State<T>`, `FileService`, or anything marked `#[mcp(inject)]` that
+/// implements `FromContext`; `#[mcp(arg)]` forces an argument).
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     impl_block::tool_attribute(attr.into(), item.into()).into()

@@ -38,7 +38,7 @@ pub(crate) const RENAME: &str = "rename";
 pub(crate) const PARAM_KEYS: &[&str] = &[INJECT, ARG, DEFAULT, RENAME];
 
 /// Parameter types injected from the request context (backed by a `FromContext` bound).
-pub(crate) const INJECTED_TYPES: &[&str] = &["RequestContext", "State"];
+pub(crate) const INJECTED_TYPES: &[&str] = &["RequestContext", "State", "FileService"];
 
 /// The type name of the request context (at most one such parameter).
 pub(crate) const CONTEXT_TYPE: &str = "RequestContext";

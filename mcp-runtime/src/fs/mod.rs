@@ -3,8 +3,27 @@
 //!
 //! Start from a [`FsPolicy`], build the service once at startup, and give each tool a
 //! [`FileService::for_tool`] copy so its audit events carry the tool's name. The operations
-//! mirror the reference `@modelcontextprotocol/server-filesystem` tools, so those tools are a
-//! thin layer over this module.
+//! mirror the reference `@modelcontextprotocol/server-filesystem` tools, and [`FileTools`] is
+//! those tools (same names, arguments and result shapes) as a thin layer over this module.
+//! For tools of your own, a parameter of type `FileService` is injected from the server's
+//! state (`ServerBuilder::state`).
+//!
+//! ```
+//! use mcp_runtime::fs::{FileService, FileTools, FsPolicy};
+//! use mcp_runtime::prelude::*;
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let dir = tempfile::tempdir()?;
+//! # let notes = dir.path();
+//! let files = FileService::new(FsPolicy::new().allow_dir(notes).allow_extension("md"))?;
+//! let server = Server::builder("notes", "1.0.0")
+//!     .tools(Arc::new(FileTools::new(files)).mcp_tools())
+//!     .build()?;
+//! assert_eq!(server.tools().names().len(), 14);
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! # How confinement works
 //!
@@ -54,7 +73,9 @@
 //!   directory, `fsync`, then linked or renamed into place. A process killed mid-write leaves
 //!   the old file or the new one and no stray file; the rare exception (a kill between the
 //!   link and the rename) is a complete `.mcp-tmp-<pid>-<hex>` file in the same directory,
-//!   which [`FileService::remove_stale_temp_files`] deletes.
+//!   which [`FileService::remove_stale_temp_files`] (one directory) and
+//!   [`FileService::remove_stale_temp_files_recursively`] (a tree) delete; a server calls
+//!   them at startup.
 //! - **Errors** ([`FsError`]) have kinds to branch on and texts that help a model correct
 //!   itself; they quote only the requested path and never what lies outside the roots.
 //! - **Audit**: every operation emits one `tracing` event, target [`AUDIT_TARGET`]
@@ -72,12 +93,15 @@ mod audit;
 mod diff;
 mod edit;
 mod error;
+mod format;
 mod info;
 mod path;
 mod policy;
 mod read;
 mod resolve;
 mod service;
+mod tool_io;
+mod tools;
 mod walk;
 mod write;
 
@@ -91,6 +115,7 @@ pub use path::FsPath;
 pub use policy::{DEFAULT_MAX_BYTES, FsPolicy, WalkLimits};
 pub use read::{LineRange, MediaFile, MediaKind, media_type};
 pub use service::{FileService, MoveOutcome};
+pub use tools::FileTools;
 pub use walk::{
     DirEntryInfo, DirListing, DirectoryTree, EntryKind, SearchMatches, TreeNode, Truncation,
     format_size,

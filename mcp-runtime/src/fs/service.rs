@@ -332,6 +332,25 @@ impl FileService {
         .await
     }
 
+    /// Like [`remove_stale_temp_files`](Self::remove_stale_temp_files), in the directory at
+    /// `path` and in every directory below it (never through a symlink), within the policy's
+    /// [`WalkLimits`](super::WalkLimits): a server calls this at startup to sweep up after a
+    /// predecessor that was killed mid-write. Returns how many files were removed.
+    pub async fn remove_stale_temp_files_recursively(&self, path: &str) -> FsResult<usize> {
+        let p = path.to_owned();
+        self.run("remove_stale_temp_files", path, move |core, audit| {
+            let loc = core.locate(&p)?;
+            audit.located(core, &loc);
+            write::check_writable(core, &loc)?;
+            let mut removed = 0;
+            walk::visit_dirs(core, &loc, &mut |dir| {
+                removed += atomic::remove_stale(dir).unwrap_or(0);
+            })?;
+            Ok(removed)
+        })
+        .await
+    }
+
     /// The allowed directory a path belongs to and the path below it, without touching the
     /// file system (the lexical rules and root choice only).
     pub fn locate(&self, path: &str) -> FsResult<FsPath> {

@@ -138,9 +138,14 @@ pub fn format_size(bytes: u64) -> String {
     if unit == 0 {
         return format!("{bytes} B");
     }
+    // Hundredths, rounded half up as JavaScript's `toFixed(2)` does (Rust's `{:.2}` rounds
+    // half to even: 1152 bytes would be "1.12 KB" instead of the reference's "1.13 KB").
+    let divisor = 1024u128.pow(unit as u32);
+    let hundredths = (u128::from(bytes) * 200 + divisor) / (2 * divisor);
     format!(
-        "{:.2} {}",
-        bytes as f64 / 1024f64.powi(unit as i32),
+        "{}.{:02} {}",
+        hundredths / 100,
+        hundredths % 100,
         UNITS[unit]
     )
 }
@@ -346,6 +351,34 @@ fn tree(
     Ok(nodes)
 }
 
+/// Calls `f` on the directory at `loc` and on every directory below it (entered the same
+/// way as the other walks: never through a symlink), within the walk limits.
+pub(crate) fn visit_dirs(
+    core: &Core,
+    loc: &Location,
+    f: &mut dyn FnMut(&Dir),
+) -> FsResult<Option<Truncation>> {
+    fn visit(core: &Core, dir: &Dir, level: usize, budget: &mut Budget, f: &mut dyn FnMut(&Dir)) {
+        f(dir);
+        // An unreadable subdirectory is skipped, as in searches.
+        let Ok(found) = entries(core, dir, budget) else {
+            return;
+        };
+        for e in found {
+            if e.kind == EntryKind::Directory
+                && budget.may_enter(level)
+                && let Ok(sub) = open_dir_nofollow(dir, &e.raw)
+            {
+                visit(core, &sub, level + 1, budget, f);
+            }
+        }
+    }
+    let dir = core.open_dir_target(loc)?;
+    let mut budget = Budget::new(core);
+    visit(core, &dir, 1, &mut budget, f);
+    Ok(budget.truncated)
+}
+
 pub(crate) fn search_files(
     core: &Core,
     loc: &Location,
@@ -434,6 +467,9 @@ mod tests {
         assert_eq!(format_size(1023), "1023 B");
         assert_eq!(format_size(1024), "1.00 KB");
         assert_eq!(format_size(1536), "1.50 KB");
+        // Ties round up, as `toFixed(2)` does: 1152 / 1024 = 1.125.
+        assert_eq!(format_size(1152), "1.13 KB");
+        assert_eq!(format_size(1024 * 1024 - 1), "1024.00 KB");
         assert_eq!(format_size(5 * 1024 * 1024 * 1024), "5.00 GB");
         assert_eq!(format_size(u64::MAX), "16777216.00 TB");
     }

@@ -3,10 +3,10 @@
 //! A parameter of an `#[mcp_tool]` function is either an *argument* (deserialized from the
 //! call's `arguments`, described in the input schema) or *injected* (built from the request
 //! context by [`FromContext`], absent from the schema). The macro treats a parameter as
-//! injected when its type is named `RequestContext` or `State`, or when it is marked
-//! `#[mcp(inject)]`; `#[mcp(arg)]` forces an argument. The name is only a first guess: an
-//! injected parameter must implement [`FromContext`], so a look-alike type fails to compile
-//! with a message saying what to do.
+//! injected when its type is named `RequestContext`, `State` or `FileService` (see
+//! [`crate::fs`]), or when it is marked `#[mcp(inject)]`; `#[mcp(arg)]` forces an argument.
+//! The name is only a first guess: an injected parameter must implement [`FromContext`], so a
+//! look-alike type fails to compile with a message saying what to do.
 
 use super::RequestContext;
 use std::any::{Any, TypeId, type_name};

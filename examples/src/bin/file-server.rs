@@ -1,0 +1,131 @@
+//! `file-server`: a secure drop-in for the reference `@modelcontextprotocol/server-filesystem`
+//! server, with its tools, names, arguments and result shapes, over a kernel-confined
+//! [`FileService`].
+//!
+//! ```text
+//! file-server [--ext EXT]... [--read-only] [--transport stdio|http] [--bind ADDR] DIR...
+//! ```
+//!
+//! - `DIR...`: the allowed directories (at least one; each must exist). Everything below them
+//!   is reachable, nothing else; relative paths in tool calls resolve against the first.
+//! - `--ext EXT`: only files with these extensions (repeatable, ASCII-case-insensitive, with
+//!   or without the dot); directories are always reachable.
+//! - `--read-only`: refuse every change, and list only the tools that read.
+//! - `--transport`, `--bind`: see `mcp_examples::TransportArgs` (stdio by default).
+//!
+//! **Startup cleanup.** Writes go through a temporary file that is renamed over the target.
+//! On Linux that file is anonymous until it is complete, so a server killed mid-write leaves
+//! nothing behind, except when killed in the instant between naming a complete temporary file
+//! `.mcp-tmp-<pid>-<hex>` and renaming it over an existing target. At startup, before serving,
+//! this server deletes such files left by dead processes in each allowed directory itself;
+//! then, in the background, in every directory below (never through a symlink, within the
+//! service's walk limits). A `--read-only` server changes nothing, so it skips the cleanup.
+//!
+//! Exit codes: 0 when the client goes away, 1 when a directory cannot be opened or the
+//! transport fails, 2 on a usage error (no DIR, an unknown flag).
+
+use clap::Parser;
+use mcp_runtime::Server;
+use mcp_runtime::fs::{FileService, FileTools, FsPolicy};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Command-line options.
+#[derive(Debug, Parser)]
+#[command(
+    version,
+    about = "An MCP server with confined access to files: the reference filesystem server's tools"
+)]
+struct Args {
+    /// Allow only files with this extension (repeatable; case-insensitive; `md` or `.md`).
+    #[arg(long = "ext", value_name = "EXT")]
+    extensions: Vec<String>,
+
+    /// Refuse every change and offer only the tools that read.
+    #[arg(long)]
+    read_only: bool,
+
+    #[command(flatten)]
+    transport: mcp_examples::TransportArgs,
+
+    /// The directories the server may access (with everything below them).
+    #[arg(value_name = "DIR", required = true)]
+    dirs: Vec<PathBuf>,
+}
+
+/// Shown on stderr when stdin is a terminal.
+const TERMINAL_HINT: &str = "file-server: serving MCP on stdio; paste one JSON-RPC message per line, e.g.
+{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"list_allowed_directories\",\"arguments\":{}}}
+(Ctrl-D to quit)";
+
+fn policy(args: &Args) -> FsPolicy {
+    FsPolicy::new()
+        .allow_dirs(args.dirs.iter().cloned())
+        .allow_extensions(&args.extensions)
+        .read_only(args.read_only)
+}
+
+/// Deletes the temporary files of writes killed mid-way: in each allowed directory now, and
+/// below them in the background (see the module documentation).
+async fn remove_stale_temp_files(files: &FileService) {
+    if files.policy().is_read_only() {
+        return;
+    }
+    let roots: Vec<String> = files
+        .allowed_directories()
+        .iter()
+        .map(|d| d.to_string_lossy().into_owned())
+        .collect();
+    for root in &roots {
+        if let Err(e) = files.remove_stale_temp_files(root).await {
+            tracing::warn!("cleaning up temporary files in {root}: {e}");
+        }
+    }
+    let files = files.clone();
+    tokio::spawn(async move {
+        for root in &roots {
+            if let Err(e) = files.remove_stale_temp_files_recursively(root).await {
+                tracing::warn!("cleaning up temporary files below {root}: {e}");
+            }
+        }
+    });
+}
+
+fn server(files: FileService) -> Result<Server, mcp_runtime::server::BuildError> {
+    let dirs: Vec<String> = files
+        .allowed_directories()
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    let tools = Arc::new(FileTools::new(files));
+    Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
+        .instructions(format!(
+            "File access confined to these directories (relative paths resolve against the \
+             first): {}. Use list_allowed_directories to see them.",
+            dirs.join(", ")
+        ))
+        .tools(tools.tools_for_policy())
+        .build()
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    mcp_examples::init_logging();
+    let args = Args::parse();
+    let files = match FileService::new(policy(&args)) {
+        Ok(files) => files.for_tool("file-server"),
+        Err(e) => {
+            eprintln!("file-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    remove_stale_temp_files(&files).await;
+    match server(files) {
+        Ok(server) => mcp_examples::serve(server, &args.transport, TERMINAL_HINT).await,
+        Err(e) => {
+            tracing::error!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
