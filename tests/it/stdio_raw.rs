@@ -365,3 +365,14 @@ async fn exits_cleanly_when_stdin_closes() {
         .unwrap();
     assert_eq!(status.map(|s| s.success()), Some(true));
 }
+
+#[tokio::test]
+async fn requests_fail_promptly_once_the_server_is_gone() {
+    let c = Client::spawn(Command::new("true")).expect("`true` starts");
+    for _ in 0..2 {
+        let outcome = tokio::time::timeout(Duration::from_secs(30), c.request_raw("ping", None))
+            .await
+            .expect("a request to a dead server fails instead of waiting");
+        assert!(matches!(outcome, Err(ClientError::Closed)), "{outcome:?}");
+    }
+}

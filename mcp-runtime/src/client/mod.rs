@@ -59,7 +59,9 @@ impl ClientError {
     }
 }
 
-type Pending = Mutex<HashMap<RequestId, oneshot::Sender<Result<Value, McpError>>>>;
+/// Requests waiting for their answer; `None` once the server is gone, so a request made
+/// after that fails at once instead of waiting forever.
+type Pending = Mutex<Option<HashMap<RequestId, oneshot::Sender<Result<Value, McpError>>>>>;
 
 /// An MCP client. Requests may be issued concurrently from clones.
 #[derive(Clone)]
@@ -92,15 +94,15 @@ impl Client {
         to_server: mpsc::Sender<Vec<u8>>,
         mut from_server: mpsc::Receiver<Vec<u8>>,
     ) -> Self {
-        let pending: Arc<Pending> = Arc::default();
+        let pending: Arc<Pending> = Arc::new(Mutex::new(Some(HashMap::new())));
         let (unrouted_tx, unrouted_rx) = mpsc::unbounded_channel();
         let routes = pending.clone();
         tokio::spawn(async move {
             while let Some(line) = from_server.recv().await {
                 route(&routes, &unrouted_tx, &line);
             }
-            // The server is gone: fail every waiting request.
-            routes.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            // The server is gone: fail every waiting request, and every later one.
+            routes.lock().unwrap_or_else(|e| e.into_inner()).take();
         });
         Self {
             inner: Arc::new(ClientInner {
@@ -271,6 +273,8 @@ impl Client {
             .pending
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+            .ok_or(ClientError::Closed)?
             .insert(id.clone(), tx);
         let line = serde_json::to_vec(&Request {
             jsonrpc: JSONRPC_VERSION,
@@ -280,11 +284,15 @@ impl Client {
         })
         .map_err(|e| ClientError::Decode(e.to_string()))?;
         if let Err(e) = self.send_raw(line).await {
-            self.inner
+            if let Some(waiting) = self
+                .inner
                 .pending
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .remove(&id);
+                .as_mut()
+            {
+                waiting.remove(&id);
+            }
             return Err(e);
         }
         match rx.await {
@@ -373,7 +381,8 @@ fn route(pending: &Pending, unrouted: &mpsc::UnboundedSender<Value>, line: &[u8]
             pending
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .remove(&id)
+                .as_mut()
+                .and_then(|waiting| waiting.remove(&id))
         });
     let Some(waiter) = waiter else {
         let _ = unrouted.send(message);
