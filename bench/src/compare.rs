@@ -139,3 +139,68 @@ pub fn table(summaries: &[Summary]) -> String {
     }
     out
 }
+
+/// The HTTP comparison: every candidate measured `rounds` times, interleaved; medians.
+pub fn compare_http(
+    candidates: &[Candidate],
+    connections: usize,
+    calls: u64,
+    rounds: usize,
+) -> Result<Vec<crate::http_load::HttpReport>, String> {
+    let mut all: Vec<Vec<crate::http_load::HttpReport>> = vec![Vec::new(); candidates.len()];
+    for _ in 0..rounds.max(1) {
+        for (c, reports) in candidates.iter().zip(all.iter_mut()) {
+            reports.push(
+                crate::http_load::run(&c.name, &c.command, connections, calls)
+                    .map_err(|e| format!("{}: {e}", c.name))?,
+            );
+        }
+    }
+    Ok(all
+        .into_iter()
+        .map(|reports| {
+            let m = |f: fn(&crate::http_load::HttpReport) -> f64| {
+                median(reports.iter().map(f).collect())
+            };
+            crate::http_load::HttpReport {
+                server: reports[0].server.clone(),
+                connections,
+                calls_per_s: m(|r| r.calls_per_s),
+                cpu_per_call_us: m(|r| r.cpu_per_call_us),
+                peak_rss_kib: m(|r| r.peak_rss_kib as f64) as u64,
+                errors: reports.iter().map(|r| r.errors).sum(),
+            }
+        })
+        .collect())
+}
+
+/// A table of HTTP medians, with ratios to the first candidate.
+pub fn http_table(reports: &[crate::http_load::HttpReport]) -> String {
+    let mut out = String::new();
+    let Some(base) = reports.first() else {
+        return out;
+    };
+    let _ = writeln!(
+        out,
+        "{:<16} {:>12} {:>9} {:>10} {:>8} {:>12}",
+        "server", "calls/s", "cpu µs", "rss KiB", "errors", "connections"
+    );
+    for r in reports {
+        let _ = writeln!(
+            out,
+            "{:<16} {:>12.0} {:>9.2} {:>10} {:>8} {:>12}",
+            r.server, r.calls_per_s, r.cpu_per_call_us, r.peak_rss_kib, r.errors, r.connections
+        );
+    }
+    let _ = writeln!(out, "\nratios to {}", base.server);
+    for r in reports.iter().skip(1) {
+        let _ = writeln!(
+            out,
+            "{:<16} throughput {:.2}x  cpu/call {:.2}x",
+            r.server,
+            r.calls_per_s / base.calls_per_s,
+            r.cpu_per_call_us / base.cpu_per_call_us
+        );
+    }
+    out
+}

@@ -46,3 +46,39 @@ fn a_server_that_answers_wrongly_fails_the_run() {
         "opening a session with cat cannot succeed: {outcome:?}"
     );
 }
+
+#[test]
+fn http_smoke_run() {
+    let echo = mcp_tests::example_bin("echo-server").display().to_string();
+    let candidates = [
+        Candidate {
+            name: "http-floor".into(),
+            command: vec![
+                env!("CARGO_BIN_EXE_http-floor").into(),
+                "--bind".into(),
+                "127.0.0.1:0".into(),
+            ],
+        },
+        Candidate {
+            name: "echo-server".into(),
+            command: [
+                &echo,
+                "--transport",
+                "http",
+                "--legacy-mode",
+                "stateless",
+                "--bind",
+                "127.0.0.1:0",
+            ]
+            .map(String::from)
+            .to_vec(),
+        },
+    ];
+    let reports =
+        mcp_bench::compare::compare_http(&candidates, 4, 200, 1).expect("the HTTP harness runs");
+    let text = mcp_bench::compare::http_table(&reports);
+    for r in &reports {
+        assert_eq!(r.errors, 0, "{text}");
+        assert!(r.calls_per_s > 0.0, "{text}");
+    }
+}

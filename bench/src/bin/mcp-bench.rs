@@ -3,7 +3,11 @@
 //! ```text
 //! mcp-bench run [--era legacy|modern] [--smoke] [--json] -- SERVER_COMMAND…
 //! mcp-bench compare [--rounds N] [--era …] [--smoke] --server floor=… --server echo=… [--server peer=…]
+//! mcp-bench http [--rounds N] [--connections C] [--calls N] --server floor=… --server echo=…
 //! ```
+//!
+//! HTTP servers must take `--bind 127.0.0.1:0` in their command and print their
+//! `http://…` URL on stderr.
 //!
 //! `compare` takes the first `--server` as the baseline for its ratios.
 
@@ -40,6 +44,22 @@ enum Cmd {
         #[arg(long, default_value_t = 5)]
         rounds: usize,
         /// `NAME=COMMAND ARGS…`; the first is the baseline.
+        #[arg(long = "server", required = true)]
+        servers: Vec<Candidate>,
+    },
+    /// Measures HTTP servers with keep-alive connections (modern, stateless requests).
+    Http {
+        /// Rounds (each measures every server once).
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Keep-alive connections.
+        #[arg(long, default_value_t = 16)]
+        connections: usize,
+        /// Calls per round.
+        #[arg(long, default_value_t = 50_000)]
+        calls: u64,
+        /// `NAME=COMMAND ARGS…` (the command prints its URL on stderr); the first is the
+        /// baseline.
         #[arg(long = "server", required = true)]
         servers: Vec<Candidate>,
     },
@@ -126,6 +146,19 @@ fn main() -> ExitCode {
                 println!("{}", serde_json::to_string(s).unwrap_or_default());
             }
         }),
+        Cmd::Http {
+            rounds,
+            connections,
+            calls,
+            servers,
+        } => {
+            mcp_bench::compare::compare_http(&servers, connections, calls, rounds).map(|reports| {
+                print!("{}", mcp_bench::compare::http_table(&reports));
+                for r in &reports {
+                    println!("{}", serde_json::to_string(r).unwrap_or_default());
+                }
+            })
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
