@@ -128,8 +128,35 @@ fn plan(options: &ProjectOptions, dir: PathBuf) -> Result<Plan> {
     })
 }
 
+/// The project's real place: absolute, with `..` and symlinks resolved through the part of
+/// the path that exists. Without this, `../weather` typed inside a workspace looks like a
+/// folder below it (lexically `workspace/../weather`), and the workspace would wrongly take
+/// it as a member.
 fn absolute(path: &Path) -> Result<PathBuf> {
-    std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))
+    let abs =
+        std::path::absolute(path).with_context(|| format!("cannot resolve {}", path.display()))?;
+    let mut existing = abs.as_path();
+    let mut missing = Vec::new();
+    while !existing.exists() {
+        let Some(parent) = existing.parent() else {
+            break;
+        };
+        missing.push(existing.components().next_back());
+        existing = parent;
+    }
+    let mut real = existing
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", existing.display()))?;
+    for component in missing.into_iter().rev().flatten() {
+        match component {
+            std::path::Component::ParentDir => {
+                real.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => real.push(other),
+        }
+    }
+    Ok(real)
 }
 
 fn is_empty_dir(path: &Path) -> Result<bool> {
@@ -453,6 +480,17 @@ mod tests {
             vcs: Some(Vcs::None),
             standalone: false,
         }
+    }
+
+    #[test]
+    fn a_sibling_of_a_workspace_is_not_below_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        let real = absolute(&ws.join("../weather")).unwrap();
+        assert_eq!(real, tmp.path().canonicalize().unwrap().join("weather"));
+        let real = absolute(&ws.join("new/../deeper/x")).unwrap();
+        assert_eq!(real, ws.canonicalize().unwrap().join("deeper/x"));
     }
 
     #[test]
