@@ -34,12 +34,7 @@ fn generated_and_tested(template: &str) -> (tempfile::TempDir, std::path::PathBu
 
 /// `cargo-mcp <args>` in `project`, building into the shared target folder.
 fn cargo_mcp_in(project: &Path, args: &[&str]) -> std::process::Output {
-    output(
-        cargo_mcp()
-            .current_dir(project)
-            .env("CARGO_TARGET_DIR", generated_target_dir())
-            .args(args),
-    )
+    output(in_generated_target(cargo_mcp().current_dir(project)).args(args))
 }
 
 #[test]

@@ -69,15 +69,19 @@ pub(crate) fn generated_target_dir() -> PathBuf {
         .join("cli-generated")
 }
 
+/// Points a cargo command at [`generated_target_dir`], without debug info: these builds only
+/// prove that generated projects compile and pass their tests, and debug info would multiply
+/// the disk they take.
+pub(crate) fn in_generated_target(cmd: &mut Command) -> &mut Command {
+    cmd.env("CARGO_TARGET_DIR", generated_target_dir())
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+}
+
 /// `cargo <args>` in `dir`, building into [`generated_target_dir`].
 pub(crate) fn cargo_in(dir: &Path, args: &[&str]) -> Output {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     output(
-        Command::new(cargo)
-            .args(args)
-            .current_dir(dir)
-            .env("CARGO_TARGET_DIR", generated_target_dir())
-            .stdin(Stdio::null()),
+        in_generated_target(Command::new(cargo).args(args).current_dir(dir)).stdin(Stdio::null()),
     )
 }
 
