@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use tokio::sync::watch;
 
 /// Why a tool could not be registered.
@@ -155,11 +155,15 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
     })
 }
 
-/// One page of `tools/list`, serialized for each era.
-#[derive(Clone)]
+/// One page of `tools/list`, serialized for each era on first request and kept until the
+/// registry changes. Rendering waits for a client to ask: a server's start-up (and its
+/// `initialize` answer) doesn't pay for pages, and a legacy-only client never pays for the
+/// modern rendering.
 struct Page {
-    legacy: Arc<str>,
-    modern: Arc<str>,
+    /// Index in `Snapshot::order` of the page's first tool.
+    start: usize,
+    legacy: OnceLock<Arc<str>>,
+    modern: OnceLock<Arc<str>>,
 }
 
 /// An immutable view of the registry; swapped whole on every change.
@@ -316,11 +320,10 @@ impl ToolRegistry {
             Some(c) => snapshot.page_by_cursor.get(c).copied(),
         };
         if let Some(page) = index.and_then(|i| snapshot.pages.get(i)) {
-            return Ok(if modern {
-                page.modern.clone()
-            } else {
-                page.legacy.clone()
-            });
+            let cell = if modern { &page.modern } else { &page.legacy };
+            let text = cell
+                .get_or_init(|| render_page(&snapshot.order, page.start, &self.settings, modern));
+            return Ok(text.clone());
         }
         // A cursor from before a registry change: continue from the tool it names, so a
         // client paging through a changing list neither fails nor loops.
@@ -330,8 +333,7 @@ impl ToolRegistry {
             .filter(|n| validate_tool_name(n).is_ok())
             .ok_or_else(|| McpError::invalid_params("invalid cursor"))?;
         let start = snapshot.order.partition_point(|t| *t.name < *start_name);
-        let page = render_page(&snapshot.order, start, &self.settings);
-        Ok(if modern { page.modern } else { page.legacy })
+        Ok(render_page(&snapshot.order, start, &self.settings, modern))
     }
 }
 
@@ -342,12 +344,17 @@ fn cursor_for(name: &str) -> String {
 fn build_snapshot(mut tools: Vec<Arc<RegisteredTool>>, settings: &PageSettings) -> Snapshot {
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let page_size = settings.page_size.max(1);
-    let mut pages = vec![render_page(&tools, 0, settings)];
+    let page = |start| Page {
+        start,
+        legacy: OnceLock::new(),
+        modern: OnceLock::new(),
+    };
+    let mut pages = vec![page(0)];
     let mut page_by_cursor = HashMap::new();
     let mut start = page_size;
     while start < tools.len() {
         page_by_cursor.insert(cursor_for(&tools[start].name), pages.len());
-        pages.push(render_page(&tools, start, settings));
+        pages.push(page(start));
         start += page_size;
     }
     Snapshot {
@@ -358,28 +365,37 @@ fn build_snapshot(mut tools: Vec<Arc<RegisteredTool>>, settings: &PageSettings) 
     }
 }
 
-fn render_page(tools: &[Arc<RegisteredTool>], start: usize, settings: &PageSettings) -> Page {
+/// The `tools/list` result text for the page of `tools` beginning at `start`.
+fn render_page(
+    tools: &[Arc<RegisteredTool>],
+    start: usize,
+    settings: &PageSettings,
+    modern: bool,
+) -> Arc<str> {
     let page_size = settings.page_size.max(1);
     let end = (start + page_size).min(tools.len());
     let slice = tools.get(start..end).unwrap_or_default();
     let next_cursor = tools.get(end).map(|t| cursor_for(&t.name));
-    let legacy = ListToolsResult {
-        tools: slice.iter().map(|t| t.legacy_definition.clone()).collect(),
-        next_cursor: next_cursor.clone(),
-    };
-    let modern = ListToolsResult {
-        tools: slice.iter().map(|t| t.modern_definition.clone()).collect(),
+    let definitions = slice.iter().map(|t| {
+        if modern {
+            t.modern_definition.clone()
+        } else {
+            t.legacy_definition.clone()
+        }
+    });
+    let result = ListToolsResult {
+        tools: definitions.collect(),
         next_cursor,
     };
-    Page {
-        legacy: to_raw(&legacy).get().into(),
-        modern: to_raw(&Modern::complete(
-            &modern,
+    let raw = if modern {
+        to_raw(&Modern::complete(
+            &result,
             &settings.server_info,
             Some(settings.cache),
             None::<&JsonObject>,
         ))
-        .get()
-        .into(),
-    }
+    } else {
+        to_raw(&result)
+    };
+    raw.get().into()
 }

@@ -94,16 +94,18 @@ impl Pipes {
 }
 
 impl Input {
-    async fn read(&self, buf: &mut [u8]) -> io::Result<usize> {
+    /// Reads into `buf`'s spare capacity (never zero-filled first: a server that gets a
+    /// 200-byte `initialize` touches one page of its buffer, not sixteen).
+    async fn read_buf(&self, buf: &mut Vec<u8>) -> io::Result<usize> {
         loop {
             let attempt = match self {
                 Input::Pipe(p) => {
                     p.readable().await?;
-                    p.try_read(buf)
+                    p.try_read_buf(buf)
                 }
                 Input::Socket(s) => {
                     s.readable().await?;
-                    s.try_read(buf)
+                    s.try_read_buf(buf)
                 }
             };
             match attempt {
@@ -168,10 +170,11 @@ pub(super) async fn serve(server: Server, pipes: Pipes, limit: usize) -> io::Res
 
 async fn read_loop(input: &Input, connection: &Connection, limit: usize) -> io::Result<()> {
     let mut framer = LineFramer::new(limit);
-    let mut chunk = vec![0u8; 64 * 1024];
+    let mut chunk = Vec::with_capacity(64 * 1024);
     let mut frames = Vec::new();
     loop {
-        let n = match input.read(&mut chunk).await {
+        chunk.clear();
+        let n = match input.read_buf(&mut chunk).await {
             Ok(n) => n,
             Err(e) => {
                 tracing::warn!(error = %e, "reading stdin failed; treating it as closed");
