@@ -19,7 +19,8 @@ if [ -n "${SMOKE:-}" ]; then
     ROUNDS=1
     http_calls=200
 fi
-stdio=(--server "floor=$bin/stdio-floor" --server "echo-server=$bin/echo-server")
+stdio=(--server "floor=$bin/stdio-floor" --server "validating-floor=$bin/validating-floor"
+       --server "echo-server=$bin/echo-server")
 http=(--server "http-floor=$bin/http-floor --bind 127.0.0.1:0"
       --server "echo-server=$bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0")
 [ -n "${EXTRA_STDIO:-}" ] && stdio+=(--server "$EXTRA_STDIO")

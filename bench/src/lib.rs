@@ -1,9 +1,11 @@
 //! The benchmark harness: a load client for MCP servers over stdio ([`load`]) and HTTP
 //! ([`http_load`]), side-by-side
-//! comparisons ([`compare`]), `/proc` readings ([`procfs`]), and the same tool written three
-//! ways so the criterion benchmarks can compare the macro path with hand-written ones.
+//! comparisons ([`compare`]), `/proc` readings ([`procfs`]), the stdio floors' answers
+//! ([`floor`]), and the same tool written three ways so the criterion benchmarks can compare
+//! the macro path with hand-written ones.
 
 pub mod compare;
+pub mod floor;
 pub mod http_load;
 pub mod load;
 pub mod procfs;

@@ -11,6 +11,10 @@ fn candidates() -> Vec<Candidate> {
             command: vec![env!("CARGO_BIN_EXE_stdio-floor").into()],
         },
         Candidate {
+            name: "validating-floor".into(),
+            command: vec![env!("CARGO_BIN_EXE_validating-floor").into()],
+        },
+        Candidate {
             name: "echo-server".into(),
             command: vec![mcp_tests::example_bin("echo-server").display().to_string()],
         },
@@ -81,4 +85,51 @@ fn http_smoke_run() {
         assert_eq!(r.errors, 0, "{text}");
         assert!(r.calls_per_s > 0.0, "{text}");
     }
+}
+
+#[test]
+fn the_validating_floor_rejects_arguments_its_schemas_forbid() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_validating-floor"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the validating floor starts");
+    let calls = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":5}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2,"c":3}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#,
+    ];
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    for call in calls {
+        writeln!(stdin, "{call}").expect("the floor reads its stdin");
+    }
+    drop(stdin);
+    let out = child
+        .wait_with_output()
+        .expect("the floor exits at end of input");
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON answer a line"))
+        .collect();
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    for bad in &answers[..2] {
+        assert_eq!(bad["result"]["isError"], true, "{bad}");
+    }
+    let text = |a: &serde_json::Value| {
+        a["result"]["content"][0]["text"]
+            .as_str()
+            .map(str::to_owned)
+    };
+    assert!(
+        text(&answers[0]).is_some_and(|t| t.contains("string")),
+        "{answers:?}"
+    );
+    assert!(
+        text(&answers[1]).is_some_and(|t| t.contains('c')),
+        "{answers:?}"
+    );
+    assert_eq!(answers[2]["result"].get("isError"), None, "{answers:?}");
+    assert_eq!(text(&answers[2]).as_deref(), Some("3"), "{answers:?}");
 }
