@@ -5,10 +5,10 @@ use super::projection::{Modern, to_raw};
 use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::lifecycle::{CachePolicy, JsonObject};
 use crate::protocol::{ListToolsResult, McpError, ToolDefinition};
+use crate::tool::schema::CheckedSchema;
 use crate::tool::{Tool, schema};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonschema::Validator;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -62,8 +62,8 @@ pub enum RegistrationError {
 pub(crate) struct RegisteredTool {
     pub(crate) name: Arc<str>,
     pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) input: Validator,
-    pub(crate) output: Option<Validator>,
+    pub(crate) input: CheckedSchema,
+    pub(crate) output: Option<CheckedSchema>,
     /// Legacy clients only accept an object `structuredContent`: wrap the value as
     /// `{"result": value}` (the official TypeScript SDK's convention, spec `dual-era.md` §4).
     pub(crate) wrap_legacy_output: bool,
@@ -122,16 +122,17 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
     };
     schema::check_input_root(&definition.input_schema).map_err(invalid_input)?;
     let header_params = headers::scan(&definition.input_schema).map_err(invalid_input)?;
-    let input =
-        schema::compile(&Value::Object(definition.input_schema.clone())).map_err(invalid_input)?;
+    let input = CheckedSchema::check(Value::Object(definition.input_schema.clone()))
+        .map_err(invalid_input)?;
     let (output, wrap_legacy_output, legacy_output_schema) = match &definition.output_schema {
         None => (None, false, None),
         Some(s) => {
-            let validator =
-                schema::compile(s).map_err(|reason| RegistrationError::InvalidOutputSchema {
+            let validator = CheckedSchema::check(s.clone()).map_err(|reason| {
+                RegistrationError::InvalidOutputSchema {
                     name: name.clone(),
                     reason,
-                })?;
+                }
+            })?;
             let is_object_root = s.get("type").and_then(Value::as_str) == Some("object");
             let legacy = if is_object_root {
                 s.clone()
@@ -260,8 +261,9 @@ impl ToolRegistry {
 
     /// Registers one tool.
     ///
-    /// The definition is checked (name, description, schemas) and its schemas compiled
-    /// once; a problem is returned, never panicked on.
+    /// The definition is checked (name, description, schemas against their meta-schema);
+    /// each schema's validator is compiled once, now or on the tool's first call (see
+    /// [`CheckedSchema`]). A problem is returned, never panicked on.
     pub fn register(&self, tool: impl Tool) -> Result<(), RegistrationError> {
         self.register_all(vec![Arc::new(tool)])
             .map_err(|mut e| e.remove(0))

@@ -135,6 +135,73 @@ pub fn compile(schema: &Value) -> Result<Validator, String> {
     jsonschema::validator_for(schema).map_err(|e| e.to_string())
 }
 
+/// A tool schema checked at registration and compiled into a [`Validator`] when first needed.
+///
+/// Registration meta-validates every schema (so a malformed one is still refused at start
+/// with the reason), and compiles at once the schemas whose compilation could fail even so:
+/// those that reference (`$ref`, `$dynamicRef`, `$id`, `$anchor`, any `$` keyword other than
+/// `$comment` and `$defs`) or hold regular expressions (`pattern`, `patternProperties`, whose
+/// syntax the meta-schema leaves unchecked). The rest (in practice every schema `#[mcp_tool]`
+/// generates for a flat argument list) compile on the tool's first call: a server's start-up,
+/// and so its answer to `initialize`, doesn't wait for validators of tools a session may never
+/// call (about 45k instructions and a hundred KiB of `jsonschema` code each; see `bench/`).
+pub struct CheckedSchema {
+    schema: Value,
+    compiled: std::sync::OnceLock<Result<Validator, String>>,
+}
+
+impl CheckedSchema {
+    /// Meta-validates `schema` (against the dialect it names, 2020-12 by default) and
+    /// compiles it now if compilation could still fail; returns the reason it is unusable.
+    pub fn check(schema: Value) -> Result<Self, String> {
+        jsonschema::meta::validate(&schema).map_err(|e| e.to_string())?;
+        let compiled = std::sync::OnceLock::new();
+        if needs_eager_compile(&schema) {
+            let _ = compiled.set(Ok(compile(&schema)?));
+        }
+        Ok(Self { schema, compiled })
+    }
+
+    /// The compiled validator, compiling it on first use. The error (a schema that passed
+    /// its meta-schema but still doesn't compile, which [`check`](Self::check) makes
+    /// unexpected) is kept, not retried.
+    pub fn validator(&self) -> Result<&Validator, &str> {
+        self.compiled
+            .get_or_init(|| compile(&self.schema))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+
+    /// Whether the validator has been compiled (successfully or not) yet.
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.get().is_some()
+    }
+}
+
+impl std::fmt::Debug for CheckedSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CheckedSchema")
+            .field("schema", &self.schema)
+            .field("compiled", &self.is_compiled())
+            .finish()
+    }
+}
+
+/// Whether compiling `schema` could fail after its meta-schema accepted it: it holds a key
+/// (at any depth) that names or resolves a resource or anchor, or a regular expression.
+fn needs_eager_compile(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => map.iter().any(|(key, value)| {
+            (key.starts_with('$') && key != "$comment" && key != "$defs")
+                || key == "pattern"
+                || key == "patternProperties"
+                || needs_eager_compile(value)
+        }),
+        Value::Array(items) => items.iter().any(needs_eager_compile),
+        _ => false,
+    }
+}
+
 /// Checks that an input schema is usable for MCP: root `type: "object"`.
 pub fn check_input_root(schema: &serde_json::Map<String, Value>) -> Result<(), String> {
     match schema.get("type") {
@@ -184,6 +251,44 @@ mod tests {
         );
         assert!(found.iter().any(|l| l.contains("'c'")), "{found:?}");
         assert!(violations(&v, &json!({"a": 1, "b": 2})).is_empty());
+    }
+
+    #[test]
+    fn plain_schemas_compile_on_first_use_and_risky_ones_at_once() {
+        let plain = CheckedSchema::check(json!({
+            "type": "object",
+            "properties": {"a": {"type": "number"}},
+            "required": ["a"]
+        }))
+        .unwrap();
+        assert!(!plain.is_compiled());
+        let v = plain.validator().unwrap();
+        assert!(!v.is_valid(&json!({"a": "x"})));
+        assert!(plain.is_compiled());
+
+        for risky in [
+            json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/P"}}, "$defs": {"P": {"type": "string"}}}),
+            json!({"type": "object", "properties": {"p": {"type": "string", "pattern": "^a"}}}),
+            json!({"type": "object", "patternProperties": {"^x-": {}}}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}),
+        ] {
+            let checked = CheckedSchema::check(risky.clone()).unwrap();
+            assert!(checked.is_compiled(), "{risky}");
+        }
+    }
+
+    #[test]
+    fn registration_checks_still_refuse_what_would_not_compile() {
+        // Refused by the meta-schema: not a type name; `required` not an array.
+        for bad in [
+            json!({"type": "object", "properties": {"a": {"type": "strng"}}}),
+            json!({"type": "object", "required": "a"}),
+            // Meta-valid, but the reference or the expression doesn't resolve or parse.
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}),
+            json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}}),
+        ] {
+            assert!(CheckedSchema::check(bad.clone()).is_err(), "{bad}");
+        }
     }
 
     #[test]

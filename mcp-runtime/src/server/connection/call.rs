@@ -61,8 +61,19 @@ impl Connection {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
-        if !tool.input.is_valid(&arguments) {
-            let found = schema::violations(&tool.input, &arguments);
+        let input = match tool.input.validator() {
+            Ok(v) => v,
+            Err(reason) => {
+                tracing::error!(tool = %tool.name, reason, "the tool's input schema does not compile");
+                let error = McpError::internal(format!(
+                    "the input schema of tool `{}` does not compile: {reason}",
+                    tool.name
+                ));
+                return Routed::rejected(&id, error.into());
+            }
+        };
+        if !input.is_valid(&arguments) {
+            let found = schema::violations(input, &arguments);
             audit(&tool.name, "invalid_arguments");
             let text = format!(
                 "Invalid arguments for tool `{}` ({} problem{}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
@@ -147,14 +158,15 @@ impl Connection {
         cx: &RequestContext,
     ) -> Vec<u8> {
         cx.finish();
-        if let (false, Some(validator)) = (result.is_error(), &tool.output) {
-            let problems = match &result.structured_content {
-                None => vec![
+        if let (false, Some(output)) = (result.is_error(), &tool.output) {
+            let problems = match (output.validator(), &result.structured_content) {
+                (Err(reason), _) => vec![format!("the output schema does not compile: {reason}")],
+                (_, None) => vec![
                     "the tool declares an outputSchema but returned no structuredContent"
                         .to_owned(),
                 ],
-                Some(v) if validator.is_valid(v) => Vec::new(),
-                Some(v) => schema::violations(validator, v),
+                (Ok(validator), Some(v)) if validator.is_valid(v) => Vec::new(),
+                (Ok(validator), Some(v)) => schema::violations(validator, v),
             };
             if !problems.is_empty() {
                 tracing::error!(tool = %tool.name, ?problems, "tool output does not match its outputSchema");
