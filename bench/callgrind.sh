@@ -4,7 +4,7 @@
 # unlike timings they can be compared across runs. Each server runs twice, with N1 and N2
 # pipelined calls; (Ir(N2) - Ir(N1)) / (N2 - N1) cancels start-up and shutdown.
 #
-#   bench/callgrind.sh [NAME=COMMAND ...]       (default: floor and echo-server, release)
+#   bench/callgrind.sh [NAME=COMMAND ...]       (default: the floors and echo-server, release)
 #
 # Needs valgrind (Debian: `apt-get install valgrind`).
 set -euo pipefail
@@ -16,7 +16,8 @@ command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installe
 cargo build --release --quiet -p mcp-bench -p mcp-examples
 bin=target/release
 if [ $# -eq 0 ]; then
-    set -- "floor=$bin/stdio-floor" "echo-server=$bin/echo-server"
+    set -- "floor=$bin/stdio-floor" "validating-floor=$bin/validating-floor" \
+        "echo-server=$bin/echo-server"
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -39,7 +40,7 @@ for spec in "$@"; do
     b=$(instructions "$N2" "${cmd[@]}")
     per_call[$name]=$(( (b - a) / (N2 - N1) ))
     [ -n "$first" ] || first=$name
-    printf '%-14s %10d instructions per call\n' "$name" "${per_call[$name]}"
+    printf '%-17s %10d instructions per call\n' "$name" "${per_call[$name]}"
 done
 for name in "${!per_call[@]}"; do
     [ "$name" = "$first" ] && continue
