@@ -154,10 +154,12 @@ impl CheckedSchema {
     /// Meta-validates `schema` (against the dialect it names, 2020-12 by default) and
     /// compiles it now if compilation could still fail; returns the reason it is unusable.
     pub fn check(schema: Value) -> Result<Self, String> {
-        jsonschema::meta::validate(&schema).map_err(|e| e.to_string())?;
         let compiled = std::sync::OnceLock::new();
         if needs_eager_compile(&schema) {
+            // Compiling meta-validates first.
             let _ = compiled.set(Ok(compile(&schema)?));
+        } else {
+            jsonschema::meta::validate(&schema).map_err(|e| e.to_string())?;
         }
         Ok(Self { schema, compiled })
     }
