@@ -35,6 +35,18 @@
 //! (the `Tool` trait, results, context, schemas) ← [`server`] (registry, era
 //! classification, dispatch) ← [`transport`] (stdio, Streamable HTTP, in-memory);
 //! [`client`] talks to any of them.
+//!
+//! ## Cargo features
+//!
+//! | feature | default | what it adds |
+//! | --- | --- | --- |
+//! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
+//! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
+//!
+//! A server that only speaks stdio can leave both out
+//! (`mcp-runtime = { version = "0.1", default-features = false }`): it then compiles
+//! without hyper, axum, tower and cap-std. (Its binary is the same size either way: code a
+//! server never calls is dropped at link time.)
 
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -44,6 +56,7 @@
 extern crate self as mcp_runtime;
 
 pub mod client;
+#[cfg(feature = "fs")]
 pub mod fs;
 pub mod protocol;
 pub mod server;
@@ -52,6 +65,7 @@ pub mod transport;
 
 pub use mcp_macros::{mcp_tool, mcp_tools};
 pub use server::{Server, ServerBuilder};
+#[cfg(feature = "http")]
 pub use transport::http::serve_http;
 pub use transport::stdio::serve_stdio;
 
@@ -62,6 +76,7 @@ pub mod prelude {
     };
     pub use crate::server::{Server, ServerBuilder};
     pub use crate::tool::{IntoToolResult, Json, RequestContext, State, Tool, tool_fn};
+    #[cfg(feature = "http")]
     pub use crate::transport::http::serve_http;
     pub use crate::transport::stdio::serve_stdio;
     pub use mcp_macros::{mcp_tool, mcp_tools};
@@ -81,7 +96,8 @@ pub mod __private {
     pub fn assert_injected<T: crate::tool::FromContext>() {}
 }
 
-/// The README's Rust examples, compiled as doctests so they cannot drift.
+/// The README's Rust examples, compiled as doctests so they cannot drift (with the default
+/// features, which they use).
 #[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "http", feature = "fs"))]
 pub struct ReadmeDoctests;

@@ -1,6 +1,7 @@
-//! A small MCP client over stdio (a child process), Streamable HTTP ([`Client::http`]) or
-//! in memory, for tests, the CLI and the benchmark. It speaks both eras: the `initialize`
-//! handshake, or the per-request envelope of 2026-07-28 after `server/discover`.
+//! A small MCP client over stdio (a child process), Streamable HTTP (`Client::http`, with
+//! the `http` feature) or in memory, for tests, the CLI and the benchmark. It speaks both
+//! eras: the `initialize` handshake, or the per-request envelope of 2026-07-28 after
+//! `server/discover`.
 
 use crate::protocol::jsonrpc::{ErrorObject, JSONRPC_VERSION, Request, encode_notification};
 use crate::protocol::lifecycle::{Implementation, InitializeResult};
@@ -18,6 +19,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
+#[cfg(feature = "http")]
 mod http;
 
 /// How the client picks an era.

@@ -107,6 +107,9 @@ impl fmt::Debug for Connection {
     }
 }
 
+// Items marked `allow(dead_code)` without the `http` feature serve transports that frame
+// each request on its own (`Connection::request`); the line transports never reach them.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 enum Routed {
     Reply(Vec<u8>, Verdict),
     Pending,
@@ -119,6 +122,7 @@ impl Routed {
 }
 
 /// Where one request's notifications and deferred answer go.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 enum Outlet {
     /// The connection's peer carries everything (stdio, in-memory).
     Connection,
@@ -147,6 +151,7 @@ impl Connection {
         Self::with_mode(server, peer, false)
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// The connection every sessionless HTTP request shares: nothing survives a request.
     pub(crate) fn stateless(server: Server) -> Self {
         // Nothing is ever sent to the connection's own peer (answers and notifications go
@@ -197,6 +202,7 @@ impl Connection {
         self.inner.peer.send_line(reply).await;
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// Handles one decoded request from a transport that frames requests on their own
     /// (HTTP). Its notifications and deferred answer go to `exchange`; `checks` are the
     /// transport's cross-checks of what it saw outside the body.
@@ -218,6 +224,7 @@ impl Connection {
         }
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// The legacy version `initialize` negotiated on this connection, if it ran.
     pub(crate) fn legacy_version(&self) -> Option<Arc<str>> {
         self.inner
@@ -236,6 +243,7 @@ impl Connection {
         self.inner.peer.send_line(encode_error(None, &error)).await;
     }
 
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// Ends the connection's streams: each `subscriptions/listen` stream gets its final
     /// result, and the tool-list watcher stops. Tool calls go on.
     pub(crate) fn end_streams(&self) {

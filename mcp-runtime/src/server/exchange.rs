@@ -4,7 +4,9 @@
 //! should be presented ([`Verdict`]).
 //!
 //! Line transports (stdio, in-memory) need none of this: everything goes to the
-//! connection's peer, and a request is cancelled with `notifications/cancelled`.
+//! connection's peer, and a request is cancelled with `notifications/cancelled`. Without
+//! the `http` feature, no transport frames requests on their own and parts of this go unused.
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
 
 use crate::protocol::JsonObject;
 use crate::protocol::headers::ParamHeader;

@@ -3,6 +3,7 @@
 //! decoded request at a time.
 
 pub mod framing;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod memory;
 #[cfg(unix)]
