@@ -8,37 +8,11 @@
 # registry only.
 set -euo pipefail
 
-dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$dir"
-
-# One setup at a time (parallel test runs would race on node_modules).
-if command -v flock >/dev/null 2>&1; then
-    exec 9<"$dir/setup.sh"
-    flock 9
-fi
-
-log="$(mktemp "${TMPDIR:-/tmp}/mcp-conformance-setup.XXXXXX")"
-trap 'rm -f "$log"' EXIT
-
-fail() {
-    echo "tests/conformance/setup.sh: $1" >&2
-    if [[ -s "$log" ]]; then
-        echo "---- output ----" >&2
-        cat "$log" >&2
-        echo "----------------" >&2
-    fi
-    exit 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../setup-lib.sh"
+setup_begin conformance
 
 command -v npm >/dev/null 2>&1 || fail "npm is not installed (Node.js with npm is needed to install the suite)"
-
-stamp="node_modules/.conformance-setup-stamp"
-if [[ ! -f "$stamp" || package-lock.json -nt "$stamp" || package.json -nt "$stamp" ]] ||
-    ! node_modules/.bin/node --version >/dev/null 2>&1; then
-    rm -f "$stamp"
-    npm ci --no-audit --no-fund --loglevel=error >"$log" 2>&1 || fail "npm ci failed"
-    touch "$stamp"
-fi
+npm_ci_once node_modules/.conformance-setup-stamp node_modules/.bin/node --version
 
 version="$(node_modules/.bin/node --version 2>"$log")" || fail "node_modules/.bin/node does not run"
 [[ "$version" == v22.* ]] || fail "node_modules/.bin/node is $version, expected Node 22"

@@ -9,34 +9,8 @@
 # and the npm and PyPI registries.
 set -euo pipefail
 
-dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$dir"
-
-# One setup at a time (two test runs at once would otherwise race on node_modules/.venv).
-# The lock is taken on this script itself, so no lock file is left behind.
-if command -v flock >/dev/null 2>&1; then
-    exec 9<"$dir/setup.sh"
-    flock 9
-fi
-
-log="$(mktemp "${TMPDIR:-/tmp}/mcp-interop-setup.XXXXXX")"
-trap 'rm -f "$log"' EXIT
-
-fail() {
-    echo "tests/interop/setup.sh: $1" >&2
-    if [[ -s "$log" ]]; then
-        echo "---- output ----" >&2
-        cat "$log" >&2
-        echo "----------------" >&2
-    fi
-    exit 1
-}
-
-# Runs a command with its output kept in $log, shown only if the command fails.
-quiet() {
-    : >"$log"
-    "$@" >"$log" 2>&1 || fail "failed ($?): $*"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../setup-lib.sh"
+setup_begin interop
 
 # ---- TypeScript client -------------------------------------------------------------------
 command -v node >/dev/null 2>&1 || fail "node is not installed (Node.js >= 20 is needed)"
@@ -44,12 +18,7 @@ command -v npm >/dev/null 2>&1 || fail "npm is not installed"
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 ((node_major >= 20)) || fail "Node.js >= 20 is needed, found $(node --version)"
 
-npm_stamp="node_modules/.interop-setup-stamp"
-if [[ ! -f "$npm_stamp" || package-lock.json -nt "$npm_stamp" || package.json -nt "$npm_stamp" ]]; then
-    rm -f "$npm_stamp"
-    quiet npm ci --no-audit --no-fund --loglevel=error
-    touch "$npm_stamp"
-fi
+npm_ci_once node_modules/.interop-setup-stamp true
 
 # ---- Python client -----------------------------------------------------------------------
 python="${PYTHON:-python3}"

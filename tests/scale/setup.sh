@@ -14,32 +14,16 @@ set -euo pipefail
 PINNED_VERSION="1.22.1-9+deb12u11"
 SAME_RELEASE='^1\.22\.1-9\+deb12u[0-9]+$'
 
-dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-cd "$dir"
-
-if command -v flock >/dev/null 2>&1; then
-    exec 9<"$dir/setup.sh"
-    flock 9
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../setup-lib.sh"
+setup_begin scale
 
 local_nginx=".nginx/usr/sbin/nginx"
 if [[ -x "$local_nginx" ]] && "$local_nginx" -v >/dev/null 2>&1; then
     exit 0
 fi
 
-log="$(mktemp "${TMPDIR:-/tmp}/mcp-scale-setup.XXXXXX")"
 work="$(mktemp -d "${TMPDIR:-/tmp}/mcp-scale-deb.XXXXXX")"
 trap 'rm -rf "$log" "$work"' EXIT
-
-fail() {
-    echo "tests/scale/setup.sh: $1" >&2
-    if [[ -s "$log" ]]; then
-        echo "---- output ----" >&2
-        cat "$log" >&2
-        echo "----------------" >&2
-    fi
-    exit 1
-}
 
 if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
     if command -v nginx >/dev/null 2>&1; then
