@@ -518,6 +518,41 @@ async fn changes_have_the_reference_texts() {
     );
 }
 
+/// An edit whose whitespace-tolerant match copies a 3 MiB indentation onto 100,000 new lines
+/// would ask for about 300 GB: it is refused before anything is built, dry run or not, and the
+/// server keeps serving.
+#[tokio::test]
+async fn an_edit_that_would_explode_is_refused_and_the_server_survives() {
+    let t = tree();
+    let lines = 100_000;
+    let indented = format!("{}a\n{}", " ".repeat(3 << 20), "b\n".repeat(lines));
+    std::fs::write(t.root.join("wide.txt"), &indented).unwrap();
+    let client = file_server([t.root_str()], EraMode::Legacy).await;
+    let old = format!("\ta{}", "\n\tb".repeat(lines));
+    let new = format!("x{}", "\n\t\ty".repeat(lines));
+    for dry_run in [true, false] {
+        let args = json!({
+            "path": "wide.txt",
+            "edits": [{"oldText": old, "newText": new}],
+            "dryRun": dry_run,
+        });
+        let refused = guarded(call(&client, "edit_file", args)).await;
+        let text = err_text("edit_file", &refused);
+        assert!(text.contains("over the write limit"), "{text}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(t.root.join("wide.txt")).unwrap(),
+        indented
+    );
+    let fine = call(
+        &client,
+        "edit_file",
+        json!({"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]}),
+    )
+    .await;
+    ok_text("edit_file", &fine);
+}
+
 #[tokio::test]
 async fn failures_are_tool_errors_that_reveal_nothing_outside() {
     let t = tree();
