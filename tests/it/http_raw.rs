@@ -410,6 +410,75 @@ async fn modern_errors_carry_the_spec_statuses() {
     assert_eq!(reply.json()["result"]["isError"], true);
 }
 
+/// The conformance suite's probe 9 (0.2.0-alpha.12): the header names a supported version,
+/// the body an unsupported one. The mismatch is decided before the version gate: 400
+/// -32020, not -32022. The same version in both places is still -32022.
+#[tokio::test]
+async fn a_header_that_disagrees_with_an_unsupported_body_version_is_a_mismatch() {
+    let (server, _) = fixture();
+    let s = serve(server, HttpOptions::default()).await;
+    for (header, code) in [(MODERN, -32020), ("v999.0.0", -32022)] {
+        let mut meta = envelope();
+        meta["io.modelcontextprotocol/protocolVersion"] = json!("v999.0.0");
+        let message = json!({"jsonrpc": "2.0", "id": 302, "method": "server/discover",
+            "params": {"_meta": meta}});
+        let reply = post(
+            &s.url,
+            &[
+                ("mcp-protocol-version", header),
+                ("mcp-method", "server/discover"),
+            ],
+            &message,
+        )
+        .await;
+        assert_status(&reply, StatusCode::BAD_REQUEST, code);
+        assert_eq!(reply.answer()["id"], 302);
+    }
+}
+
+/// The conformance suite's probe 11: `initialize` with the modern envelope and headers is a
+/// method 2026-07-28 does not have (404 -32601), while the claimless legacy handshake, with
+/// or without a legacy `MCP-Protocol-Version`, still works.
+#[tokio::test]
+async fn an_enveloped_initialize_is_an_unknown_modern_method() {
+    let (server, _) = fixture();
+    let s = serve(server, HttpOptions::default()).await;
+    let reply = post_modern(&s.url, 500, "initialize", json!({})).await;
+    assert_status(&reply, StatusCode::NOT_FOUND, -32601);
+    assert_eq!(reply.answer()["id"], 500);
+    // A broken envelope on it is still the envelope's error.
+    let message = json!({"jsonrpc": "2.0", "id": 501, "method": "initialize",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}});
+    let reply = post(
+        &s.url,
+        &[
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "initialize"),
+        ],
+        &message,
+    )
+    .await;
+    assert_status(&reply, StatusCode::BAD_REQUEST, -32602);
+
+    let handshake = legacy(
+        502,
+        "initialize",
+        json!({"protocolVersion": LEGACY, "capabilities": {},
+            "clientInfo": {"name": "conformance-dns-rebinding-test", "version": "1.0.0"}}),
+    );
+    for headers in [
+        vec![],
+        vec![
+            ("mcp-protocol-version", LEGACY),
+            ("mcp-method", "initialize"),
+        ],
+    ] {
+        let reply = post(&s.url, &headers, &handshake).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+        assert_eq!(reply.answer()["result"]["protocolVersion"], LEGACY);
+    }
+}
+
 #[tokio::test]
 async fn undecodable_bodies_get_400_and_notifications_202() {
     let (server, _) = fixture();

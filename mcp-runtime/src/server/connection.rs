@@ -286,6 +286,14 @@ impl Connection {
         let server = &self.inner.server.inner;
         match method {
             "initialize" => {
+                // An enveloped `initialize` is a modern request, and 2026-07-28 has no such
+                // method: 404 with -32601 after the envelope's own checks (only a claimless
+                // `initialize` is the legacy handshake; conformance-next.md §10b).
+                let p: MetaOnlyParams = optional_params(params).unwrap_or_default();
+                if p.meta.as_ref().is_some_and(RequestMeta::claims_modern) {
+                    self.envelope(p.meta, method, checks)?;
+                    return Err(Rejection::not_found(McpError::method_not_found(method)));
+                }
                 let p: InitializeParams = required_params(params)?;
                 if let Some(checks) = checks {
                     checks.legacy().map_err(Rejection::invalid)?;
@@ -383,16 +391,19 @@ impl Connection {
                     "params._meta lacks \"io.modelcontextprotocol/clientCapabilities\" (send {} when the client declares none)",
                 )));
             };
+            // The transport's cross-check comes before the version gate: a header that
+            // disagrees with the body is a transport-integrity failure (-32020), decided
+            // before any version negotiation (spec conformance-next.md §10a).
+            if let Some(checks) = checks {
+                checks
+                    .modern(method, &requested)
+                    .map_err(Rejection::invalid)?;
+            }
             if !version::is_supported_modern(&requested) {
                 return Err(Rejection::invalid(McpError::unsupported_protocol_version(
                     &requested,
                     MODERN_VERSIONS,
                 )));
-            }
-            if let Some(checks) = checks {
-                checks
-                    .modern(method, &requested)
-                    .map_err(Rejection::invalid)?;
             }
             return Ok(Envelope {
                 era: Era::Modern,
