@@ -50,6 +50,14 @@ pub enum RegistrationError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A declared policy has an unusable value (a zero concurrency limit or rate).
+    #[error("tool `{name}` has an invalid policy: {reason}")]
+    InvalidPolicy {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Another tool already has this name.
     #[error("a tool named `{name}` is already registered")]
     Duplicate {
@@ -115,6 +123,9 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
         .is_none_or(|d| d.trim().is_empty())
     {
         return Err(RegistrationError::MissingDescription { name });
+    }
+    if let Some(reason) = tool.policy().problems().into_iter().next() {
+        return Err(RegistrationError::InvalidPolicy { name, reason });
     }
     let invalid_input = |reason: String| RegistrationError::InvalidInputSchema {
         name: name.clone(),

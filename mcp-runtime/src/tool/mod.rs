@@ -3,11 +3,13 @@
 
 mod context;
 mod extract;
+mod policy;
 mod result;
 pub mod schema;
 
 pub use context::{Peer, RequestContext, RequestContextParts};
 pub use extract::{Extensions, FromContext, FromRef, State};
+pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
 pub use result::{IntoToolResult, Json};
 
 use crate::protocol::{CallToolResult, JsonObject, ToolDefinition};
@@ -32,6 +34,13 @@ pub trait Tool: Send + Sync + 'static {
     /// Cancel safety: the future is dropped when the client cancels the request.
     fn call(&self, arguments: JsonObject, cx: RequestContext)
     -> BoxFuture<'static, CallToolResult>;
+
+    /// The policies the server enforces around this tool's calls (timeout, concurrency,
+    /// rate limit, …). Called once, at registration. `#[mcp_tool(timeout = "30s", …)]`
+    /// fills it from the attribute; the default declares none.
+    fn policy(&self) -> ToolPolicy {
+        ToolPolicy::default()
+    }
 }
 
 /// A tool made from a definition and an async closure; see [`tool_fn`].
