@@ -9,6 +9,9 @@
 #                                    adds a peer server to the comparison (see bench/README.md)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# The servers run without an audit sink (their default writes one line per call to stderr):
+# what is measured is the request path, as in the floors.
+export RUST_LOG=warn
 ROUNDS=${ROUNDS:-5}
 cargo build --release --quiet -p mcp-bench -p mcp-examples
 bin=target/release

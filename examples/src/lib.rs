@@ -78,13 +78,14 @@ impl TransportArgs {
 }
 
 /// Sends `tracing` output to stderr (stdout belongs to the protocol), filtered by
-/// `RUST_LOG` (default: warnings and errors).
+/// `RUST_LOG`. The default is warnings and errors plus the audit trail: one `mcp::audit`
+/// event per tool call (`RUST_LOG=warn` leaves the audit out).
 pub fn init_logging() {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcp::audit=info")),
         )
         .init();
 }

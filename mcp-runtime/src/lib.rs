@@ -32,7 +32,9 @@
 //! ```
 //!
 //! Modules follow the protocol's layers: [`protocol`] (wire types, no I/O) ← [`tool`]
-//! (the `Tool` trait, results, context, schemas) ← [`server`] (registry, era
+//! (the `Tool` trait, results, context, schemas, declared policies) ← [`pipeline`] (the
+//! layers every call passes through: validation, panic isolation, output checks, audit,
+//! timeouts, concurrency and rate limits, user layers) ← [`server`] (registry, era
 //! classification, dispatch) ← [`transport`] (stdio, Streamable HTTP, in-memory);
 //! [`client`] talks to any of them.
 //!
@@ -45,8 +47,9 @@
 //!
 //! A server that only speaks stdio can leave both out
 //! (`mcp-runtime = { version = "0.1", default-features = false }`): it then compiles
-//! without hyper, axum, tower and cap-std. (Its binary is the same size either way: code a
-//! server never calls is dropped at link time.)
+//! without hyper, axum and cap-std (tower's core stays: the request pipeline is made of
+//! its layers). Its binary is the same size either way: code a server never calls is
+//! dropped at link time.
 
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -58,6 +61,7 @@ extern crate self as mcp_runtime;
 pub mod client;
 #[cfg(feature = "fs")]
 pub mod fs;
+pub mod pipeline;
 pub mod protocol;
 pub mod server;
 pub mod tool;

@@ -17,6 +17,7 @@ mod http_security;
 mod http_session;
 mod http_stream;
 mod interop;
+mod policies;
 mod session;
 mod stdio_raw;
 mod support_smoke;

@@ -6,6 +6,7 @@
 //! and returns their path.
 
 pub mod http;
+pub mod policy;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -93,6 +93,7 @@ pub async fn connect(
             .context("the build task failed")??;
             let mut command = tokio::process::Command::new(&built.executable);
             command.args(args);
+            quiet_audit(&mut command);
             Client::spawn(command)
                 .with_context(|| format!("cannot start {}", built.executable.display()))?
         }
@@ -102,6 +103,7 @@ pub async fn connect(
                 .ok_or_else(|| crate::error::usage("--command needs a program to run"))?;
             let mut command = tokio::process::Command::new(program);
             command.args(args);
+            quiet_audit(&mut command);
             Client::spawn(command).with_context(|| format!("cannot start `{program}`"))?
         }
         ServerSpec::Url(url) => Client::http(url).map_err(|e| anyhow!("{e}"))?,
@@ -182,5 +184,14 @@ pub async fn bounded<T>(
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(describe(e).context(what.to_owned())),
         Err(_) => bail!("{what}: no answer within {} s", timeout.as_secs()),
+    }
+}
+
+/// Servers made with the toolkit write an audit line per call to stderr by default, which
+/// would only clutter a command's output here: unless the user set `RUST_LOG`, the server
+/// gets `RUST_LOG=warn` (warnings and errors still show).
+fn quiet_audit(command: &mut tokio::process::Command) {
+    if std::env::var_os("RUST_LOG").is_none() {
+        command.env("RUST_LOG", "warn");
     }
 }

@@ -36,7 +36,7 @@ use crate::protocol::meta::RequestMeta;
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
 use crate::protocol::{Era, McpError, PaginatedParams, ProgressToken, RequestId};
 use crate::server::projection::Modern;
-use crate::tool::Peer;
+use crate::tool::{Caller, Peer};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -67,6 +67,8 @@ struct ConnInner {
     tasks: TaskTracker,
     /// Cancelled when the input ends: stops listen streams and watchers, not tool calls.
     closing: CancellationToken,
+    /// Cancelled when the shutdown grace period runs out: drops the calls still running.
+    aborted: CancellationToken,
     /// Shared by unrelated clients (HTTP without a session): `initialize` is answered but
     /// not kept, and request ids are not tracked (two clients may use the same id).
     stateless: bool,
@@ -169,6 +171,7 @@ impl Connection {
                 inflight: Mutex::new(HashMap::new()),
                 tasks: TaskTracker::new(),
                 closing: CancellationToken::new(),
+                aborted: CancellationToken::new(),
                 stateless,
                 watching: AtomicBool::new(false),
             }),
@@ -185,6 +188,14 @@ impl Connection {
         let reply = match decode(line) {
             Err(e) => encode_error(e.id.as_ref(), &e.error),
             Ok(Message::Request { id, method, params }) => {
+                // With a server-wide concurrency limit, a line transport stops taking
+                // requests while every slot is taken: what the client sends meanwhile waits
+                // in its pipe, not in this process's memory.
+                if let Some(limit) = &self.inner.server.tools().policies().concurrency
+                    && limit.saturated()
+                {
+                    limit.ready().await;
+                }
                 match self.route(id, &method, params, Scope::line()) {
                     Routed::Reply(bytes, _) => bytes,
                     Routed::Pending => return,
@@ -251,11 +262,25 @@ impl Connection {
     }
 
     /// Ends the connection's input: listen streams end, in-flight tool calls finish and
-    /// are answered. Returns when every task of the connection is done.
+    /// are answered. Returns when every task of the connection is done, or when the
+    /// server's shutdown grace period runs out (`ServerBuilder::shutdown_grace`): calls
+    /// still running then are dropped, so a hung tool cannot keep the process alive.
     pub async fn shutdown(&self) {
         self.inner.closing.cancel();
         self.inner.tasks.close();
-        self.inner.tasks.wait().await;
+        let grace = self.inner.server.inner.shutdown_grace;
+        if tokio::time::timeout(grace, self.inner.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                running = self.inner.tasks.len(),
+                ?grace,
+                "input ended and calls are still running after the grace period; dropping them"
+            );
+            self.inner.aborted.cancel();
+            self.inner.tasks.wait().await;
+        }
     }
 
     fn route(
@@ -449,6 +474,14 @@ impl Connection {
         match outlet {
             Outlet::Connection => self.inner.peer.clone(),
             Outlet::Exchange(exchange) => exchange.notify.clone(),
+        }
+    }
+
+    /// Who a request comes from: its exchange's caller (HTTP), or this connection.
+    fn caller_for(&self, outlet: &Outlet) -> Caller {
+        match outlet {
+            Outlet::Connection => Caller::connection(),
+            Outlet::Exchange(exchange) => exchange.caller.clone(),
         }
     }
 

@@ -11,7 +11,7 @@
 use crate::protocol::JsonObject;
 use crate::protocol::headers::ParamHeader;
 use crate::protocol::{ErrorCode, McpError};
-use crate::tool::Peer;
+use crate::tool::{Caller, Peer};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -78,6 +78,8 @@ pub(crate) struct Exchange {
     pub(crate) respond: oneshot::Sender<Vec<u8>>,
     /// Cancelled by the transport when the client goes away (HTTP: closing the stream).
     pub(crate) cancel: CancellationToken,
+    /// Who sent the request, as far as the transport knows.
+    pub(crate) caller: Caller,
 }
 
 /// What became of a request handed to [`Connection::request`](super::Connection::request).

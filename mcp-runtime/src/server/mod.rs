@@ -8,6 +8,10 @@ mod registry;
 pub use connection::Connection;
 pub use registry::{RegistrationError, ToolRegistry, validate_tool_name};
 
+use crate::pipeline::{
+    AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, McpRequest, McpService, Outcome,
+    ServerPolicies,
+};
 use crate::protocol::lifecycle::{
     CachePolicy, DiscoverResult, Implementation, ServerCapabilities, ToolsCapability,
 };
@@ -18,9 +22,14 @@ use registry::PageSettings;
 use serde_json::value::RawValue;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Default number of tools on one `tools/list` page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// How long a line transport waits, once its input has ended, for calls still running
+/// before it drops them (see [`ServerBuilder::shutdown_grace`]).
+pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
 /// An MCP server definition: identity, capabilities and tools. Cheap to clone; every
 /// connection and transport shares one.
@@ -48,6 +57,7 @@ pub(crate) struct ServerInner {
     extensions: Arc<Extensions>,
     /// `server/discover`'s result, serialized once.
     discover_json: Arc<str>,
+    shutdown_grace: Duration,
 }
 
 impl fmt::Debug for Server {
@@ -72,6 +82,9 @@ impl Server {
             list_cache: CachePolicy::default(),
             discover_cache: CachePolicy::default(),
             extensions: Extensions::default(),
+            policies: ServerPolicies::default(),
+            problems: Vec::new(),
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
         }
     }
 
@@ -106,6 +119,10 @@ pub struct ServerBuilder {
     list_cache: CachePolicy,
     discover_cache: CachePolicy,
     extensions: Extensions,
+    policies: ServerPolicies,
+    /// Problems found while building up (reported by `build`).
+    problems: Vec<RegistrationError>,
+    shutdown_grace: Duration,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -156,25 +173,87 @@ impl ServerBuilder {
     }
 
     /// Makes `State<Sub>` available, derived from the state `App` given earlier with
-    /// [`state`](Self::state) (axum's `FromRef`, evaluated once here).
-    ///
-    /// # Panics
-    ///
-    /// When no state of type `App` was given: that is a mistake in the server's setup code,
-    /// found the first time it runs.
+    /// [`state`](Self::state) (axum's `FromRef`, evaluated once here). Without an `App`,
+    /// [`build`](Self::build) reports the mistake.
     pub fn substate<App, Sub>(mut self) -> Self
     where
         App: Send + Sync + 'static,
         Sub: FromRef<App> + Clone + Send + Sync + 'static,
     {
-        let app = self.extensions.get::<App>().unwrap_or_else(|| {
-            panic!(
-                "ServerBuilder::substate: call .state() with a `{}` first",
-                std::any::type_name::<App>()
-            )
-        });
-        let sub = Sub::from_ref(app);
-        self.extensions.insert(sub);
+        match self.extensions.get::<App>() {
+            Some(app) => {
+                let sub = Sub::from_ref(app);
+                self.extensions.insert(sub);
+            }
+            None => self.problems.push(RegistrationError::MissingState {
+                app: std::any::type_name::<App>(),
+                sub: std::any::type_name::<Sub>(),
+            }),
+        }
+        self
+    }
+
+    /// Wraps every tool call in `layer` (a [`tower::Layer`] over the pipeline's
+    /// [`McpService`]; see [`pipeline`](crate::pipeline)). Layers added first run
+    /// outermost; all of them run inside the audit and panic isolation and outside the
+    /// declared policies and argument validation.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<McpService> + Send + Sync + 'static,
+        L::Service: tower::Service<McpRequest, Response = Outcome> + Clone + Send + Sync + 'static,
+        <L::Service as tower::Service<McpRequest>>::Error: Into<BoxError> + 'static,
+        <L::Service as tower::Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.policies.layers.push(crate::pipeline::boxed(layer));
+        self
+    }
+
+    /// Wraps the calls of the tool named `tool` in `layer`, inside the server-wide layers.
+    /// A name that no registered tool has is reported by [`build`](Self::build).
+    pub fn layer_for<L>(mut self, tool: impl Into<String>, layer: L) -> Self
+    where
+        L: tower::Layer<McpService> + Send + Sync + 'static,
+        L::Service: tower::Service<McpRequest, Response = Outcome> + Clone + Send + Sync + 'static,
+        <L::Service as tower::Service<McpRequest>>::Error: Into<BoxError> + 'static,
+        <L::Service as tower::Service<McpRequest>>::Future: Send + 'static,
+    {
+        self.policies
+            .tool_layers
+            .entry(tool.into())
+            .or_default()
+            .push(crate::pipeline::boxed(layer));
+        self
+    }
+
+    /// The timeout of every tool that declares none (`#[mcp_tool(timeout = "…")]` wins).
+    /// None by default.
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.policies.default_timeout = Some(timeout);
+        self
+    }
+
+    /// At most `limit` tool calls run at once across the whole server (at least 1). A call
+    /// beyond it waits up to `wait` for a slot, then gets an `isError` "busy" result; a line
+    /// transport (stdio) stops reading input while every slot is taken, so memory stays
+    /// bounded however fast a client sends. No limit by default.
+    pub fn concurrency_limit(mut self, limit: usize, wait: Duration) -> Self {
+        self.policies.concurrency =
+            Some(ConcurrencyLimitLayer::new(limit).wait(wait).server_wide());
+        self
+    }
+
+    /// What audit events record beyond the standard fields (arguments, redaction). Every
+    /// request is audited either way, on target `mcp::audit`.
+    pub fn audit(mut self, options: AuditOptions) -> Self {
+        self.policies.audit = AuditLayer::new(options);
+        self
+    }
+
+    /// How long a line transport (stdio, in-memory) waits, after its input ends, for calls
+    /// still running; then they are dropped and the transport returns. Default
+    /// [`DEFAULT_SHUTDOWN_GRACE`].
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 
@@ -226,14 +305,33 @@ impl ServerBuilder {
         ))
         .get()
         .into();
-        let tools = ToolRegistry::new(PageSettings {
-            server_info: server_info_raw.clone(),
-            cache: self.list_cache,
-            page_size: self.page_size,
-        });
-        tools
-            .register_all(self.tools)
-            .map_err(|errors| BuildError { errors })?;
+        let mut errors = self.problems;
+        let tools = ToolRegistry::new(
+            PageSettings {
+                server_info: server_info_raw.clone(),
+                cache: self.list_cache,
+                page_size: self.page_size,
+            },
+            self.policies,
+        );
+        if let Err(found) = tools.register_all(self.tools) {
+            errors.extend(found);
+        }
+        let mut unknown: Vec<&String> = tools
+            .policies()
+            .tool_layers
+            .keys()
+            .filter(|name| tools.definition(name).is_none())
+            .collect();
+        unknown.sort();
+        errors.extend(
+            unknown
+                .into_iter()
+                .map(|name| RegistrationError::UnknownTool { name: name.clone() }),
+        );
+        if !errors.is_empty() {
+            return Err(BuildError { errors });
+        }
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -243,6 +341,7 @@ impl ServerBuilder {
                 tools,
                 extensions: Arc::new(self.extensions),
                 discover_json,
+                shutdown_grace: self.shutdown_grace,
             }),
         })
     }

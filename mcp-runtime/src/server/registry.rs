@@ -2,6 +2,7 @@
 //! serialized once per registry change.
 
 use super::projection::{Modern, to_raw};
+use crate::pipeline::{ServerPolicies, ToolStack};
 use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::lifecycle::{CachePolicy, JsonObject};
 use crate::protocol::{ListToolsResult, McpError, ToolDefinition};
@@ -58,6 +59,24 @@ pub enum RegistrationError {
         /// What is wrong with it.
         reason: String,
     },
+    /// [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) names a tool that was
+    /// not registered.
+    #[error("a layer is added for tool `{name}`, but no tool of that name is registered")]
+    UnknownTool {
+        /// The name.
+        name: String,
+    },
+    /// [`ServerBuilder::substate`](crate::ServerBuilder::substate) was called before the
+    /// state it derives from was given.
+    #[error(
+        "a `{sub}` is derived from the state `{app}`, but no `{app}` was given to ServerBuilder::state first"
+    )]
+    MissingState {
+        /// The type of the state that is missing.
+        app: &'static str,
+        /// The type that was to be derived from it.
+        sub: &'static str,
+    },
     /// Another tool already has this name.
     #[error("a tool named `{name}` is already registered")]
     Duplicate {
@@ -69,9 +88,8 @@ pub enum RegistrationError {
 /// A registered tool with everything computed at registration.
 pub(crate) struct RegisteredTool {
     pub(crate) name: Arc<str>,
-    pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) input: CheckedSchema,
-    pub(crate) output: Option<CheckedSchema>,
+    /// The tool behind its layers (validation, policies, audit), assembled here once.
+    pub(crate) stack: ToolStack,
     /// Legacy clients only accept an object `structuredContent`: wrap the value as
     /// `{"result": value}` (the official TypeScript SDK's convention, spec `dual-era.md` §4).
     pub(crate) wrap_legacy_output: bool,
@@ -110,7 +128,10 @@ pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
-fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
+fn prepare(
+    tool: Arc<dyn Tool>,
+    policies: &ServerPolicies,
+) -> Result<RegisteredTool, RegistrationError> {
     let definition = tool.definition();
     let name = definition.name.clone();
     validate_tool_name(&name).map_err(|reason| RegistrationError::InvalidName {
@@ -124,7 +145,8 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
     {
         return Err(RegistrationError::MissingDescription { name });
     }
-    if let Some(reason) = tool.policy().problems().into_iter().next() {
+    let policy = tool.policy();
+    if let Some(reason) = policy.problems().into_iter().next() {
         return Err(RegistrationError::InvalidPolicy { name, reason });
     }
     let invalid_input = |reason: String| RegistrationError::InvalidInputSchema {
@@ -155,11 +177,17 @@ fn prepare(tool: Arc<dyn Tool>) -> Result<RegisteredTool, RegistrationError> {
     };
     let mut legacy_definition = definition.clone();
     legacy_definition.output_schema = legacy_output_schema;
+    let stack = ToolStack::new(
+        &name,
+        tool,
+        Arc::new(input),
+        output.map(Arc::new),
+        &policy,
+        policies,
+    );
     Ok(RegisteredTool {
         name: name.into(),
-        tool,
-        input,
-        output,
+        stack,
         wrap_legacy_output,
         header_params,
         modern_definition: definition,
@@ -209,6 +237,7 @@ pub(crate) struct PageSettings {
 pub struct ToolRegistry {
     snapshot: RwLock<Arc<Snapshot>>,
     settings: PageSettings,
+    policies: ServerPolicies,
     changes: watch::Sender<u64>,
 }
 
@@ -221,13 +250,19 @@ impl fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
-    pub(crate) fn new(settings: PageSettings) -> Self {
+    pub(crate) fn new(settings: PageSettings, policies: ServerPolicies) -> Self {
         let snapshot = build_snapshot(Vec::new(), &settings);
         Self {
             snapshot: RwLock::new(Arc::new(snapshot)),
             settings,
+            policies,
             changes: watch::channel(0).0,
         }
+    }
+
+    /// The layers and defaults every tool's stack is built with.
+    pub(crate) fn policies(&self) -> &ServerPolicies {
+        &self.policies
     }
 
     pub(crate) fn snapshot(&self) -> Arc<Snapshot> {
@@ -245,7 +280,7 @@ impl ToolRegistry {
         let mut errors = Vec::new();
         let mut prepared: Vec<Arc<RegisteredTool>> = Vec::new();
         for tool in tools {
-            match prepare(tool) {
+            match prepare(tool, &self.policies) {
                 Ok(t) => prepared.push(Arc::new(t)),
                 Err(e) => errors.push(e),
             }

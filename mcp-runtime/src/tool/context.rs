@@ -26,6 +26,79 @@ impl Peer {
     }
 }
 
+/// Who a request comes from, as far as its transport knows: what rate limits are keyed by
+/// and what a tool or a layer can authorize by. Cheap to clone.
+///
+/// stdio has one client per process, so its caller is that connection. Streamable HTTP
+/// fills in the identity its [`Authenticator`](crate::transport::http::Authenticator)
+/// established, the legacy session, and the peer's IP address.
+///
+/// ```
+/// use mcp_runtime::tool::Caller;
+///
+/// let caller = Caller::connection().with_identity("alice").with_session("s1");
+/// assert_eq!(caller.identity(), Some("alice"));
+/// assert_eq!(caller.key(), "identity:alice");
+/// assert_eq!(Caller::connection().key(), "connection");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Caller {
+    identity: Option<Arc<str>>,
+    session: Option<Arc<str>>,
+    address: Option<Arc<str>>,
+}
+
+impl Caller {
+    /// The connection itself, nothing more known (stdio, in-memory).
+    pub fn connection() -> Self {
+        Self::default()
+    }
+
+    /// With an authenticated identity (e.g. the token's subject).
+    pub fn with_identity(mut self, identity: impl Into<Arc<str>>) -> Self {
+        self.identity = Some(identity.into());
+        self
+    }
+
+    /// With a session id (a legacy Streamable HTTP session).
+    pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
+    /// With the peer's network address (an IP address, without port).
+    pub fn with_address(mut self, address: impl Into<Arc<str>>) -> Self {
+        self.address = Some(address.into());
+        self
+    }
+
+    /// The authenticated identity, if any.
+    pub fn identity(&self) -> Option<&str> {
+        self.identity.as_deref()
+    }
+
+    /// The legacy session, if any.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// The peer's address, if known.
+    pub fn address(&self) -> Option<&str> {
+        self.address.as_deref()
+    }
+
+    /// The most specific name of this caller: `identity:…`, else `session:…`, else
+    /// `address:…`, else `connection`. Rate limits and caches are keyed by it.
+    pub fn key(&self) -> String {
+        match (&self.identity, &self.session, &self.address) {
+            (Some(i), _, _) => format!("identity:{i}"),
+            (None, Some(s), _) => format!("session:{s}"),
+            (None, None, Some(a)) => format!("address:{a}"),
+            (None, None, None) => "connection".to_owned(),
+        }
+    }
+}
+
 /// What a tool knows about the request that called it. Cheap to clone.
 ///
 /// Everything here comes from this request alone (on the modern leg) or from this
@@ -46,6 +119,7 @@ struct ContextInner {
     cancellation: CancellationToken,
     peer: Option<Peer>,
     extensions: Arc<Extensions>,
+    caller: Caller,
     last_progress: Mutex<Option<f64>>,
     finished: AtomicBool,
 }
@@ -71,6 +145,8 @@ pub struct RequestContextParts {
     pub peer: Option<Peer>,
     /// The server's shared state.
     pub extensions: Arc<Extensions>,
+    /// Who the request comes from.
+    pub caller: Caller,
 }
 
 impl RequestContext {
@@ -87,6 +163,7 @@ impl RequestContext {
                 cancellation: parts.cancellation,
                 peer: parts.peer,
                 extensions: parts.extensions,
+                caller: parts.caller,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
             }),
@@ -106,7 +183,13 @@ impl RequestContext {
             cancellation: CancellationToken::new(),
             peer: None,
             extensions: Arc::default(),
+            caller: Caller::connection(),
         })
+    }
+
+    /// Who the request comes from (see [`Caller`]).
+    pub fn caller(&self) -> &Caller {
+        &self.inner.caller
     }
 
     /// The server's shared state (see [`State`](super::State)).

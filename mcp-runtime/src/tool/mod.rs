@@ -7,7 +7,7 @@ mod policy;
 mod result;
 pub mod schema;
 
-pub use context::{Peer, RequestContext, RequestContextParts};
+pub use context::{Caller, Peer, RequestContext, RequestContextParts};
 pub use extract::{Extensions, FromContext, FromRef, State};
 pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
 pub use result::{IntoToolResult, Json};
@@ -46,7 +46,30 @@ pub trait Tool: Send + Sync + 'static {
 /// A tool made from a definition and an async closure; see [`tool_fn`].
 pub struct FnTool<F> {
     definition: ToolDefinition,
+    policy: ToolPolicy,
     f: F,
+}
+
+impl<F> FnTool<F> {
+    /// Declares policies for this tool (what `#[mcp_tool(timeout = …)]` does for a function).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::tool::ToolPolicy;
+    /// use serde_json::json;
+    /// use std::time::Duration;
+    ///
+    /// let slow = tool_fn(
+    ///     ToolDefinition::new("slow", "Takes its time.", json!({"type": "object"})),
+    ///     |_, _| async { "done" },
+    /// )
+    /// .with_policy(ToolPolicy::new().timeout(Duration::from_secs(5)).concurrency(2));
+    /// # let _ = slow;
+    /// ```
+    pub fn with_policy(mut self, policy: ToolPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
 }
 
 impl<F> fmt::Debug for FnTool<F> {
@@ -80,7 +103,11 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: IntoToolResult,
 {
-    FnTool { definition, f }
+    FnTool {
+        definition,
+        policy: ToolPolicy::default(),
+        f,
+    }
 }
 
 impl<F, Fut, R> Tool for FnTool<F>
@@ -100,6 +127,10 @@ where
     ) -> BoxFuture<'static, CallToolResult> {
         let fut = (self.f)(arguments, cx);
         Box::pin(async move { fut.await.into_tool_result() })
+    }
+
+    fn policy(&self) -> ToolPolicy {
+        self.policy.clone()
     }
 }
 

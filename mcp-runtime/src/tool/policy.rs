@@ -83,8 +83,15 @@ impl FromStr for Rate {
 
     /// `"N/s"`, `"N/m"` or `"N/h"`, N a whole number above zero (the attribute's syntax).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let bad = || PolicyParseError(format!("{s:?} is not a rate; write it like \"10/s\", \"100/m\" or \"1000/h\""));
+        let bad = || {
+            PolicyParseError(format!(
+                "{s:?} is not a rate; write it like \"10/s\", \"100/m\" or \"1000/h\""
+            ))
+        };
         let (count, unit) = s.split_once('/').ok_or_else(bad)?;
+        if !count.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
         let count: u32 = count.parse().map_err(|_| bad())?;
         if count == 0 {
             return Err(bad());
@@ -116,6 +123,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, PolicyParseError> {
         ))
     };
     let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return Err(bad());
+    }
     let (number, unit) = s.split_at(digits);
     let n: u64 = number.parse().map_err(|_| bad())?;
     let d = match unit {
@@ -246,7 +256,7 @@ mod tests {
     fn rates_and_durations_parse_like_the_attribute() {
         assert_eq!("10/s".parse(), Ok(Rate::per_second(10)));
         assert_eq!("1000/h".parse(), Ok(Rate::per_hour(1000)));
-        for bad in ["", "10", "0/s", "10/d", "-1/s", "10/ s", "1.5/s"] {
+        for bad in ["", "10", "0/s", "10/d", "-1/s", "+10/s", "10/ s", "1.5/s"] {
             assert!(bad.parse::<Rate>().is_err(), "{bad}");
         }
         assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));

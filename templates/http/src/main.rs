@@ -38,6 +38,15 @@ enum Transport {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    // Logs to stderr: warnings, errors and the audit trail (one `mcp::audit` event per tool
+    // call). RUST_LOG overrides it (`RUST_LOG=warn` leaves the audit out).
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,mcp::audit=info")),
+        )
+        .init();
     let server = match server() {
         Ok(server) => server,
         Err(e) => {

@@ -1,20 +1,21 @@
-//! `tools/call`: the one request that runs user code. Arguments are validated before the
-//! tool runs; its first poll happens inline (most tools finish without waiting) and only a
-//! tool that has to wait moves to a task; panics and bad output become `isError` results.
+//! `tools/call`: the one request that runs user code. The request is checked here (params,
+//! envelope, headers, the tool's existence), then goes through the tool's stack of layers
+//! (`crate::pipeline`: audit, panic isolation, policies, argument validation, output check);
+//! what comes out is projected for the request's era. The stack's first poll happens inline
+//! (most tools finish without waiting) and only a call that has to wait moves to a task.
 
 use super::{Connection, Routed, Scope, required_params};
-use crate::protocol::jsonrpc::encode_result;
+use crate::pipeline::{BoxError, McpRequest, Outcome};
+use crate::protocol::jsonrpc::{encode_error, encode_result};
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
 use crate::server::Server;
 use crate::server::exchange::{Rejection, Verdict};
 use crate::server::projection::Modern;
 use crate::server::registry::RegisteredTool;
-use crate::tool::{RequestContext, RequestContextParts, schema};
+use crate::tool::{RequestContext, RequestContextParts};
 use futures::FutureExt as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use std::any::Any;
-use std::panic::AssertUnwindSafe;
 use std::task::{Context, Poll};
 
 impl Connection {
@@ -55,45 +56,11 @@ impl Connection {
                     .params(&tool.header_params, &arguments)
                     .map_err(Rejection::invalid)?;
             }
-            Ok((env, tool, Value::Object(arguments)))
+            Ok((env, tool, arguments))
         })();
         let (env, tool, arguments) = match prepared {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
-        };
-        let input = match tool.input.validator() {
-            Ok(v) => v,
-            Err(reason) => {
-                tracing::error!(tool = %tool.name, reason, "the tool's input schema does not compile");
-                let error = McpError::internal(format!(
-                    "the input schema of tool `{}` does not compile: {reason}",
-                    tool.name
-                ));
-                return Routed::rejected(&id, error.into());
-            }
-        };
-        if !input.is_valid(&arguments) {
-            let found = schema::violations(input, &arguments);
-            audit(&tool.name, "invalid_arguments");
-            let text = format!(
-                "Invalid arguments for tool `{}` ({} problem{}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
-                tool.name,
-                found.len(),
-                if found.len() == 1 { "" } else { "s" },
-                found.join("\n- ")
-            );
-            return Routed::Reply(
-                encode_call_result(
-                    &self.inner.server,
-                    &id,
-                    env.era,
-                    CallToolResult::error(text),
-                ),
-                Verdict::Answered,
-            );
-        }
-        let Value::Object(arguments) = arguments else {
-            unreachable!("checked to be an object above")
         };
         let era = env.era;
         let outlet = scope.outlet;
@@ -107,76 +74,67 @@ impl Connection {
             cancellation: self.cancellation_for(&outlet),
             peer: Some(self.notifications_for(&outlet)),
             extensions: self.inner.server.inner.extensions.clone(),
+            caller: self.caller_for(&outlet),
         });
-        let started =
-            std::panic::catch_unwind(AssertUnwindSafe(|| tool.tool.call(arguments, cx.clone())));
-        let mut fut = match started {
-            Ok(fut) => AssertUnwindSafe(fut).catch_unwind(),
-            Err(panic) => {
-                let result = panic_result(&tool, panic);
-                let line = self.finish_call(&id, &tool, era, result, &cx);
-                return Routed::Reply(line, Verdict::Answered);
-            }
-        };
+        let request = McpRequest::new("tools/call", tool.name.clone(), arguments, cx.clone());
+        let mut call = tool.stack.call(request);
         // Poll once inline: most tools answer without waiting, and skipping the task spawn
         // keeps the hot path short.
         let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
-        if let Poll::Ready(out) = fut.poll_unpin(&mut poll_cx) {
-            let result = out.unwrap_or_else(|p| panic_result(&tool, p));
-            let line = self.finish_call(&id, &tool, era, result, &cx);
-            return Routed::Reply(line, Verdict::Answered);
+        if let Poll::Ready(out) = call.poll_unpin(&mut poll_cx) {
+            let (line, verdict) = self.finish_call(&id, &tool, era, out, &cx);
+            return Routed::Reply(line, verdict);
         }
+        // Boxed as a `Send` future with its error type spelled out: the task's future must be
+        // `Send`, which the compiler cannot prove through the stack's nested future types
+        // on its own. Only a call that waits pays for it.
+        let call: futures::future::BoxFuture<'static, Result<Outcome, BoxError>> = Box::pin(call);
         let token = cx.cancellation().clone();
         let tracked = self.track(&id, &token, &outlet, era);
         let this = self.clone();
+        let aborted = self.inner.aborted.clone();
         self.inner.tasks.spawn(async move {
             tokio::select! {
-                out = fut => {
+                out = call => {
                     this.untrack(tracked, &id);
-                    let result = out.unwrap_or_else(|p| panic_result(&tool, p));
-                    let line = this.finish_call(&id, &tool, era, result, &cx);
+                    let (line, _) = this.finish_call(&id, &tool, era, out, &cx);
                     this.deliver(outlet, line).await;
                 }
+                // The client cancelled, or the connection gave up waiting at shutdown:
+                // dropping the call stops the tool's work (and audits it as cancelled).
                 () = token.cancelled() => {
                     this.untrack(tracked, &id);
                     cx.finish();
-                    audit(&tool.name, "cancelled");
+                }
+                () = aborted.cancelled() => {
+                    this.untrack(tracked, &id);
+                    cx.finish();
                 }
             }
         });
         Routed::Pending
     }
 
-    /// Checks a tool's result against its output schema, adds the text copy of structured
-    /// output, and serializes it for the request's era.
+    /// Projects what came out of the tool's stack for the request's era: a refusal becomes
+    /// an `isError` result, structured output gets its text copy (and, for legacy clients,
+    /// the `{result: …}` wrapping of a non-object), a protocol error its JSON-RPC error.
     fn finish_call(
         &self,
         id: &RequestId,
         tool: &RegisteredTool,
         era: Era,
-        mut result: CallToolResult,
+        out: Result<Outcome, BoxError>,
         cx: &RequestContext,
-    ) -> Vec<u8> {
+    ) -> (Vec<u8>, Verdict) {
         cx.finish();
-        if let (false, Some(output)) = (result.is_error(), &tool.output) {
-            let problems = match (output.validator(), &result.structured_content) {
-                (Err(reason), _) => vec![format!("the output schema does not compile: {reason}")],
-                (_, None) => vec![
-                    "the tool declares an outputSchema but returned no structuredContent"
-                        .to_owned(),
-                ],
-                (Ok(validator), Some(v)) if validator.is_valid(v) => Vec::new(),
-                (Ok(validator), Some(v)) => schema::violations(validator, v),
-            };
-            if !problems.is_empty() {
-                tracing::error!(tool = %tool.name, ?problems, "tool output does not match its outputSchema");
-                result = CallToolResult::error(format!(
-                    "Tool `{}` produced output that does not match its output schema:\n- {}",
-                    tool.name,
-                    problems.join("\n- ")
-                ));
+        let mut result = match out.unwrap_or_else(Outcome::from_error) {
+            Outcome::Tool(result) => result,
+            Outcome::Refused(refusal) => refusal.into_tool_result(),
+            Outcome::Error(error) => {
+                let rejection = Rejection::from(error);
+                return (encode_error(Some(id), &rejection.error), rejection.verdict);
             }
-        }
+        };
         if let Some(structured) = &result.structured_content {
             if result.content.is_empty() {
                 result.content.push(Content::text(structured.to_string()));
@@ -185,8 +143,10 @@ impl Connection {
                 result.structured_content = Some(json!({ "result": structured }));
             }
         }
-        audit(&tool.name, if result.is_error() { "error" } else { "ok" });
-        encode_call_result(&self.inner.server, id, era, result)
+        (
+            encode_call_result(&self.inner.server, id, era, result),
+            Verdict::Answered,
+        )
     }
 }
 
@@ -205,21 +165,4 @@ fn encode_call_result(
             encode_result(id, &projected)
         }
     }
-}
-
-fn panic_result(tool: &RegisteredTool, panic: Box<dyn Any + Send>) -> CallToolResult {
-    let detail = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    tracing::error!(tool = %tool.name, panic = %detail, "tool panicked");
-    CallToolResult::error(format!(
-        "Tool `{}` failed with an internal error; the server logged the details and keeps running.",
-        tool.name
-    ))
-}
-
-fn audit(tool: &str, outcome: &'static str) {
-    tracing::info!(target: "mcp::audit", operation = "tools/call", tool, outcome);
 }

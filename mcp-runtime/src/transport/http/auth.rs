@@ -188,7 +188,22 @@ pub(crate) async fn check(
     match auth.authenticate(token, parts).await {
         Ok(identity) => Ok(identity),
         Err(e) => {
-            tracing::debug!(target: "mcp::audit", error = %e, "request not authenticated");
+            // Refused requests are audited at WARN: repeated ones are what an operator
+            // looks for (a leaked token being tried, a misconfigured client).
+            let address = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip().to_string());
+            tracing::warn!(
+                target: "mcp::audit",
+                method = %parts.method,
+                path = parts.uri.path(),
+                status = e.status.as_u16(),
+                address,
+                outcome = "unauthenticated",
+                error = %e,
+                "request refused"
+            );
             let mut resp = response::message(e.status, &e.to_string());
             if let Ok(v) = HeaderValue::from_str(&e.challenge(auth.resource_metadata())) {
                 resp.headers_mut().insert(WWW_AUTHENTICATE, v);

@@ -31,7 +31,7 @@ use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::jsonrpc::{Message, decode};
 use crate::protocol::{McpError, RequestId};
 use crate::server::exchange::{Dispatched, Exchange, Verdict};
-use crate::tool::Peer;
+use crate::tool::{Caller, Peer};
 use axum::body::Body;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
@@ -175,7 +175,11 @@ where
                 headers: &parts.headers,
                 sessionless,
             };
-            let (exchange, pending) = Pending::new(hold);
+            let session = match &lookup {
+                Lookup::Found(s) => Some(&s.id),
+                _ => None,
+            };
+            let (exchange, pending) = Pending::new(hold, caller(&parts, &identity, session));
             match connection.request(id, &method, params, &checks, exchange) {
                 Dispatched::Reply { line, verdict } => pending.now(line, verdict, accept, shared),
                 Dispatched::Pending => pending.later(accept, shared).await,
@@ -213,7 +217,7 @@ fn initialize(
         headers: &parts.headers,
         sessionless: Sessionless::Serve,
     };
-    let (exchange, pending) = Pending::new(hold);
+    let (exchange, pending) = Pending::new(hold, caller(parts, identity, None));
     let Dispatched::Reply { line, verdict } =
         connection.request(id, "initialize", params, &checks, exchange)
     else {
@@ -232,6 +236,25 @@ fn initialize(
         resp.headers_mut().insert(MCP_SESSION_ID, value);
     }
     resp
+}
+
+/// Who sent a request: the authenticated identity, the legacy session, the peer's address
+/// (when the server that accepted the connection recorded it as axum's `ConnectInfo`).
+fn caller(parts: &http::request::Parts, identity: &Identity, session: Option<&Arc<str>>) -> Caller {
+    let mut caller = Caller::connection();
+    if let Some(subject) = identity.subject_name() {
+        caller = caller.with_identity(subject);
+    }
+    if let Some(session) = session {
+        caller = caller.with_session(session.clone());
+    }
+    if let Some(axum::extract::ConnectInfo(peer)) = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+    {
+        caller = caller.with_address(peer.ip().to_string());
+    }
+    caller
 }
 
 async fn read_body<B>(
@@ -312,7 +335,7 @@ enum Step {
 }
 
 impl Pending {
-    fn new(hold: Hold) -> (Exchange, Self) {
+    fn new(hold: Hold, caller: Caller) -> (Exchange, Self) {
         let (notify_tx, notify) = mpsc::channel(NOTIFY_QUEUE);
         let (respond_tx, respond) = oneshot::channel();
         let cancel = CancellationToken::new();
@@ -320,6 +343,7 @@ impl Pending {
             notify: Peer::new(notify_tx),
             respond: respond_tx,
             cancel: cancel.clone(),
+            caller,
         };
         let pending = Pending {
             queued: VecDeque::new(),

@@ -110,11 +110,22 @@ impl HttpServer {
             tokio::select! {
                 () = &mut signal => break,
                 accepted = self.listener.accept() => match accepted {
-                    Ok((stream, _)) => {
+                    Ok((stream, peer)) => {
                         if let Err(e) = stream.set_nodelay(true) {
                             tracing::debug!(error = %e, "TCP_NODELAY could not be set");
                         }
-                        let service = TowerToHyperService::new(app.clone());
+                        // The peer's address, where axum's own `ConnectInfo` puts it: what
+                        // tells callers apart when they have no identity or session.
+                        let service = tower::util::MapRequest::new(
+                            app.clone(),
+                            move |mut request: http::Request<hyper::body::Incoming>| {
+                                request
+                                    .extensions_mut()
+                                    .insert(axum::extract::ConnectInfo(peer));
+                                request
+                            },
+                        );
+                        let service = TowerToHyperService::new(service);
                         let connection = http.serve_connection(TokioIo::new(stream), service);
                         let connection = graceful.watch(connection);
                         connections.spawn(async move {

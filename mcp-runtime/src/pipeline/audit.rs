@@ -1,0 +1,229 @@
+//! [`Audit`]: a `tracing` span around each request, and exactly one event on target
+//! `mcp::audit` when it ends: request id, era, method, target, caller, duration and outcome
+//! (see [`Outcome::audit_outcome`]; `cancelled` when the request is dropped unanswered).
+//!
+//! Arguments are not recorded unless [`AuditOptions::log_arguments`] says so, and then pass
+//! through the redaction hook first. When no subscriber listens to `mcp::audit` at INFO the
+//! layer records nothing and costs one cached check per request.
+
+use super::{BoxError, McpRequest, Outcome};
+use crate::protocol::JsonObject;
+use crate::tool::RequestContext;
+use pin_project_lite::pin_project;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Instant;
+
+/// A hook that removes secrets from arguments before they are audited.
+type Redact = dyn Fn(&mut JsonObject) + Send + Sync;
+
+/// What the audit events contain beyond the always-recorded fields.
+///
+/// ```
+/// use mcp_runtime::pipeline::AuditOptions;
+///
+/// let options = AuditOptions::new()
+///     .log_arguments(true)
+///     .redact(|arguments| {
+///         if let Some(v) = arguments.get_mut("password") {
+///             *v = "[redacted]".into();
+///         }
+///     });
+/// # let _ = options;
+/// ```
+#[derive(Clone, Default)]
+pub struct AuditOptions {
+    arguments: bool,
+    redact: Option<Arc<Redact>>,
+}
+
+impl fmt::Debug for AuditOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuditOptions")
+            .field("arguments", &self.arguments)
+            .field("redact", &self.redact.is_some())
+            .finish()
+    }
+}
+
+impl AuditOptions {
+    /// The defaults: arguments not recorded.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records each request's arguments (as JSON, field `arguments`), after redaction.
+    pub fn log_arguments(mut self, on: bool) -> Self {
+        self.arguments = on;
+        self
+    }
+
+    /// Runs `hook` on a copy of the arguments before they are recorded.
+    pub fn redact(mut self, hook: impl Fn(&mut JsonObject) + Send + Sync + 'static) -> Self {
+        self.redact = Some(Arc::new(hook));
+        self
+    }
+}
+
+/// Makes [`Audit`].
+#[derive(Debug, Clone, Default)]
+pub struct AuditLayer {
+    options: Arc<AuditOptions>,
+}
+
+impl AuditLayer {
+    /// Audits with `options`.
+    pub fn new(options: AuditOptions) -> Self {
+        Self {
+            options: Arc::new(options),
+        }
+    }
+}
+
+impl<S> tower::Layer<S> for AuditLayer {
+    type Service = Audit<S>;
+
+    fn layer(&self, inner: S) -> Audit<S> {
+        Audit {
+            inner,
+            options: self.options.clone(),
+        }
+    }
+}
+
+/// Audits each request through `S`.
+#[derive(Debug, Clone)]
+pub struct Audit<S> {
+    inner: S,
+    options: Arc<AuditOptions>,
+}
+
+impl<S> tower::Service<McpRequest> for Audit<S>
+where
+    S: tower::Service<McpRequest, Response = Outcome, Error = BoxError>,
+{
+    type Response = Outcome;
+    type Error = BoxError;
+    type Future = AuditFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: McpRequest) -> Self::Future {
+        let span = tracing::info_span!(
+            "mcp_request",
+            method = request.method(),
+            target = request.target(),
+            id = %request.context().request_id(),
+        );
+        let record = tracing::enabled!(target: "mcp::audit", tracing::Level::INFO).then(|| {
+            let arguments = self.options.arguments.then(|| {
+                let mut arguments = request.arguments().clone();
+                if let Some(redact) = &self.options.redact {
+                    redact(&mut arguments);
+                }
+                serde_json::Value::Object(arguments).to_string()
+            });
+            Record {
+                start: Instant::now(),
+                method: request.method(),
+                target: request.target_arc().clone(),
+                context: request.context().clone(),
+                arguments,
+                written: false,
+            }
+        });
+        let inner = {
+            let _entered = span.enter();
+            self.inner.call(request)
+        };
+        AuditFuture {
+            inner,
+            span,
+            record,
+        }
+    }
+}
+
+pin_project! {
+    /// [`Audit`]'s future.
+    #[derive(Debug)]
+    pub struct AuditFuture<F> {
+        #[pin]
+        inner: F,
+        span: tracing::Span,
+        record: Option<Record>,
+    }
+}
+
+impl<F> Future for AuditFuture<F>
+where
+    F: Future<Output = Result<Outcome, BoxError>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let out = {
+            let _entered = this.span.enter();
+            ready!(this.inner.poll(cx))
+        };
+        if let Some(record) = this.record.take() {
+            let outcome = match &out {
+                Ok(outcome) => outcome.audit_outcome(),
+                Err(_) => "error",
+            };
+            record.emit(outcome);
+        }
+        Poll::Ready(out)
+    }
+}
+
+/// What an audit event needs, kept from the call until the outcome is known. Dropped
+/// without an outcome (the request was cancelled, or its server shut down), it records
+/// `cancelled`.
+#[derive(Debug)]
+struct Record {
+    start: Instant,
+    method: &'static str,
+    target: Arc<str>,
+    context: RequestContext,
+    arguments: Option<String>,
+    written: bool,
+}
+
+impl Record {
+    fn emit(mut self, outcome: &'static str) {
+        self.write(outcome);
+    }
+
+    fn write(&mut self, outcome: &'static str) {
+        self.written = true;
+        let cx = &self.context;
+        let caller = cx.caller();
+        tracing::info!(
+            target: "mcp::audit",
+            id = %cx.request_id(),
+            era = %cx.era(),
+            method = self.method,
+            target = &*self.target,
+            caller = %caller.key(),
+            duration_ms = self.start.elapsed().as_secs_f64() * 1000.0,
+            outcome,
+            arguments = self.arguments.as_deref(),
+            "request"
+        );
+    }
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        if !self.written {
+            self.write("cancelled");
+        }
+    }
+}

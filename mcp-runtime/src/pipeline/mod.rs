@@ -1,0 +1,249 @@
+//! The request pipeline: every request that runs user code passes through a stack of
+//! [`tower`] layers, assembled once per tool when it is registered.
+//!
+//! Outermost first, a `tools/call` goes through:
+//!
+//! | layer | file | always | what it does |
+//! | --- | --- | --- | --- |
+//! | [`Audit`] | `audit.rs` | yes | a `tracing` span per request, and exactly one event on target `mcp::audit` when it ends (or is dropped) |
+//! | [`CatchPanic`] | `panic.rs` | yes | a panic anywhere inside, while calling or polling, becomes an `isError` result |
+//! | server-wide layers | | if added | [`ServerBuilder::layer`](crate::ServerBuilder::layer), first added outermost |
+//! | per-tool layers | | if added | [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) |
+//! | [`RateLimit`] | `rate_limit.rs` | if declared | calls per caller ([`Caller::key`](crate::tool::Caller::key)); over it, an `isError` result that says when to retry |
+//! | [`ConcurrencyLimit`] | `concurrency.rs` | if declared | calls of the tool (or of the server) at once; beyond it a call waits up to a bound, then is "busy" |
+//! | [`Timeout`] | `timeout.rs` | if declared | past the deadline the call's future is dropped, so its work stops |
+//! | [`Validate`] | `validate.rs` | yes | arguments against the input schema, every violation listed |
+//! | [`OutputCheck`] | `output.rs` | yes | structured output against the output schema |
+//! | [`Invoke`] | `invoke.rs` | yes | the tool itself |
+//!
+//! The layers that are always there are concrete types with hand-written futures: a call
+//! through them allocates nothing beyond the tool's own future, and a policy that is not
+//! declared is not in the stack at all. Declared policies and user layers sit behind one
+//! boxed service (one allocation per call, only then).
+//!
+//! A layer works on an [`McpRequest`] (method, target, arguments, [`RequestContext`]) and
+//! answers an [`Outcome`]: the tool's result, a [`Refusal`] (a policy said no; a model sees
+//! an `isError` result with its message), or a protocol error. Layers are ordinary
+//! `tower::Layer`s, so tower's own (`tower::limit`, `tower::filter`, …) work too; an error
+//! they return becomes an `isError` result carrying its text (an [`McpError`] stays a
+//! protocol error).
+//!
+//! ```
+//! use futures::future::BoxFuture;
+//! use mcp_runtime::pipeline::{McpRequest, McpService, Outcome};
+//! use mcp_runtime::prelude::*;
+//! use tower::ServiceExt as _;
+//!
+//! /// Refuses calls from callers that did not authenticate.
+//! fn require_identity(inner: McpService) -> McpService {
+//!     McpService::new(tower::service_fn(move |request: McpRequest| {
+//!         let inner = inner.clone();
+//!         let call: BoxFuture<'static, _> = Box::pin(async move {
+//!             if request.context().caller().identity().is_none() {
+//!                 return Ok(Outcome::refuse(format!("sign in to call `{}`", request.target())));
+//!             }
+//!             inner.oneshot(request).await
+//!         });
+//!         call
+//!     }))
+//! }
+//!
+//! let server = Server::builder("demo", "1.0.0")
+//!     .layer(tower::layer::layer_fn(require_identity))
+//!     .build()
+//!     .unwrap();
+//! # let _ = server;
+//! ```
+
+mod audit;
+mod concurrency;
+mod invoke;
+mod output;
+mod panic;
+mod rate_limit;
+mod stack;
+mod timeout;
+mod validate;
+
+pub use audit::{Audit, AuditLayer, AuditOptions};
+pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer, DEFAULT_QUEUE_WAIT};
+pub use invoke::Invoke;
+pub use output::OutputCheck;
+pub use panic::{CatchPanic, CatchPanicLayer};
+pub use rate_limit::{RateLimit, RateLimitLayer};
+pub use timeout::{Timeout, TimeoutLayer};
+pub use validate::Validate;
+
+pub(crate) use stack::{ServerPolicies, ToolStack, boxed};
+
+use crate::protocol::{CallToolResult, JsonObject, McpError};
+use crate::tool::RequestContext;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The error type of the pipeline's services: anything a layer may fail with.
+pub type BoxError = tower::BoxError;
+
+/// A boxed pipeline service, what user layers wrap.
+pub type McpService = tower::util::BoxCloneSyncService<McpRequest, Outcome, BoxError>;
+
+/// A request that runs user code, as the pipeline's layers see it.
+#[derive(Debug)]
+pub struct McpRequest {
+    method: &'static str,
+    target: Arc<str>,
+    arguments: JsonObject,
+    context: RequestContext,
+}
+
+impl McpRequest {
+    /// A request for `method` (`"tools/call"`) on `target` (the tool's name).
+    pub fn new(
+        method: &'static str,
+        target: impl Into<Arc<str>>,
+        arguments: JsonObject,
+        context: RequestContext,
+    ) -> Self {
+        Self {
+            method,
+            target: target.into(),
+            arguments,
+            context,
+        }
+    }
+
+    /// The JSON-RPC method: `"tools/call"`.
+    pub fn method(&self) -> &'static str {
+        self.method
+    }
+
+    /// What the request targets: the tool's name.
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The arguments (validated only once the request reaches [`Validate`]).
+    pub fn arguments(&self) -> &JsonObject {
+        &self.arguments
+    }
+
+    /// The arguments, to change before they are validated.
+    pub fn arguments_mut(&mut self) -> &mut JsonObject {
+        &mut self.arguments
+    }
+
+    /// The request's context: era, client, caller, cancellation.
+    pub fn context(&self) -> &RequestContext {
+        &self.context
+    }
+
+    pub(crate) fn target_arc(&self) -> &Arc<str> {
+        &self.target
+    }
+}
+
+/// How a request through the pipeline ended.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The tool ran (or a layer answered for it); `isError` results included.
+    Tool(CallToolResult),
+    /// A layer refused the request: a model sees an `isError` result with the message.
+    Refused(Refusal),
+    /// A protocol error: the request is answered with a JSON-RPC error.
+    Error(McpError),
+}
+
+impl Outcome {
+    /// A refusal with `message` (audited as `refused`).
+    pub fn refuse(message: impl Into<String>) -> Self {
+        Self::Refused(Refusal::new("refused", message))
+    }
+
+    /// The word the audit event records: `ok`, `error` (an `isError` result), a refusal's
+    /// kind (`invalid_arguments`, `timeout`, `busy`, `rate_limited`, `panic`, `refused`),
+    /// or `protocol_error`.
+    pub fn audit_outcome(&self) -> &'static str {
+        match self {
+            Self::Tool(r) if r.is_error() => "error",
+            Self::Tool(_) => "ok",
+            Self::Refused(r) => r.kind,
+            Self::Error(_) => "protocol_error",
+        }
+    }
+
+    /// Turns a layer's error into an outcome: an [`McpError`] stays a protocol error,
+    /// anything else becomes a refusal carrying its text.
+    pub fn from_error(error: BoxError) -> Self {
+        match error.downcast::<McpError>() {
+            Ok(e) => Self::Error(*e),
+            Err(other) => Self::Refused(Refusal::new("error", other.to_string())),
+        }
+    }
+}
+
+/// A layer's refusal: why, in words a model can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    kind: &'static str,
+    message: String,
+    retry_after: Option<Duration>,
+}
+
+impl Refusal {
+    /// A refusal of `kind` (the audit outcome word) with `message`.
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// With a hint of when retrying may succeed.
+    pub fn retry_after(mut self, after: Duration) -> Self {
+        self.retry_after = Some(after);
+        self
+    }
+
+    /// The kind, as audited.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// When retrying may succeed, if the layer knows.
+    pub fn retry_hint(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    /// The `isError` result a model sees.
+    pub fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::error(self.message)
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Formats a duration for a model to read: `250ms`, `30s`, `1.5s`, `2m`.
+pub(crate) fn human(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms.is_multiple_of(60_000) {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{:.1}s", d.as_secs_f64())
+    }
+}

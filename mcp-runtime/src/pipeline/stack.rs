@@ -1,0 +1,123 @@
+//! A tool's stack, assembled once at registration from the layers that are always there,
+//! the tool's declared policies, and the server's layers (see the [module docs](super)).
+
+use super::{
+    Audit, AuditLayer, BoxError, CatchPanic, CatchPanicLayer, ConcurrencyLimitLayer, Invoke,
+    McpRequest, McpService, Outcome, OutputCheck, RateLimitLayer, TimeoutLayer, Validate,
+};
+use crate::tool::schema::CheckedSchema;
+use crate::tool::{Tool, ToolPolicy};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+use tower::Layer as _;
+use tower::ServiceExt as _;
+use tower::util::{Either, Oneshot};
+
+/// A user's layer, type-erased: wraps a boxed service in another.
+pub(crate) type BoxedLayer = Arc<dyn Fn(McpService) -> McpService + Send + Sync>;
+
+/// The layers that run on every call of every tool.
+type Core = Validate<OutputCheck<Invoke>>;
+type Stack = Audit<CatchPanic<Either<Core, McpService>>>;
+
+/// What the server adds around every tool: audit options, user layers, defaults.
+#[derive(Clone, Default)]
+pub(crate) struct ServerPolicies {
+    pub(crate) audit: AuditLayer,
+    /// `ServerBuilder::layer`, in the order added (the first is outermost).
+    pub(crate) layers: Vec<BoxedLayer>,
+    /// `ServerBuilder::layer_for`, by tool name.
+    pub(crate) tool_layers: HashMap<String, Vec<BoxedLayer>>,
+    /// The timeout of tools that declare none.
+    pub(crate) default_timeout: Option<Duration>,
+    /// One limit shared by every tool.
+    pub(crate) concurrency: Option<ConcurrencyLimitLayer>,
+}
+
+impl fmt::Debug for ServerPolicies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerPolicies")
+            .field("layers", &self.layers.len())
+            .field("tool_layers", &self.tool_layers.keys().collect::<Vec<_>>())
+            .field("default_timeout", &self.default_timeout)
+            .field("concurrency", &self.concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One tool's assembled stack. Cloning it is a few reference-count increments (plus one
+/// allocation when policies or user layers are in it).
+#[derive(Clone)]
+pub(crate) struct ToolStack {
+    stack: Stack,
+}
+
+impl fmt::Debug for ToolStack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolStack").finish_non_exhaustive()
+    }
+}
+
+impl ToolStack {
+    pub(crate) fn new(
+        name: &str,
+        tool: Arc<dyn Tool>,
+        input: Arc<CheckedSchema>,
+        output: Option<Arc<CheckedSchema>>,
+        policy: &ToolPolicy,
+        server: &ServerPolicies,
+    ) -> Self {
+        let core = Validate::new(OutputCheck::new(Invoke::new(tool), output), input);
+        let tool_layers = server.tool_layers.get(name).map_or(&[][..], Vec::as_slice);
+        let timeout = policy.timeout.or(server.default_timeout);
+        let plain = server.layers.is_empty()
+            && tool_layers.is_empty()
+            && timeout.is_none()
+            && policy.concurrency.is_none()
+            && server.concurrency.is_none()
+            && policy.rate_limit.is_none();
+        let inner = if plain {
+            Either::Left(core)
+        } else {
+            // Innermost first.
+            let mut service = McpService::new(core);
+            if let Some(timeout) = timeout {
+                service = McpService::new(TimeoutLayer::new(timeout).layer(service));
+            }
+            if let Some(limit) = policy.concurrency {
+                service = McpService::new(ConcurrencyLimitLayer::new(limit).layer(service));
+            }
+            if let Some(limit) = &server.concurrency {
+                service = McpService::new(limit.layer(service));
+            }
+            if let Some(rate) = policy.rate_limit {
+                service = McpService::new(RateLimitLayer::new(rate).layer(service));
+            }
+            for layer in tool_layers.iter().rev().chain(server.layers.iter().rev()) {
+                service = layer(service);
+            }
+            Either::Right(service)
+        };
+        Self {
+            stack: server.audit.layer(CatchPanicLayer.layer(inner)),
+        }
+    }
+
+    /// Sends `request` through the stack.
+    pub(crate) fn call(&self, request: McpRequest) -> Oneshot<Stack, McpRequest> {
+        self.stack.clone().oneshot(request)
+    }
+}
+
+/// Erases a user's layer.
+pub(crate) fn boxed<L>(layer: L) -> BoxedLayer
+where
+    L: tower::Layer<McpService> + Send + Sync + 'static,
+    L::Service: tower::Service<McpRequest, Response = Outcome> + Clone + Send + Sync + 'static,
+    <L::Service as tower::Service<McpRequest>>::Error: Into<BoxError> + 'static,
+    <L::Service as tower::Service<McpRequest>>::Future: Send + 'static,
+{
+    Arc::new(move |inner| McpService::new(layer.layer(inner).map_err(Into::into)))
+}
