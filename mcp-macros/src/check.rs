@@ -1,6 +1,7 @@
 //! The rules a tool function must follow. Checking reports; it never generates code.
 
 use crate::ast::{ParamKind, ToolFn};
+use crate::attr::Spanned;
 use crate::ctxt::Ctxt;
 use std::collections::HashMap;
 use syn::spanned::Spanned as _;
@@ -19,6 +20,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, position: Position) {
     check_name(cx, tool);
     check_description(cx, tool);
     check_annotations(cx, tool);
+    check_policy(cx, tool);
     check_params(cx, tool);
 }
 
@@ -131,6 +133,26 @@ fn check_annotations(cx: &Ctxt, tool: &ToolFn) {
         cx.error_at(
             d.span,
             "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing",
+        );
+    }
+}
+
+fn check_policy(cx: &Ctxt, tool: &ToolFn) {
+    let a = &tool.attrs;
+    if let Some(cache) = &a.cache {
+        let marked = |flag: &Option<Spanned<bool>>| flag.as_ref().is_some_and(|f| f.value);
+        let (problem, fix) = match (marked(&a.read_only), marked(&a.idempotent)) {
+            (true, true) => return,
+            (false, false) => (
+                "is neither `read_only` nor `idempotent`",
+                "`read_only` and `idempotent` if it is both",
+            ),
+            (false, true) => ("is not `read_only`", "`read_only` if it is"),
+            (true, false) => ("is not `idempotent`", "`idempotent` if it is"),
+        };
+        cx.error_at(
+            cache.span,
+            format!("a cached result is only safe for read-only, idempotent tools, and this tool {problem}: mark it {fix}, or remove `cache`"),
         );
     }
 }

@@ -2,7 +2,7 @@
 //! only after `check` found none.
 
 use crate::ast::{ParamKind, ToolFn};
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::{Ident, ReturnType, Type};
@@ -165,6 +165,8 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
         }
     });
 
+    let policy = policy_fn(tool, &rt);
+
     let fn_ident = &tool.sig.ident;
     let (invoke, this_clone) = match callee {
         Callee::Free => (quote!(#fn_ident(#(#call_args),*).await), quote!()),
@@ -219,6 +221,8 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
                 definition
             }
 
+            #policy
+
             #[allow(unused_variables, clippy::let_unit_value)]
             fn call(
                 &self,
@@ -243,6 +247,55 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
             }
         }
     }
+}
+
+/// `fn policy`, when the attribute declares any policy; the trait's default (no policy)
+/// otherwise.
+fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
+    let a = &tool.attrs;
+    if a.timeout.is_none()
+        && a.concurrency.is_none()
+        && a.rate_limit.is_none()
+        && a.cache.is_none()
+        && a.scopes.is_none()
+    {
+        return None;
+    }
+    let millis = |ms: u64| {
+        let ms = Literal::u64_unsuffixed(ms);
+        quote!(::core::time::Duration::from_millis(#ms))
+    };
+    let timeout = a.timeout.as_ref().map(|t| {
+        let d = millis(t.value);
+        quote!(.timeout(#d))
+    });
+    let concurrency = a.concurrency.as_ref().map(|c| {
+        let limit = Literal::usize_unsuffixed(c.value);
+        quote!(.concurrency(#limit))
+    });
+    let rate_limit = a.rate_limit.as_ref().map(|r| {
+        let count = Literal::u32_unsuffixed(r.value.count);
+        let secs = Literal::u64_unsuffixed(r.value.period_secs);
+        quote!(.rate_limit(#rt::tool::Rate::new(#count, ::core::time::Duration::from_secs(#secs))))
+    });
+    let cache = a.cache.as_ref().map(|c| {
+        let d = millis(c.value);
+        quote!(.cache(#d))
+    });
+    let scopes = a.scopes.iter().flat_map(|s| &s.value).map(|s| {
+        let s = &s.value;
+        quote!(.scope(#s))
+    });
+    Some(quote! {
+        fn policy(&self) -> #rt::tool::ToolPolicy {
+            #rt::tool::ToolPolicy::new()
+                #timeout
+                #concurrency
+                #rate_limit
+                #cache
+                #(#scopes)*
+        }
+    })
 }
 
 /// Everything a free `#[mcp_tool]` function expands to.

@@ -29,6 +29,9 @@ use proc_macro::TokenStream;
 ///   `= true` / `= false`); `icons = ["https://…"]`;
 /// - schema: `additional_properties` accepts unknown arguments (the default rejects them);
 ///   `schema_dialect` adds `"$schema"`;
+/// - policies the server enforces (`Tool::policy`): `timeout = "30s"`, `concurrency = 4`,
+///   `rate_limit = "10/s"`, `cache = "60s"` (only with `read_only` and `idempotent`),
+///   `scopes = ["files:write"]`; durations are a whole number and `ms`, `s`, `m` or `h`;
 /// - `crate = path` names the runtime crate when it is re-exported.
 ///
 /// Parameters are JSON arguments (their doc comments become property descriptions;

@@ -11,6 +11,11 @@ pub(crate) const OPEN_WORLD: &str = "open_world";
 pub(crate) const ICONS: &str = "icons";
 pub(crate) const ADDITIONAL_PROPERTIES: &str = "additional_properties";
 pub(crate) const SCHEMA_DIALECT: &str = "schema_dialect";
+pub(crate) const TIMEOUT: &str = "timeout";
+pub(crate) const CONCURRENCY: &str = "concurrency";
+pub(crate) const RATE_LIMIT: &str = "rate_limit";
+pub(crate) const CACHE: &str = "cache";
+pub(crate) const SCOPES: &str = "scopes";
 pub(crate) const CRATE: &str = "crate";
 
 /// Every `#[mcp_tool]` key, as listed in the unknown-key error.
@@ -25,6 +30,11 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     ICONS,
     ADDITIONAL_PROPERTIES,
     SCHEMA_DIALECT,
+    TIMEOUT,
+    CONCURRENCY,
+    RATE_LIMIT,
+    CACHE,
+    SCOPES,
     CRATE,
 ];
 

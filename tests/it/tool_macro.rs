@@ -3,11 +3,12 @@
 
 use mcp_runtime::client::{Client, EraMode};
 use mcp_runtime::prelude::*;
-use mcp_runtime::tool::State;
+use mcp_runtime::tool::{Rate, State, ToolPolicy};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// Says hello.
 #[mcp_tool]
@@ -130,6 +131,40 @@ impl Notes {
         text: String,
     ) -> String {
         format!("{}{text}", self.prefix)
+    }
+}
+
+/// Reads a file, under every policy.
+#[mcp_tool(
+    read_only,
+    idempotent,
+    timeout = "30s",
+    concurrency = 4,
+    rate_limit = "10/s",
+    cache = "60s",
+    scopes = ["files:write", "admin"]
+)]
+async fn guarded(path: String) -> String {
+    path
+}
+
+/// A server whose method declares policies.
+struct Limited;
+
+#[mcp_tools]
+impl Limited {
+    /// Looks a key up, under every policy.
+    #[mcp_tool(
+        read_only,
+        idempotent,
+        timeout = "250ms",
+        concurrency = 1,
+        rate_limit = "100/m",
+        cache = "2h",
+        scopes = ["kv:read"]
+    )]
+    async fn lookup(&self, key: String) -> String {
+        key
     }
 }
 
@@ -389,6 +424,41 @@ async fn functions_stay_callable_as_written() {
         prefix: "> ".into(),
     };
     assert_eq!(notes.note("hi".into()).await, "> hi");
+}
+
+#[test]
+fn policy_keys_become_the_tool_policy() {
+    assert_eq!(
+        guarded::tool().policy(),
+        ToolPolicy::new()
+            .timeout(Duration::from_millis(30_000))
+            .concurrency(4)
+            .rate_limit(Rate::new(10, Duration::from_secs(1)))
+            .cache(Duration::from_millis(60_000))
+            .scope("files:write")
+            .scope("admin")
+    );
+    let limited = Arc::new(Limited).mcp_tools();
+    assert_eq!(
+        limited[0].policy(),
+        ToolPolicy::new()
+            .timeout(Duration::from_millis(250))
+            .concurrency(1)
+            .rate_limit(Rate::new(100, Duration::from_secs(60)))
+            .cache(Duration::from_secs(2 * 3600))
+            .scope("kv:read")
+    );
+    // Without policy keys, the trait's default: no `fn policy` is generated.
+    assert_eq!(hello::tool().policy(), ToolPolicy::default());
+    assert_eq!(weather::tool().policy(), ToolPolicy::default());
+    let notes = Arc::new(Notes { prefix: "".into() }).mcp_tools();
+    assert_eq!(notes[0].policy(), ToolPolicy::default());
+    // Registration accepts the values the attribute let through.
+    Server::builder("policy-test", "1.0.0")
+        .tool(guarded::tool())
+        .tools(limited)
+        .build()
+        .unwrap();
 }
 
 #[test]
