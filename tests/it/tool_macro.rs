@@ -453,12 +453,22 @@ fn policy_keys_become_the_tool_policy() {
     assert_eq!(weather::tool().policy(), ToolPolicy::default());
     let notes = Arc::new(Notes { prefix: "".into() }).mcp_tools();
     assert_eq!(notes[0].policy(), ToolPolicy::default());
-    // Registration accepts the values the attribute let through.
-    Server::builder("policy-test", "1.0.0")
+    // `cache` and `scopes` are not enforced yet: registration refuses them, by name, rather
+    // than serving the tool without them.
+    let refused = Server::builder("policy-test", "1.0.0")
         .tool(guarded::tool())
         .tools(limited)
         .build()
-        .unwrap();
+        .unwrap_err()
+        .to_string();
+    for part in [
+        "tool `guarded`",
+        "tool `lookup`",
+        "`cache` is not supported",
+        "`scopes` are not enforced",
+    ] {
+        assert!(refused.contains(part), "{part} in {refused}");
+    }
 }
 
 #[test]

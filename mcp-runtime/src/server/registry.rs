@@ -146,8 +146,12 @@ fn prepare(
         return Err(RegistrationError::MissingDescription { name });
     }
     let policy = tool.policy();
-    if let Some(reason) = policy.problems().into_iter().next() {
-        return Err(RegistrationError::InvalidPolicy { name, reason });
+    let problems = policy.problems();
+    if !problems.is_empty() {
+        return Err(RegistrationError::InvalidPolicy {
+            name,
+            reason: problems.join("; "),
+        });
     }
     let invalid_input = |reason: String| RegistrationError::InvalidInputSchema {
         name: name.clone(),

@@ -6,6 +6,10 @@
 //! that declares nothing gets none of those layers and pays nothing for them. Values are
 //! checked at registration ([`ServerBuilder::build`](crate::ServerBuilder::build) reports a
 //! zero concurrency or a zero rate); the attribute checks them at compile time.
+//!
+//! `cache` and `scopes` are declared here and parsed by the attribute, but the layers that
+//! would enforce them do not exist yet: registration refuses a tool that declares either,
+//! so a declared requirement is never silently ignored.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -164,9 +168,11 @@ pub struct ToolPolicy {
     /// Calls per caller (authenticated identity, else session, else connection).
     pub rate_limit: Option<Rate>,
     /// Keep successful results this long, keyed by arguments and caller (only for tools
-    /// marked `read_only` and `idempotent`).
+    /// marked `read_only` and `idempotent`). Not enforced yet: registration refuses a tool
+    /// that declares it, rather than silently not caching.
     pub cache: Option<Duration>,
-    /// OAuth scopes the caller's token must carry.
+    /// OAuth scopes the caller's token must carry. Not enforced yet: registration refuses
+    /// a tool that declares them, since an unchecked requirement would be worse than none.
     pub scopes: Vec<Cow<'static, str>>,
 }
 
@@ -229,6 +235,20 @@ impl ToolPolicy {
         if self.cache.is_some_and(|t| t.is_zero()) {
             out.push("a cache lifetime of zero caches nothing".to_owned());
         }
+        if self.cache.is_some() {
+            out.push(
+                "`cache` is not supported by this version of mcp-runtime yet; remove it (the \
+                 tool is refused rather than served without the caching it asks for)"
+                    .to_owned(),
+            );
+        }
+        if !self.scopes.is_empty() {
+            out.push(
+                "`scopes` are not enforced by this version of mcp-runtime yet; remove them (the \
+                 tool is refused rather than served without the check it asks for)"
+                    .to_owned(),
+            );
+        }
         for scope in &self.scopes {
             if !is_scope_token(scope) {
                 out.push(format!(
@@ -273,7 +293,8 @@ mod tests {
             .concurrency(0)
             .rate_limit(Rate::per_second(0))
             .scope("has space");
-        assert_eq!(bad.problems().len(), 3);
+        // The two zero values, the unsupported scopes, and the bad scope's syntax.
+        assert_eq!(bad.problems().len(), 4);
         assert!(is_scope_token("files:write") && !is_scope_token("a\"b"));
     }
 }

@@ -72,9 +72,13 @@ fn main() {
             .scope("store:read")
     );
     let _server = Server::builder("pass", "1")
-        .tool(guarded::tool())
         .tool(brief::tool())
-        .tools(store)
         .build()
         .unwrap();
+    // `cache` and `scopes` are refused at registration until they are enforced.
+    assert!(Server::builder("pass", "1")
+        .tool(guarded::tool())
+        .tools(store)
+        .build()
+        .is_err());
 }
