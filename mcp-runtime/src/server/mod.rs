@@ -236,6 +236,10 @@ impl ServerBuilder {
     /// beyond it waits up to `wait` for a slot, then gets an `isError` "busy" result; a line
     /// transport (stdio) stops reading input while every slot is taken, so memory stays
     /// bounded however fast a client sends. No limit by default.
+    ///
+    /// (When tools come to wait on the client itself, as server-to-client requests over stdio
+    /// do, the transport will have to keep reading *responses* while saturated; today no
+    /// tool can wait on the client, so stopping all reading is safe.)
     pub fn concurrency_limit(mut self, limit: usize, wait: Duration) -> Self {
         self.policies.concurrency =
             Some(ConcurrencyLimitLayer::new(limit).wait(wait).server_wide());
