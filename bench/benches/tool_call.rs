@@ -6,7 +6,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use futures::FutureExt as _;
 use mcp_bench::{HandAdd, HandSerdeAdd, add, server_with};
 use mcp_runtime::prelude::*;
-use mcp_runtime::tool::Peer;
+use mcp_runtime::transport::Peer;
 use serde_json::json;
 use std::hint::black_box;
 

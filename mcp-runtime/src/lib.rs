@@ -34,9 +34,10 @@
 //! Modules follow the protocol's layers: [`protocol`] (wire types, no I/O) ← [`tool`]
 //! (the `Tool` trait, results, context, schemas, declared policies) ← [`pipeline`] (the
 //! layers every call passes through: validation, panic isolation, output checks, audit,
-//! timeouts, concurrency and rate limits, user layers) ← [`server`] (registry, era
-//! classification, dispatch) ← [`transport`] (stdio, Streamable HTTP, in-memory);
-//! [`client`] talks to any of them.
+//! timeouts, concurrency and rate limits, user layers) ← [`server`] (the builder; the
+//! registry, one catalog per primitive; era classification and dispatch) ← [`transport`]
+//! (the public contract a transport implements; stdio, Streamable HTTP, in-memory);
+//! [`client`] talks to any of them. [`fs`] confines file access for the file tools.
 //!
 //! ## Cargo features
 //!

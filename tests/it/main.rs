@@ -22,4 +22,5 @@ mod session;
 mod stdio_raw;
 mod support_smoke;
 mod tool_macro;
+mod transports;
 mod ui;

@@ -4,6 +4,7 @@
 use mcp_runtime::client::{Client, ClientError, EraMode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ErrorCode;
+use mcp_runtime::server::{Primitive, RegistrationError};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -200,6 +201,36 @@ async fn non_object_output_is_wrapped_for_legacy_clients_only() {
             json!({"type": "object", "properties": {"result": {"type": "integer"}}, "required": ["result"]})
         )
     );
+}
+
+#[tokio::test]
+async fn a_server_without_tools_neither_advertises_nor_lists_them() {
+    let bare = Server::builder("bare", "1").build().unwrap();
+    for mode in [EraMode::Legacy, EraMode::Modern] {
+        let c = Client::memory(&bare);
+        c.connect(mode).await.unwrap();
+        let err = c.list_tools().await.unwrap_err();
+        assert!(
+            matches!(err, ClientError::Protocol(ref e) if e.code == ErrorCode::METHOD_NOT_FOUND),
+            "{mode:?}: {err}"
+        );
+    }
+    let init = Client::memory(&bare);
+    let result = init.initialize().await.unwrap();
+    assert!(result.capabilities.tools.is_none());
+    let discovered = Client::memory(&bare).discover().await.unwrap();
+    assert!(
+        discovered["capabilities"].get("tools").is_none(),
+        "{discovered}"
+    );
+    // Advertised on purpose: an empty list, to be filled at run time.
+    let open = Server::builder("open", "1")
+        .advertise(Primitive::Tools)
+        .build()
+        .unwrap();
+    let c = Client::memory(&open);
+    c.connect(EraMode::Modern).await.unwrap();
+    assert!(c.list_tools().await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -406,7 +437,22 @@ fn registration_problems_are_errors_not_panics() {
             .with_output_schema(json!({"type": 12})),
         |_, _| async { "" },
     );
-    let s = Server::builder("s", "1").build().unwrap();
+    // A server built without tools did not advertise them: adding one later is refused
+    // (clients were told there are none), unless the builder advertised tools anyway.
+    let bare = Server::builder("s", "1").build().unwrap();
+    assert!(bare.capabilities().tools.is_none());
+    let e = bare
+        .tools()
+        .register(def("late", "Late.", object(json!({}), &[])));
+    assert!(
+        matches!(e, Err(RegistrationError::NotAdvertised { .. })),
+        "{e:?}"
+    );
+    let s = Server::builder("s", "1")
+        .advertise(Primitive::Tools)
+        .build()
+        .unwrap();
+    assert!(s.capabilities().tools.is_some());
     let e = s.tools().register(bad_output).unwrap_err();
     assert!(e.to_string().contains("invalid output schema"), "{e}");
     assert!(s.tools().names().is_empty());

@@ -453,8 +453,8 @@ fn policy_keys_become_the_tool_policy() {
     assert_eq!(weather::tool().policy(), ToolPolicy::default());
     let notes = Arc::new(Notes { prefix: "".into() }).mcp_tools();
     assert_eq!(notes[0].policy(), ToolPolicy::default());
-    // `cache` and `scopes` are not enforced yet: registration refuses them, by name, rather
-    // than serving the tool without them.
+    // `cache` is not enforced yet: registration refuses it, by name, rather than serving
+    // the tool without it.
     let refused = Server::builder("policy-test", "1.0.0")
         .tool(guarded::tool())
         .tools(limited)
@@ -465,7 +465,6 @@ fn policy_keys_become_the_tool_policy() {
         "tool `guarded`",
         "tool `lookup`",
         "`cache` is not supported",
-        "`scopes` are not enforced",
     ] {
         assert!(refused.contains(part), "{part} in {refused}");
     }

@@ -7,6 +7,7 @@
 
 pub mod http;
 pub mod policy;
+pub mod transports;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -16,6 +16,15 @@
 //! | [`OutputCheck`] | `output.rs` | yes | structured output against the output schema |
 //! | [`Invoke`] | `invoke.rs` | yes | the tool itself |
 //!
+//! Before the stack, the dispatcher (`server/connection/call.rs`) checks what a transport
+//! must answer in its own terms: the tool's existence, and its declared scopes against the
+//! [`Caller`](crate::tool::Caller) (HTTP answers a missing scope with a 403 challenge, which
+//! no `isError` result could express).
+//!
+//! Adding a policy touches this folder: its layer in a file of its own, one line in
+//! `stack.rs` to place it, and its declaration (a [`ToolPolicy`](crate::tool::ToolPolicy)
+//! field and attribute key, or a [`ServerBuilder`](crate::ServerBuilder) method).
+//!
 //! The layers that are always there are concrete types with hand-written futures: a call
 //! through them allocates nothing beyond the tool's own future, and a policy that is not
 //! declared is not in the stack at all. Declared policies and user layers sit behind one

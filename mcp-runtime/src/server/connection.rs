@@ -17,15 +17,14 @@
 //! Transports that frame each request on its own (Streamable HTTP) hand over one decoded
 //! request at a time with [`Connection::request`]: its notifications and deferred answer go
 //! to the request's own [`Exchange`] instead of the connection's peer, the transport's
-//! header checks run at their rung of the validation ladder (after classification and the
-//! envelope, before the method), and the answer carries a [`Verdict`] that tells the
-//! transport which status it maps to. One shared stateless connection serves every request
-//! that has no session; it keeps nothing between requests.
+//! checks run at their rung of the validation ladder (after classification and the
+//! envelope, before the method), and the answer carries a [`Disposition`] the transport
+//! maps to its own status. One shared stateless connection serves every request that has
+//! no session; it keeps nothing between requests.
 
 mod call;
 
 use super::Server;
-use super::exchange::{Dispatched, Exchange, Rejection, RequestChecks, Verdict};
 use crate::protocol::jsonrpc::{
     Message, decode, encode_error, encode_notification, encode_raw_result, encode_result,
 };
@@ -36,7 +35,9 @@ use crate::protocol::meta::RequestMeta;
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
 use crate::protocol::{Era, McpError, PaginatedParams, ProgressToken, RequestId};
 use crate::server::projection::Modern;
-use crate::tool::{Caller, Peer};
+use crate::server::registry::Primitive;
+use crate::tool::Caller;
+use crate::transport::{Dispatched, Disposition, Exchange, Peer, Rejection, RequestChecks};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -109,22 +110,21 @@ impl fmt::Debug for Connection {
     }
 }
 
-// Items marked `allow(dead_code)` without the `http` feature serve transports that frame
-// each request on its own (`Connection::request`); the line transports never reach them.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 enum Routed {
-    Reply(Vec<u8>, Verdict),
+    Reply(Vec<u8>, Disposition),
     Pending,
 }
 
 impl Routed {
     fn rejected(id: &RequestId, rejection: Rejection) -> Self {
-        Routed::Reply(encode_error(Some(id), &rejection.error), rejection.verdict)
+        Routed::Reply(
+            encode_error(Some(id), &rejection.error),
+            rejection.disposition,
+        )
     }
 }
 
 /// Where one request's notifications and deferred answer go.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 enum Outlet {
     /// The connection's peer carries everything (stdio, in-memory).
     Connection,
@@ -153,8 +153,7 @@ impl Connection {
         Self::with_mode(server, peer, false)
     }
 
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    /// The connection every sessionless HTTP request shares: nothing survives a request.
+    /// The connection every sessionless request shares: nothing survives a request.
     pub(crate) fn stateless(server: Server) -> Self {
         // Nothing is ever sent to the connection's own peer (answers and notifications go
         // to each request's exchange, and no handshake is kept, so no list_changed either).
@@ -213,11 +212,14 @@ impl Connection {
         self.inner.peer.send_line(reply).await;
     }
 
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// Handles one decoded request from a transport that frames requests on their own
-    /// (HTTP). Its notifications and deferred answer go to `exchange`; `checks` are the
-    /// transport's cross-checks of what it saw outside the body.
-    pub(crate) fn request(
+    /// (HTTP; see [`transport`](crate::transport) for the contract). Its notifications and
+    /// deferred answer go to `exchange`; `checks` are the transport's cross-checks of what
+    /// it saw outside the body.
+    ///
+    /// Never fails: what is wrong with the request is in the answer, with the
+    /// [`Disposition`] saying what kind of failure it was.
+    pub fn request(
         &self,
         id: RequestId,
         method: &str,
@@ -230,7 +232,7 @@ impl Connection {
             outlet: Outlet::Exchange(exchange),
         };
         match self.route(id, method, params, scope) {
-            Routed::Reply(line, verdict) => Dispatched::Reply { line, verdict },
+            Routed::Reply(line, disposition) => Dispatched::Reply { line, disposition },
             Routed::Pending => Dispatched::Pending,
         }
     }
@@ -294,7 +296,7 @@ impl Connection {
             "tools/call" => self.call_tool(id, params, scope),
             "subscriptions/listen" => self.listen(id, params, scope),
             _ => match self.simple(&id, method, params, scope.checks) {
-                Ok(bytes) => Routed::Reply(bytes, Verdict::Answered),
+                Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
                 Err(rejection) => Routed::rejected(&id, rejection),
             },
         }
@@ -328,9 +330,11 @@ impl Connection {
             "tools/list" => {
                 let p: PaginatedParams = optional_params(params)?;
                 let env = self.envelope(p.meta, method, checks)?;
-                let page = server
-                    .tools
-                    .list_page(p.cursor.as_deref(), env.era == Era::Modern)?;
+                let tools = &server.registry.tools;
+                if !tools.advertised() {
+                    return Err(unoffered(method, env.era));
+                }
+                let page = tools.list_page(p.cursor.as_deref(), env.era == Era::Modern)?;
                 Ok(encode_raw_result(id, &page))
             }
             "server/discover" => {
@@ -358,11 +362,10 @@ impl Connection {
                 // Classify anyway: a malformed envelope is -32602 before the method is looked
                 // at (the order of the official TypeScript SDK).
                 let p: MetaOnlyParams = optional_params(params)?;
-                let error = McpError::method_not_found(method);
-                Err(match self.envelope(p.meta, method, checks)?.era {
-                    Era::Modern => Rejection::not_found(error),
-                    Era::Legacy => error.into(),
-                })
+                Err(unoffered(
+                    method,
+                    self.envelope(p.meta, method, checks)?.era,
+                ))
             }
         }
     }
@@ -532,15 +535,9 @@ impl Connection {
         #[derive(Deserialize, Default)]
         struct ListenParams {
             #[serde(default)]
-            notifications: ListenFilter,
+            notifications: Map<String, serde_json::Value>,
             #[serde(rename = "_meta", default)]
             meta: Option<RequestMeta>,
-        }
-        #[derive(Deserialize, Default)]
-        #[serde(rename_all = "camelCase")]
-        struct ListenFilter {
-            #[serde(default)]
-            tools_list_changed: bool,
         }
         let p: ListenParams = match optional_params(params) {
             Ok(p) => p,
@@ -555,22 +552,31 @@ impl Connection {
             }
             Err(rejection) => return Routed::rejected(&id, rejection),
         }
-        let tools = p.notifications.tools_list_changed;
+        // The list-change events asked for, of the primitives this server advertises; a
+        // filter the server cannot honour is left out of the acknowledgement.
+        let registry = self.inner.server.registry();
+        let wanted: Vec<Primitive> = Primitive::ALL
+            .into_iter()
+            .filter(|p| registry.advertises(*p))
+            .filter(|kind| {
+                p.notifications.get(kind.listen_filter()) == Some(&serde_json::Value::Bool(true))
+            })
+            .collect();
         let outlet = scope.outlet;
         let peer = self.notifications_for(&outlet);
         let token = self.cancellation_for(&outlet);
         let tracked = self.track(&id, &token, &outlet, Era::Modern);
         let this = self.clone();
+        let mut changes = registry.subscribe();
         self.inner.tasks.spawn(async move {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
-            let mut honoured = Map::new();
-            if tools {
-                honoured.insert("toolsListChanged".into(), true.into());
-            }
+            let honoured: Map<String, serde_json::Value> = wanted
+                .iter()
+                .map(|p| (p.listen_filter().to_owned(), true.into()))
+                .collect();
             let ack = json!({ "notifications": honoured, "_meta": tag });
             peer.send_line(encode_notification("notifications/subscriptions/acknowledged", Some(ack))).await;
-            let mut changes = this.inner.server.tools().subscribe();
-            changes.mark_unchanged();
+            let mut seen = *changes.borrow_and_update();
             loop {
                 tokio::select! {
                     () = token.cancelled() => {
@@ -581,10 +587,12 @@ impl Connection {
                     () = this.inner.closing.cancelled() => break,
                     changed = changes.changed() => {
                         if changed.is_err() { break; }
-                        if tools {
+                        let now = *changes.borrow_and_update();
+                        for kind in now.changed_since(seen).filter(|k| wanted.contains(k)) {
                             let params = json!({ "_meta": tag });
-                            peer.send_line(encode_notification("notifications/tools/list_changed", Some(params))).await;
+                            peer.send_line(encode_notification(kind.list_changed_method(), Some(params))).await;
                         }
+                        seen = now;
                     }
                 }
             }
@@ -612,7 +620,7 @@ impl Connection {
                     .inspect(|s| s.initialized.store(true, Ordering::Release))
                     .is_some();
                 if initialized && !self.inner.watching.swap(true, Ordering::AcqRel) {
-                    self.watch_tool_changes();
+                    self.watch_list_changes();
                 }
             }
             "notifications/cancelled" => {
@@ -634,24 +642,26 @@ impl Connection {
         }
     }
 
-    /// Sends `notifications/tools/list_changed` to a legacy connection whenever the tool
-    /// list changes (modern clients get it on their `subscriptions/listen` stream). Started
-    /// by `notifications/initialized`: only an initialized legacy connection is told.
-    fn watch_tool_changes(&self) {
+    /// Sends `notifications/<primitive>/list_changed` to a legacy connection whenever an
+    /// advertised list changes (modern clients get them on their `subscriptions/listen`
+    /// stream). Started by `notifications/initialized`: only an initialized legacy
+    /// connection is told.
+    fn watch_list_changes(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let mut changes = self.inner.server.tools().subscribe();
-        changes.mark_unchanged();
+        let mut changes = self.inner.server.registry().subscribe();
         let this = Arc::downgrade(&self.inner);
         let closing = self.inner.closing.clone();
         let tasks = self.inner.tasks.clone();
         runtime.spawn(tasks.track_future(async move {
+            let mut seen = *changes.borrow_and_update();
             loop {
                 tokio::select! {
                     () = closing.cancelled() => return,
                     changed = changes.changed() => if changed.is_err() { return },
                 }
+                let now = *changes.borrow_and_update();
                 let Some(inner) = this.upgrade() else { return };
                 let initialized = inner
                     .legacy
@@ -659,15 +669,14 @@ impl Connection {
                     .unwrap_or_else(|e| e.into_inner())
                     .as_ref()
                     .is_some_and(|s| s.initialized.load(Ordering::Acquire));
-                if initialized {
-                    inner
-                        .peer
-                        .send_line(encode_notification::<()>(
-                            "notifications/tools/list_changed",
-                            None,
-                        ))
-                        .await;
+                let registry = inner.server.registry();
+                for kind in now.changed_since(seen).filter(|k| registry.advertises(*k)) {
+                    if initialized {
+                        let line = encode_notification::<()>(kind.list_changed_method(), None);
+                        inner.peer.send_line(line).await;
+                    }
                 }
+                seen = now;
             }
         }));
     }
@@ -677,6 +686,16 @@ impl Connection {
             .inflight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A method the server does not offer (not in the request's era, or of a primitive the
+/// server does not advertise): `-32601`, and "not found" for a modern request.
+fn unoffered(method: &str, era: Era) -> Rejection {
+    let error = McpError::method_not_found(method);
+    match era {
+        Era::Modern => Rejection::not_found(error),
+        Era::Legacy => error.into(),
     }
 }
 

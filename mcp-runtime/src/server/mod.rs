@@ -1,12 +1,15 @@
-//! The server: its builder, the tool registry, and per-connection dispatch for both eras.
+//! The server: its builder ([`ServerBuilder`]), the registry of everything it offers
+//! (`registry/`: one catalog per primitive), and per-connection dispatch for both eras
+//! (`connection/`). What runs around a call that reaches user code is in
+//! [`pipeline`](crate::pipeline); how bytes reach the dispatcher is in
+//! [`transport`](crate::transport).
 
 mod connection;
-pub(crate) mod exchange;
-mod projection;
+pub(crate) mod projection;
 mod registry;
 
 pub use connection::Connection;
-pub use registry::{RegistrationError, ToolRegistry, validate_tool_name};
+pub use registry::{Primitive, RegistrationError, ToolRegistry, validate_tool_name};
 
 use crate::pipeline::{
     AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, McpRequest, McpService, Outcome,
@@ -18,8 +21,10 @@ use crate::protocol::lifecycle::{
 use crate::protocol::version::MODERN_VERSIONS;
 use crate::tool::{Extensions, FromRef, Tool};
 use projection::{Modern, to_raw};
-use registry::PageSettings;
+use registry::catalog::PageSettings;
+use registry::{ChangeFeed, Registry};
 use serde_json::value::RawValue;
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,7 +58,7 @@ pub(crate) struct ServerInner {
     server_info_raw: Arc<RawValue>,
     instructions: Option<String>,
     capabilities: ServerCapabilities,
-    tools: ToolRegistry,
+    registry: Registry,
     extensions: Arc<Extensions>,
     /// `server/discover`'s result, serialized once.
     discover_json: Arc<str>,
@@ -64,7 +69,7 @@ impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.inner.info)
-            .field("tools", &self.inner.tools)
+            .field("tools", &self.inner.registry.tools)
             .finish_non_exhaustive()
     }
 }
@@ -85,6 +90,7 @@ impl Server {
             policies: ServerPolicies::default(),
             problems: Vec::new(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            advertised: HashSet::new(),
         }
     }
 
@@ -95,7 +101,12 @@ impl Server {
 
     /// The server's tools; register or remove tools at run time through it.
     pub fn tools(&self) -> &ToolRegistry {
-        &self.inner.tools
+        &self.inner.registry.tools
+    }
+
+    /// Every primitive's catalog.
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.inner.registry
     }
 
     /// The capabilities this server declares.
@@ -103,9 +114,18 @@ impl Server {
         &self.inner.capabilities
     }
 
-    /// A new connection's dispatcher, writing its outgoing lines to `peer`.
-    pub fn connect(&self, peer: crate::tool::Peer) -> Connection {
+    /// A new connection's dispatcher, writing its outgoing lines to `peer` (see
+    /// [`transport`](crate::transport) for what a transport does with it).
+    pub fn connect(&self, peer: crate::transport::Peer) -> Connection {
         Connection::new(self.clone(), peer)
+    }
+
+    /// A dispatcher for requests that belong to no session, shared by every such client of a
+    /// transport that frames each request on its own: `initialize` is answered but not
+    /// kept, nothing is remembered between requests, and everything a request produces goes
+    /// to its own [`Exchange`](crate::transport::Exchange).
+    pub fn connect_stateless(&self) -> Connection {
+        Connection::stateless(self.clone())
     }
 }
 
@@ -123,6 +143,8 @@ pub struct ServerBuilder {
     /// Problems found while building up (reported by `build`).
     problems: Vec<RegistrationError>,
     shutdown_grace: Duration,
+    /// Primitives advertised even with nothing registered at build.
+    advertised: HashSet<Primitive>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -267,6 +289,31 @@ impl ServerBuilder {
         self
     }
 
+    /// Advertises `primitive` in the capabilities even if nothing of it is registered when
+    /// the server is built, so items can be added at run time (and the list method answers
+    /// an empty list meanwhile). Without it, a primitive is advertised only when the server
+    /// has items of it at [`build`](Self::build), and run-time registration of one that
+    /// isn't advertised is refused with [`RegistrationError::NotAdvertised`].
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::server::Primitive;
+    ///
+    /// let server = Server::builder("plugins", "0.1.0")
+    ///     .advertise(Primitive::Tools)
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(server.capabilities().tools.is_some());
+    /// assert!(server.tools().is_empty());
+    ///
+    /// let bare = Server::builder("bare", "0.1.0").build().unwrap();
+    /// assert!(bare.capabilities().tools.is_none());
+    /// ```
+    pub fn advertise(mut self, primitive: Primitive) -> Self {
+        self.advertised.insert(primitive);
+        self
+    }
+
     /// Tools per `tools/list` page (default [`DEFAULT_PAGE_SIZE`]; at least 1).
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
@@ -287,37 +334,17 @@ impl ServerBuilder {
         self
     }
 
-    /// Validates every tool and builds the server, or lists every problem found.
+    /// Validates every registration and builds the server, or lists every problem found.
     pub fn build(self) -> Result<Server, BuildError> {
         let server_info_raw: Arc<RawValue> = to_raw(&self.info).into();
-        let capabilities = ServerCapabilities {
-            tools: Some(ToolsCapability {
-                list_changed: Some(true),
-            }),
-            ..ServerCapabilities::default()
-        };
-        let discover = DiscoverResult {
-            supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-            capabilities: capabilities.clone(),
-            instructions: self.instructions.clone(),
-        };
-        let discover_json: Arc<str> = to_raw(&Modern::complete(
-            &discover,
-            &server_info_raw,
-            Some(self.discover_cache),
-            None,
-        ))
-        .get()
-        .into();
         let mut errors = self.problems;
-        let tools = ToolRegistry::new(
-            PageSettings {
-                server_info: server_info_raw.clone(),
-                cache: self.list_cache,
-                page_size: self.page_size,
-            },
-            self.policies,
-        );
+        let settings = PageSettings {
+            server_info: server_info_raw.clone(),
+            cache: self.list_cache,
+            page_size: self.page_size,
+        };
+        let feed = ChangeFeed::new();
+        let mut tools = ToolRegistry::new(settings, feed.clone(), self.policies);
         if let Err(found) = tools.register_all(self.tools) {
             errors.extend(found);
         }
@@ -336,13 +363,33 @@ impl ServerBuilder {
         if !errors.is_empty() {
             return Err(BuildError { errors });
         }
+        tools.set_advertised(!tools.is_empty() || self.advertised.contains(&Primitive::Tools));
+        let capabilities = ServerCapabilities {
+            tools: tools.advertised().then_some(ToolsCapability {
+                list_changed: Some(true),
+            }),
+            ..ServerCapabilities::default()
+        };
+        let discover = DiscoverResult {
+            supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            capabilities: capabilities.clone(),
+            instructions: self.instructions.clone(),
+        };
+        let discover_json: Arc<str> = to_raw(&Modern::complete(
+            &discover,
+            &server_info_raw,
+            Some(self.discover_cache),
+            None,
+        ))
+        .get()
+        .into();
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 server_info_raw,
                 instructions: self.instructions,
                 capabilities,
-                tools,
+                registry: Registry::new(tools, feed),
                 extensions: Arc::new(self.extensions),
                 discover_json,
                 shutdown_grace: self.shutdown_grace,

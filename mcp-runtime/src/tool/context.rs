@@ -3,35 +3,21 @@
 use super::extract::Extensions;
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
+use crate::transport::Peer;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// The sending half of a connection: serialized JSON-RPC lines on their way to the client.
-#[derive(Debug, Clone)]
-pub struct Peer {
-    tx: mpsc::Sender<Vec<u8>>,
-}
-
-impl Peer {
-    /// A peer writing into `tx`.
-    pub fn new(tx: mpsc::Sender<Vec<u8>>) -> Self {
-        Self { tx }
-    }
-
-    /// Queues one serialized line. Returns `false` when the connection is gone.
-    pub async fn send_line(&self, line: Vec<u8>) -> bool {
-        self.tx.send(line).await.is_ok()
-    }
-}
-
-/// Who a request comes from, as far as its transport knows: what rate limits are keyed by
-/// and what a tool or a layer can authorize by. Cheap to clone.
+/// Who a request comes from, as far as its transport knows: what rate limits and caches
+/// are keyed by and what a tool or a layer can authorize by. Cheap to clone.
 ///
 /// stdio has one client per process, so its caller is that connection. Streamable HTTP
 /// fills in the identity its [`Authenticator`](crate::transport::http::Authenticator)
-/// established, the legacy session, and the peer's IP address.
+/// established with the scopes it granted, the legacy session, and the peer's IP address.
+///
+/// Scopes: a caller *with* scopes (every HTTP caller; an unauthenticated one has none) is
+/// held to the scopes a tool declares; a caller without (stdio and in-memory, whose client
+/// is the local user who started the server, as the MCP authorization spec has it) is not.
 ///
 /// ```
 /// use mcp_runtime::tool::Caller;
@@ -40,12 +26,18 @@ impl Peer {
 /// assert_eq!(caller.identity(), Some("alice"));
 /// assert_eq!(caller.key(), "identity:alice");
 /// assert_eq!(Caller::connection().key(), "connection");
+///
+/// let required = ["files:read".to_owned(), "files:write".to_owned()];
+/// let reader = Caller::connection().with_identity("bob").with_scopes(["files:read"]);
+/// assert!(!reader.has_scopes(&required));
+/// assert!(Caller::connection().has_scopes(&required), "a local client is not held to scopes");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Caller {
     identity: Option<Arc<str>>,
     session: Option<Arc<str>>,
     address: Option<Arc<str>>,
+    scopes: Option<Arc<[String]>>,
 }
 
 impl Caller {
@@ -70,6 +62,28 @@ impl Caller {
     pub fn with_address(mut self, address: impl Into<Arc<str>>) -> Self {
         self.address = Some(address.into());
         self
+    }
+
+    /// With the scopes the caller's credentials grant (possibly none): from now on the
+    /// caller is held to the scopes of what it calls.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The scopes the caller's credentials grant, or `None` when its transport does not
+    /// authorize by scope.
+    pub fn scopes(&self) -> Option<&[String]> {
+        self.scopes.as_deref()
+    }
+
+    /// Whether the caller may use something that requires every scope in `required`: it
+    /// holds them all, or its transport does not authorize by scope.
+    pub fn has_scopes(&self, required: &[String]) -> bool {
+        match &self.scopes {
+            None => true,
+            Some(granted) => required.iter().all(|r| granted.contains(r)),
+        }
     }
 
     /// The authenticated identity, if any.

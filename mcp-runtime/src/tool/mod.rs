@@ -7,7 +7,7 @@ mod policy;
 mod result;
 pub mod schema;
 
-pub use context::{Caller, Peer, RequestContext, RequestContextParts};
+pub use context::{Caller, RequestContext, RequestContextParts};
 pub use extract::{Extensions, FromContext, FromRef, State};
 pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
 pub use result::{IntoToolResult, Json};

@@ -7,9 +7,11 @@
 //! checked at registration ([`ServerBuilder::build`](crate::ServerBuilder::build) reports a
 //! zero concurrency or a zero rate); the attribute checks them at compile time.
 //!
-//! `cache` and `scopes` are declared here and parsed by the attribute, but the layers that
-//! would enforce them do not exist yet: registration refuses a tool that declares either,
-//! so a declared requirement is never silently ignored.
+//! `cache` is declared here and parsed by the attribute, but the layer that would enforce
+//! it does not exist yet: registration refuses a tool that declares it, so a declared
+//! requirement is never silently ignored. `scopes` are checked by the dispatcher before a
+//! call enters the tool's stack, so a refusal can be answered with the transport's own
+//! challenge (HTTP 403).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -171,8 +173,10 @@ pub struct ToolPolicy {
     /// marked `read_only` and `idempotent`). Not enforced yet: registration refuses a tool
     /// that declares it, rather than silently not caching.
     pub cache: Option<Duration>,
-    /// OAuth scopes the caller's token must carry. Not enforced yet: registration refuses
-    /// a tool that declares them, since an unchecked requirement would be worse than none.
+    /// OAuth scopes the caller's token must carry, all of them. A caller authenticated over
+    /// HTTP without them gets 403 with an `insufficient_scope` challenge naming them, before
+    /// the tool runs; a local client (stdio) is not held to scopes (see
+    /// [`Caller`](super::Caller)).
     pub scopes: Vec<Cow<'static, str>>,
 }
 
@@ -242,13 +246,6 @@ impl ToolPolicy {
                     .to_owned(),
             );
         }
-        if !self.scopes.is_empty() {
-            out.push(
-                "`scopes` are not enforced by this version of mcp-runtime yet; remove them (the \
-                 tool is refused rather than served without the check it asks for)"
-                    .to_owned(),
-            );
-        }
         for scope in &self.scopes {
             if !is_scope_token(scope) {
                 out.push(format!(
@@ -293,8 +290,8 @@ mod tests {
             .concurrency(0)
             .rate_limit(Rate::per_second(0))
             .scope("has space");
-        // The two zero values, the unsupported scopes, and the bad scope's syntax.
-        assert_eq!(bad.problems().len(), 4);
+        // The two zero values and the bad scope's syntax.
+        assert_eq!(bad.problems().len(), 3);
         assert!(is_scope_token("files:write") && !is_scope_token("a\"b"));
     }
 }

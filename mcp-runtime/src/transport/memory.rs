@@ -4,7 +4,7 @@
 
 use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineFramer};
 use crate::server::Server;
-use crate::tool::Peer;
+use crate::transport::Peer;
 use tokio::sync::mpsc;
 
 /// The client's end of an in-memory connection: lines to the server, lines from it.

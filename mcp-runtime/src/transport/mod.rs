@@ -1,7 +1,42 @@
-//! Transports: stdio and Streamable HTTP for real clients, in-memory for tests. stdio and
-//! in-memory feed the same [`Connection`] through the same framing; HTTP hands it one
-//! decoded request at a time.
+//! Transports: stdio and Streamable HTTP for real clients, in-memory for tests, and the
+//! contract any other transport (a Unix socket, a WebSocket, …) implements from outside
+//! this crate.
+//!
+//! # Writing a transport
+//!
+//! The server knows nothing of bytes on a wire: a transport turns its input into calls on a
+//! [`Connection`] and writes what the connection sends out through a [`Peer`]. There are
+//! two shapes.
+//!
+//! **A stream of messages** (stdio, a Unix socket, a WebSocket), one connection per client:
+//! 1. Make a channel and a connection: `let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+//!    let connection = server.connect(Peer::new(tx));`
+//! 2. Write every line that arrives on `rx` to the client, in order (responses,
+//!    notifications, and one day requests of the server's own; each ends with `\n`).
+//! 3. Hand each incoming message to [`Connection::handle_line`] and await it before the
+//!    next: that await is the backpressure (with a server-wide concurrency limit it waits
+//!    while every slot is taken). On a byte stream, [`LineFramer`] splits lines and reports
+//!    a message over the size limit, which you answer with [`Connection::reject_oversized`].
+//! 4. When the input ends, await [`Connection::shutdown`]: calls in flight finish and are
+//!    answered (within the server's shutdown grace), then stop writing once `rx` is drained.
+//!
+//! **One request per exchange** (Streamable HTTP, or any request/response RPC): decode the
+//! JSON-RPC request yourself and call [`Connection::request`] with an [`Exchange`] (where
+//! this request's notifications and deferred answer go, its cancellation, its [`Caller`])
+//! and the [`RequestChecks`] your transport makes against metadata outside the body
+//! ([`NoChecks`] if it has none). You get a [`Dispatched`]: an answer now, with the
+//! [`Disposition`] your transport maps to its own status, or `Pending` (the answer comes on
+//! the exchange). Use a connection per client session ([`Server::connect`]) or one shared
+//! by every sessionless client ([`Server::connect_stateless`]).
+//!
+//! A transport that authenticates callers says who they are in the [`Caller`] (identity,
+//! scopes, address); rate limits, caches and scope requirements are keyed by it.
+//!
+//! [`Server::connect`]: crate::Server::connect
+//! [`Server::connect_stateless`]: crate::Server::connect_stateless
+//! [`Caller`]: crate::tool::Caller
 
+mod contract;
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
@@ -10,7 +45,11 @@ pub mod memory;
 mod pipe;
 pub mod stdio;
 
+mod peer;
+
+pub use contract::{Dispatched, Disposition, Exchange, NoChecks, Rejection, RequestChecks};
 pub use framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};
+pub use peer::Peer;
 
 use crate::server::Connection;
 use tokio::sync::mpsc;

@@ -13,7 +13,7 @@
 use super::framing::{Frame, LineFramer};
 use crate::Server;
 use crate::server::Connection;
-use crate::tool::Peer;
+use crate::transport::Peer;
 use rustix::fs::{FileType, OFlags, fcntl_getfl, fcntl_setfl, fstat};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};

@@ -14,7 +14,7 @@
 
 use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};
 use crate::server::Server;
-use crate::tool::Peer;
+use crate::transport::Peer;
 use std::io::{self, Read, Write};
 use tokio::sync::{mpsc, oneshot};
 

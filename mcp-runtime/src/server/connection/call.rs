@@ -9,10 +9,10 @@ use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_error, encode_result};
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
 use crate::server::Server;
-use crate::server::exchange::{Rejection, Verdict};
 use crate::server::projection::Modern;
-use crate::server::registry::RegisteredTool;
+use crate::server::registry::tools::RegisteredTool;
 use crate::tool::{RequestContext, RequestContextParts};
+use crate::transport::{Disposition, Rejection};
 use futures::FutureExt as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -56,6 +56,12 @@ impl Connection {
                     .params(&tool.header_params, &arguments)
                     .map_err(Rejection::invalid)?;
             }
+            if !tool.scopes.is_empty() {
+                let caller = self.caller_for(&scope.outlet);
+                if !caller.has_scopes(&tool.scopes) {
+                    return Err(forbidden(&tool, &caller, &id, env.era));
+                }
+            }
             Ok((env, tool, arguments))
         })();
         let (env, tool, arguments) = match prepared {
@@ -82,8 +88,8 @@ impl Connection {
         // keeps the hot path short.
         let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
         if let Poll::Ready(out) = call.poll_unpin(&mut poll_cx) {
-            let (line, verdict) = self.finish_call(&id, &tool, era, out, &cx);
-            return Routed::Reply(line, verdict);
+            let (line, disposition) = self.finish_call(&id, &tool, era, out, &cx);
+            return Routed::Reply(line, disposition);
         }
         // Boxed as a `Send` future with its error type spelled out: the task's future must be
         // `Send`, which the compiler cannot prove through the stack's nested future types
@@ -125,14 +131,17 @@ impl Connection {
         era: Era,
         out: Result<Outcome, BoxError>,
         cx: &RequestContext,
-    ) -> (Vec<u8>, Verdict) {
+    ) -> (Vec<u8>, Disposition) {
         cx.finish();
         let mut result = match out.unwrap_or_else(Outcome::from_error) {
             Outcome::Tool(result) => result,
             Outcome::Refused(refusal) => refusal.into_tool_result(),
             Outcome::Error(error) => {
                 let rejection = Rejection::from(error);
-                return (encode_error(Some(id), &rejection.error), rejection.verdict);
+                return (
+                    encode_error(Some(id), &rejection.error),
+                    rejection.disposition,
+                );
             }
         };
         if let Some(structured) = &result.structured_content {
@@ -145,8 +154,42 @@ impl Connection {
         }
         (
             encode_call_result(&self.inner.server, id, era, result),
-            Verdict::Answered,
+            Disposition::Answered,
         )
+    }
+}
+
+/// A caller without the scopes a tool requires: refused before the tool's stack (so the
+/// transport can answer with its own challenge), and audited at WARN like any refused
+/// credentials.
+fn forbidden(
+    tool: &RegisteredTool,
+    caller: &crate::tool::Caller,
+    id: &RequestId,
+    era: Era,
+) -> Rejection {
+    let required = tool.scopes.join(" ");
+    tracing::warn!(
+        target: "mcp::audit",
+        %id,
+        %era,
+        method = "tools/call",
+        target = &*tool.name,
+        caller = %caller.key(),
+        required = %required,
+        outcome = "forbidden",
+        "request refused"
+    );
+    let error = McpError::invalid_request(format!(
+        "tool `{}` requires the scopes {required:?}, which the caller's credentials do not grant",
+        tool.name
+    ))
+    .with_data(json!({ "requiredScopes": &*tool.scopes }));
+    Rejection {
+        error,
+        disposition: Disposition::Forbidden {
+            scopes: tool.scopes.clone(),
+        },
     }
 }
 

@@ -62,14 +62,29 @@ pub trait Authenticator: Send + Sync + 'static {
     }
 }
 
-/// Who a request is from, as the [`Authenticator`] established it.
+/// Who a request is from, as the [`Authenticator`] established it: a principal and the
+/// scopes its token grants.
+///
+/// A tool that declares scopes (`#[mcp_tool(scopes = ["files:write"])]`) is called only
+/// with an identity that has every one of them; otherwise the request is answered with 403
+/// and an `insufficient_scope` challenge naming them, so the client can ask its
+/// authorization server for more (the spec's step-up flow).
+///
+/// ```
+/// use mcp_runtime::transport::http::Identity;
+///
+/// let alice = Identity::subject("alice").with_scopes(["files:read", "files:write"]);
+/// assert_eq!(alice.subject_name(), Some("alice"));
+/// assert!(alice.scopes().iter().any(|s| s == "files:write"));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Identity {
     subject: Option<Arc<str>>,
+    scopes: Arc<[String]>,
 }
 
 impl Identity {
-    /// No particular principal.
+    /// No particular principal, no scopes.
     pub fn anonymous() -> Self {
         Self::default()
     }
@@ -78,12 +93,25 @@ impl Identity {
     pub fn subject(subject: impl Into<Arc<str>>) -> Self {
         Self {
             subject: Some(subject.into()),
+            scopes: Arc::default(),
         }
+    }
+
+    /// With the scopes the credentials grant (e.g. the token's `scope` claim, split on
+    /// spaces).
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The principal, if any.
     pub fn subject_name(&self) -> Option<&str> {
         self.subject.as_deref()
+    }
+
+    /// The scopes the credentials grant.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
     }
 }
 
@@ -119,7 +147,7 @@ impl AuthError {
     }
 
     /// A valid token without the scope needed: 403 with `error="insufficient_scope"` and
-    /// the `scope` to ask for.
+    /// the `scope` to ask for (several scopes separated by spaces).
     pub fn insufficient_scope(scope: impl Into<String>) -> Self {
         Self {
             status: StatusCode::FORBIDDEN,
@@ -129,12 +157,18 @@ impl AuthError {
         }
     }
 
+    /// With a description for the client's user (`error_description`).
+    pub fn with_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
     /// The HTTP status this is answered with.
     pub fn status(&self) -> StatusCode {
         self.status
     }
 
-    fn challenge(&self, resource_metadata: Option<&str>) -> String {
+    pub(crate) fn challenge(&self, resource_metadata: Option<&str>) -> String {
         let mut parts = vec![r#"realm="mcp""#.to_owned()];
         if let Some(code) = self.code {
             parts.push(format!(r#"error="{code}""#));
@@ -226,8 +260,8 @@ pub struct BearerTokens {
     tokens: Arc<[KnownToken]>,
 }
 
-/// A subject and its token.
-type KnownToken = (Arc<str>, Box<[u8]>);
+/// A subject, its token, and the scopes the token grants.
+type KnownToken = (Arc<str>, Box<[u8]>, Arc<[String]>);
 
 impl fmt::Debug for BearerTokens {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -241,7 +275,7 @@ impl fmt::Debug for BearerTokens {
 }
 
 impl BearerTokens {
-    /// Accepts each `(subject, token)` pair's token as that subject.
+    /// Accepts each `(subject, token)` pair's token as that subject, with no scopes.
     pub fn new<S, T>(tokens: impl IntoIterator<Item = (S, T)>) -> Self
     where
         S: Into<Arc<str>>,
@@ -250,9 +284,36 @@ impl BearerTokens {
         Self {
             tokens: tokens
                 .into_iter()
-                .map(|(s, t)| (s.into(), t.as_ref().as_bytes().into()))
+                .map(|(s, t)| (s.into(), t.as_ref().as_bytes().into(), Arc::default()))
                 .collect(),
         }
+    }
+
+    /// Grants `scopes` to the tokens of `subject` (replacing what they had).
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::BearerTokens;
+    ///
+    /// let tokens = BearerTokens::new([("ci", "a-long-random-secret"), ("viewer", "another-secret")])
+    ///     .grant("ci", ["files:read", "files:write"])
+    ///     .grant("viewer", ["files:read"]);
+    /// # let _ = tokens;
+    /// ```
+    pub fn grant<S: Into<String>>(
+        mut self,
+        subject: &str,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let scopes: Arc<[String]> = scopes.into_iter().map(Into::into).collect();
+        self.tokens = self
+            .tokens
+            .iter()
+            .map(|(s, t, old)| {
+                let granted = if &**s == subject { &scopes } else { old };
+                (s.clone(), t.clone(), granted.clone())
+            })
+            .collect();
+        self
     }
 }
 
@@ -267,8 +328,11 @@ impl Authenticator for BearerTokens {
             Some(token) => self
                 .tokens
                 .iter()
-                .find(|(_, known)| constant_time_eq(known, token.as_bytes()))
-                .map(|(subject, _)| Identity::subject(subject.clone()))
+                .find(|(_, known, _)| constant_time_eq(known, token.as_bytes()))
+                .map(|(subject, _, scopes)| Identity {
+                    subject: Some(subject.clone()),
+                    scopes: scopes.clone(),
+                })
                 .ok_or_else(|| AuthError::invalid_token("unknown token")),
         };
         Box::pin(std::future::ready(outcome))

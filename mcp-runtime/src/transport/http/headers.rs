@@ -17,7 +17,7 @@ use crate::protocol::JsonObject;
 use crate::protocol::McpError;
 use crate::protocol::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamHeader};
 use crate::protocol::version::LEGACY_VERSIONS;
-use crate::server::exchange::{Rejection, RequestChecks};
+use crate::transport::{Rejection, RequestChecks};
 use http::HeaderMap;
 
 /// What a legacy request without a session gets.

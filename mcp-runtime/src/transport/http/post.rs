@@ -5,10 +5,12 @@
 //! which classifies the request by its body and calls back for the header checks.
 //!
 //! How an answer is sent (the spec allows JSON or SSE; this is the choice made):
-//! - An answer ready at once goes as `application/json`, with the status its [`Verdict`]
-//!   maps to: 400 for envelope, version, header and session problems, 404 for a method the
-//!   request's era lacks (or an unknown session), 200 otherwise (errors such as an unknown
-//!   tool stay in-band, as in the official TypeScript SDK).
+//! - An answer ready at once goes as `application/json`, with the status its
+//!   [`Disposition`] maps to (`response::status_of`): 400 for envelope, version, header and
+//!   session problems, 404 for a method the request's era lacks (or an unknown session),
+//!   403 with an `insufficient_scope` challenge for a caller without a tool's scopes, 200
+//!   otherwise (errors such as an unknown tool stay in-band, as in the official TypeScript
+//!   SDK).
 //! - A request still running is answered as JSON if it finishes within one keep-alive
 //!   interval without sending a notification; otherwise the response becomes
 //!   `text/event-stream`: its notifications (progress, a listen stream's events) as they
@@ -19,7 +21,7 @@
 //! - A client that accepts only JSON gets the answer as JSON and no notifications; one that
 //!   accepts only SSE gets every answer as a stream. `subscriptions/listen` needs SSE (406).
 //!
-//! [`Verdict`]: crate::server::exchange::Verdict
+//! [`Disposition`]: crate::transport::Disposition
 
 use super::auth::Identity;
 use super::headers::{HttpChecks, Sessionless};
@@ -30,8 +32,8 @@ use super::session::{self, Busy, Lookup};
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::jsonrpc::{Message, decode};
 use crate::protocol::{McpError, RequestId};
-use crate::server::exchange::{Dispatched, Exchange, Verdict};
-use crate::tool::{Caller, Peer};
+use crate::tool::Caller;
+use crate::transport::{Dispatched, Disposition, Exchange, Peer};
 use axum::body::Body;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
@@ -181,7 +183,9 @@ where
             };
             let (exchange, pending) = Pending::new(hold, caller(&parts, &identity, session));
             match connection.request(id, &method, params, &checks, exchange) {
-                Dispatched::Reply { line, verdict } => pending.now(line, verdict, accept, shared),
+                Dispatched::Reply { line, disposition } => {
+                    pending.now(line, disposition, accept, shared)
+                }
                 Dispatched::Pending => pending.later(accept, shared).await,
             }
         }
@@ -218,20 +222,20 @@ fn initialize(
         sessionless: Sessionless::Serve,
     };
     let (exchange, pending) = Pending::new(hold, caller(parts, identity, None));
-    let Dispatched::Reply { line, verdict } =
+    let Dispatched::Reply { line, disposition } =
         connection.request(id, "initialize", params, &checks, exchange)
     else {
         unreachable!("initialize is answered at once")
     };
     if connection.legacy_version().is_none() {
         // Refused (bad params, bad header): no session.
-        return pending.now(line, verdict, accept, shared);
+        return pending.now(line, disposition, accept, shared);
     }
     let Some(session) = shared.sessions.insert(connection, outbox, identity) else {
         return response::unavailable("too many sessions are open; retry later");
     };
     tracing::debug!(session = %session.id, "legacy session opened");
-    let mut resp = pending.now(line, verdict, accept, shared);
+    let mut resp = pending.now(line, disposition, accept, shared);
     if let Ok(value) = HeaderValue::from_str(&session.id) {
         resp.headers_mut().insert(MCP_SESSION_ID, value);
     }
@@ -241,7 +245,8 @@ fn initialize(
 /// Who sent a request: the authenticated identity, the legacy session, the peer's address
 /// (when the server that accepted the connection recorded it as axum's `ConnectInfo`).
 fn caller(parts: &http::request::Parts, identity: &Identity, session: Option<&Arc<str>>) -> Caller {
-    let mut caller = Caller::connection();
+    // Every HTTP caller is held to scope requirements: an unauthenticated one has none.
+    let mut caller = Caller::connection().with_scopes(identity.scopes().iter().cloned());
     if let Some(subject) = identity.subject_name() {
         caller = caller.with_identity(subject);
     }
@@ -339,12 +344,7 @@ impl Pending {
         let (notify_tx, notify) = mpsc::channel(NOTIFY_QUEUE);
         let (respond_tx, respond) = oneshot::channel();
         let cancel = CancellationToken::new();
-        let exchange = Exchange {
-            notify: Peer::new(notify_tx),
-            respond: respond_tx,
-            cancel: cancel.clone(),
-            caller,
-        };
+        let exchange = Exchange::new(Peer::new(notify_tx), respond_tx, cancel.clone(), caller);
         let pending = Pending {
             queued: VecDeque::new(),
             answer: None,
@@ -418,14 +418,14 @@ impl Pending {
     fn now(
         mut self,
         line: Vec<u8>,
-        verdict: Verdict,
+        disposition: Disposition,
         accept: Accept,
         shared: &Shared,
     ) -> Response<Body> {
         self.finished();
         self.respond = None;
-        if verdict != Verdict::Answered {
-            return response::json(response::status_of(verdict), line);
+        if disposition != Disposition::Answered {
+            return response::dispatched(&disposition, line, shared.options.auth.as_deref());
         }
         // A tool that finished on its first poll may have sent progress already.
         self.drain();

@@ -1,0 +1,82 @@
+//! What can be wrong with a registration.
+
+use super::Primitive;
+
+/// Why an item (a tool, …) could not be registered, or what else is wrong with a server
+/// definition. [`ServerBuilder::build`](crate::ServerBuilder::build) reports every one it
+/// finds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistrationError {
+    /// The name breaks the naming rules.
+    #[error("invalid tool name {name:?}: {reason}")]
+    InvalidName {
+        /// The offending name.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The description is missing or blank.
+    #[error("tool `{name}` has no description; models choose tools by their descriptions")]
+    MissingDescription {
+        /// The tool.
+        name: String,
+    },
+    /// The input schema is unusable.
+    #[error("tool `{name}` has an invalid input schema: {reason}")]
+    InvalidInputSchema {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The output schema does not compile.
+    #[error("tool `{name}` has an invalid output schema: {reason}")]
+    InvalidOutputSchema {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A declared policy has an unusable value (a zero concurrency limit or rate).
+    #[error("tool `{name}` has an invalid policy: {reason}")]
+    InvalidPolicy {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) names a tool that was
+    /// not registered.
+    #[error("a layer is added for tool `{name}`, but no tool of that name is registered")]
+    UnknownTool {
+        /// The name.
+        name: String,
+    },
+    /// [`ServerBuilder::substate`](crate::ServerBuilder::substate) was called before the
+    /// state it derives from was given.
+    #[error(
+        "a `{sub}` is derived from the state `{app}`, but no `{app}` was given to ServerBuilder::state first"
+    )]
+    MissingState {
+        /// The type of the state that is missing.
+        app: &'static str,
+        /// The type that was to be derived from it.
+        sub: &'static str,
+    },
+    /// Another tool already has this name.
+    #[error("a tool named `{name}` is already registered")]
+    Duplicate {
+        /// The name.
+        name: String,
+    },
+    /// An item was registered at run time for a primitive the server did not advertise
+    /// when it was built: clients were told there are none, so they would never ask.
+    #[error(
+        "the server was built without {primitive} (none were registered), so clients were told it has none; call ServerBuilder::advertise(Primitive::{primitive:?}) to add {primitive} at run time"
+    )]
+    NotAdvertised {
+        /// The primitive.
+        primitive: Primitive,
+    },
+}

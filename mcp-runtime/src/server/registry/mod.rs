@@ -1,0 +1,132 @@
+//! The registry: every primitive a server offers, in one place.
+//!
+//! - [`catalog`] is the part every primitive shares: registration (all or nothing, every
+//!   problem reported), the list order, pages with opaque cursors, per-era rendering cached
+//!   until the next change, removal, and the change signal.
+//! - Each primitive is a [`Kind`](catalog::Kind) in its own file, holding what only it
+//!   knows: what is checked and computed at registration, and how an item is listed in
+//!   each era. [`tools`] is the tools kind. Adding a primitive is a new kind file and a
+//!   field of [`Registry`], not a copy of the list machinery.
+//! - A change to any catalog is published on one [`ChangeFeed`]; connections watch it to
+//!   send `notifications/…/list_changed` (legacy) or the events of a `subscriptions/listen`
+//!   stream (modern).
+//!
+//! A primitive is advertised in the server's capabilities only when the server has items of
+//! it at [`build`](crate::ServerBuilder::build) (or asked for it with
+//! [`ServerBuilder::advertise`](crate::ServerBuilder::advertise)); its list method answers
+//! `-32601` otherwise, as for any method the server does not offer.
+
+pub(crate) mod catalog;
+mod error;
+pub(crate) mod tools;
+
+pub use error::RegistrationError;
+pub use tools::{ToolRegistry, validate_tool_name};
+
+use std::fmt;
+use tokio::sync::watch;
+
+/// The kinds of things a server offers to clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Primitive {
+    /// Tools (`tools/list`, `tools/call`).
+    Tools,
+}
+
+impl Primitive {
+    /// Every primitive.
+    pub const ALL: [Primitive; 1] = [Primitive::Tools];
+
+    /// The notification that tells a client this primitive's list changed.
+    pub const fn list_changed_method(self) -> &'static str {
+        match self {
+            Primitive::Tools => "notifications/tools/list_changed",
+        }
+    }
+
+    /// The `subscriptions/listen` filter field that asks for this primitive's changes.
+    pub const fn listen_filter(self) -> &'static str {
+        match self {
+            Primitive::Tools => "toolsListChanged",
+        }
+    }
+
+    const fn index(self) -> usize {
+        match self {
+            Primitive::Tools => 0,
+        }
+    }
+}
+
+impl fmt::Display for Primitive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Primitive::Tools => "tools",
+        })
+    }
+}
+
+/// How many times each primitive's list has changed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Generations([u64; Primitive::ALL.len()]);
+
+impl Generations {
+    /// The primitives whose lists changed between `earlier` and `self`.
+    pub(crate) fn changed_since(self, earlier: Generations) -> impl Iterator<Item = Primitive> {
+        Primitive::ALL
+            .into_iter()
+            .filter(move |p| self.0[p.index()] != earlier.0[p.index()])
+    }
+}
+
+/// Where catalogs announce their changes; cheap to clone.
+#[derive(Debug, Clone)]
+pub(crate) struct ChangeFeed {
+    tx: watch::Sender<Generations>,
+}
+
+impl ChangeFeed {
+    pub(crate) fn new() -> Self {
+        Self {
+            tx: watch::channel(Generations::default()).0,
+        }
+    }
+
+    /// Records a change to `primitive`'s list.
+    pub(crate) fn changed(&self, primitive: Primitive) {
+        self.tx.send_modify(|g| g.0[primitive.index()] += 1);
+    }
+
+    /// A receiver of every later change.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Generations> {
+        let mut rx = self.tx.subscribe();
+        rx.mark_unchanged();
+        rx
+    }
+}
+
+/// Every primitive's catalog, and which of them the server advertises.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    pub(crate) tools: ToolRegistry,
+    feed: ChangeFeed,
+}
+
+impl Registry {
+    pub(crate) fn new(tools: ToolRegistry, feed: ChangeFeed) -> Self {
+        Self { tools, feed }
+    }
+
+    /// Whether the server advertises `primitive` in its capabilities.
+    pub(crate) fn advertises(&self, primitive: Primitive) -> bool {
+        match primitive {
+            Primitive::Tools => self.tools.advertised(),
+        }
+    }
+
+    /// A receiver of every later change to any list.
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Generations> {
+        self.feed.subscribe()
+    }
+}

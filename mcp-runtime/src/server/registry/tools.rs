@@ -1,0 +1,267 @@
+//! The tools kind: what is checked and computed when a tool is registered (name,
+//! description, schemas and their validators, policies, the tool's layer stack), and how
+//! a tool is listed in each era.
+
+use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
+use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::pipeline::{ServerPolicies, ToolStack};
+use crate::protocol::headers::{self, ParamHeader};
+use crate::protocol::{McpError, ToolDefinition};
+use crate::tool::schema::CheckedSchema;
+use crate::tool::{Tool, schema};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::fmt;
+use std::sync::Arc;
+
+/// A registered tool with everything computed at registration.
+pub(crate) struct RegisteredTool {
+    pub(crate) name: Arc<str>,
+    /// The tool behind its layers (validation, policies, audit), assembled here once.
+    pub(crate) stack: ToolStack,
+    /// Legacy clients only accept an object `structuredContent`: wrap the value as
+    /// `{"result": value}` (the official TypeScript SDK's convention, spec `dual-era.md` §4).
+    pub(crate) wrap_legacy_output: bool,
+    /// The arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header`), checked by the
+    /// HTTP transport on modern calls.
+    pub(crate) header_params: Vec<ParamHeader>,
+    /// The scopes a caller must hold (`#[mcp_tool(scopes = [...])]`); checked by the
+    /// dispatcher before the call enters the stack.
+    pub(crate) scopes: Arc<[String]>,
+    modern_definition: ToolDefinition,
+    legacy_definition: ToolDefinition,
+}
+
+impl fmt::Debug for RegisteredTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks a name against the spec's rules: 1–128 characters of `[A-Za-z0-9_.-]`.
+///
+/// The spec phrases these as SHOULD; this toolkit enforces them so a tool name always fits
+/// the `Mcp-Name` header of 2026-07-28 without encoding.
+pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("a name needs at least one character");
+    }
+    if name.len() > 128 {
+        return Err("a name has at most 128 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        return Err("use only ASCII letters, digits, '_', '-' and '.'");
+    }
+    Ok(())
+}
+
+fn prepare(
+    tool: Arc<dyn Tool>,
+    policies: &ServerPolicies,
+) -> Result<RegisteredTool, RegistrationError> {
+    let definition = tool.definition();
+    let name = definition.name.clone();
+    validate_tool_name(&name).map_err(|reason| RegistrationError::InvalidName {
+        name: name.clone(),
+        reason,
+    })?;
+    if definition
+        .description
+        .as_deref()
+        .is_none_or(|d| d.trim().is_empty())
+    {
+        return Err(RegistrationError::MissingDescription { name });
+    }
+    let policy = tool.policy();
+    let problems = policy.problems();
+    if !problems.is_empty() {
+        return Err(RegistrationError::InvalidPolicy {
+            name,
+            reason: problems.join("; "),
+        });
+    }
+    let invalid_input = |reason: String| RegistrationError::InvalidInputSchema {
+        name: name.clone(),
+        reason,
+    };
+    schema::check_input_root(&definition.input_schema).map_err(invalid_input)?;
+    let header_params = headers::scan(&definition.input_schema).map_err(invalid_input)?;
+    let input = CheckedSchema::check(Value::Object(definition.input_schema.clone()))
+        .map_err(invalid_input)?;
+    let (output, wrap_legacy_output, legacy_output_schema) = match &definition.output_schema {
+        None => (None, false, None),
+        Some(s) => {
+            let validator = CheckedSchema::check(s.clone()).map_err(|reason| {
+                RegistrationError::InvalidOutputSchema {
+                    name: name.clone(),
+                    reason,
+                }
+            })?;
+            let is_object_root = s.get("type").and_then(Value::as_str) == Some("object");
+            let legacy = if is_object_root {
+                s.clone()
+            } else {
+                json!({"type": "object", "properties": {"result": s}, "required": ["result"]})
+            };
+            (Some(validator), !is_object_root, Some(legacy))
+        }
+    };
+    let mut legacy_definition = definition.clone();
+    legacy_definition.output_schema = legacy_output_schema;
+    let scopes = policy.scopes.iter().map(|s| s.to_string()).collect();
+    let stack = ToolStack::new(
+        &name,
+        tool,
+        Arc::new(input),
+        output.map(Arc::new),
+        &policy,
+        policies,
+    );
+    Ok(RegisteredTool {
+        name: name.into(),
+        stack,
+        wrap_legacy_output,
+        header_params,
+        scopes,
+        modern_definition: definition,
+        legacy_definition,
+    })
+}
+
+/// The tools kind of the registry.
+pub(crate) struct Tools;
+
+impl Kind for Tools {
+    type Item = RegisteredTool;
+    const PRIMITIVE: Primitive = Primitive::Tools;
+    const LIST_FIELD: &'static str = "tools";
+
+    fn key(tool: &RegisteredTool) -> &str {
+        &tool.name
+    }
+
+    fn listed(tool: &RegisteredTool, modern: bool) -> impl Serialize + '_ {
+        if modern {
+            &tool.modern_definition
+        } else {
+            &tool.legacy_definition
+        }
+    }
+
+    fn duplicate(name: &str) -> RegistrationError {
+        RegistrationError::Duplicate {
+            name: name.to_owned(),
+        }
+    }
+}
+
+/// The server's tools. Reached through [`Server::tools`](crate::server::Server::tools).
+///
+/// Changes at run time ([`register`](Self::register), [`remove`](Self::remove)) rebuild
+/// the cached pages and notify connected clients (`notifications/tools/list_changed` to
+/// legacy connections, `subscriptions/listen` streams on the modern leg).
+pub struct ToolRegistry {
+    catalog: Catalog<Tools>,
+    policies: ServerPolicies,
+    advertised: bool,
+}
+
+impl fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRegistry {
+    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
+        Self {
+            catalog: Catalog::new(settings, feed),
+            policies,
+            advertised: true,
+        }
+    }
+
+    /// Fixes whether the server advertises tools; without, run-time registration is refused.
+    pub(crate) fn set_advertised(&mut self, advertised: bool) {
+        self.advertised = advertised;
+    }
+
+    /// Whether the server advertises tools.
+    pub(crate) fn advertised(&self) -> bool {
+        self.advertised
+    }
+
+    /// The layers and defaults every tool's stack is built with.
+    pub(crate) fn policies(&self) -> &ServerPolicies {
+        &self.policies
+    }
+
+    pub(crate) fn snapshot(&self) -> Arc<Snapshot<Tools>> {
+        self.catalog.snapshot()
+    }
+
+    /// Registers several tools at once: all or none. Every problem is reported.
+    pub(crate) fn register_all(
+        &self,
+        tools: Vec<Arc<dyn Tool>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        if !self.advertised && !tools.is_empty() {
+            return Err(vec![RegistrationError::NotAdvertised {
+                primitive: Primitive::Tools,
+            }]);
+        }
+        let prepared = tools
+            .into_iter()
+            .map(|tool| prepare(tool, &self.policies))
+            .collect();
+        self.catalog.insert_all(prepared)
+    }
+
+    /// Registers one tool.
+    ///
+    /// The definition is checked (name, description, schemas against their meta-schema);
+    /// each schema's validator is compiled once, now or on the tool's first call (see
+    /// [`CheckedSchema`]). A problem is returned, never panicked on.
+    pub fn register(&self, tool: impl Tool) -> Result<(), RegistrationError> {
+        self.register_all(vec![Arc::new(tool)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// Removes the tool named `name`; returns whether there was one.
+    pub fn remove(&self, name: &str) -> bool {
+        self.catalog.remove(name)
+    }
+
+    /// The names of the registered tools, in `tools/list` order.
+    pub fn names(&self) -> Vec<String> {
+        self.catalog.keys()
+    }
+
+    /// Whether no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.catalog.is_empty()
+    }
+
+    /// The definition of a tool, as modern clients see it.
+    pub fn definition(&self, name: &str) -> Option<ToolDefinition> {
+        self.snapshot()
+            .get(name)
+            .map(|t| t.modern_definition.clone())
+    }
+
+    /// The serialized `tools/list` result for `cursor` in the given era.
+    pub(crate) fn list_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        self.catalog.list_page(cursor, modern)
+    }
+}
