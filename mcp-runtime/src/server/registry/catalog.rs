@@ -100,6 +100,11 @@ impl<K: Kind> Snapshot<K> {
     pub(crate) fn get(&self, key: &str) -> Option<&Arc<K::Item>> {
         self.by_key.get(key)
     }
+
+    /// Every item, in list order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<K::Item>> {
+        self.order.iter()
+    }
 }
 
 /// The registered items of one kind.

@@ -79,4 +79,32 @@ pub enum RegistrationError {
         /// The primitive.
         primitive: Primitive,
     },
+    /// A resource or resource template is unusable (its URI, its template, its name).
+    #[error("resource `{uri}` cannot be registered: {reason}")]
+    InvalidResource {
+        /// The URI or URI template.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Another resource (or template) already has this URI (or URI template).
+    #[error("a resource `{uri}` is already registered")]
+    DuplicateResource {
+        /// The URI or URI template.
+        uri: String,
+    },
+    /// A prompt is unusable (its name, its description, its arguments).
+    #[error("prompt `{name}` cannot be registered: {reason}")]
+    InvalidPrompt {
+        /// The prompt.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Another prompt already has this name.
+    #[error("a prompt named `{name}` is already registered")]
+    DuplicatePrompt {
+        /// The name.
+        name: String,
+    },
 }

@@ -1,0 +1,258 @@
+//! The resources and resource-templates kinds: what is checked at registration (the URI,
+//! the name, the template's syntax) and how each is listed. Routing a read (an exact URI
+//! first, then the templates in registration order) is [`ResourceRegistry::route`].
+
+use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
+use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::protocol::{McpError, ResourceDefinition, ResourceTemplateDefinition};
+use crate::resource::{Resource, ResourceTemplate, UriTemplate, Variables};
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A registered resource.
+pub(crate) struct RegisteredResource {
+    pub(crate) uri: Arc<str>,
+    pub(crate) resource: Arc<dyn Resource>,
+    definition: ResourceDefinition,
+}
+
+/// A registered resource template.
+pub(crate) struct RegisteredTemplate {
+    pub(crate) template: UriTemplate,
+    pub(crate) inner: Arc<dyn ResourceTemplate>,
+    /// Registration order: templates are tried in it.
+    order: u64,
+    definition: ResourceTemplateDefinition,
+}
+
+/// The resources kind.
+pub(crate) struct Resources;
+
+impl Kind for Resources {
+    type Item = RegisteredResource;
+    const PRIMITIVE: Primitive = Primitive::Resources;
+    const LIST_FIELD: &'static str = "resources";
+
+    fn key(item: &RegisteredResource) -> &str {
+        &item.uri
+    }
+
+    fn listed(item: &RegisteredResource, _modern: bool) -> impl Serialize + '_ {
+        &item.definition
+    }
+
+    fn duplicate(uri: &str) -> RegistrationError {
+        RegistrationError::DuplicateResource {
+            uri: uri.to_owned(),
+        }
+    }
+}
+
+/// The resource-templates kind.
+pub(crate) struct Templates;
+
+impl Kind for Templates {
+    type Item = RegisteredTemplate;
+    const PRIMITIVE: Primitive = Primitive::Resources;
+    const LIST_FIELD: &'static str = "resourceTemplates";
+
+    fn key(item: &RegisteredTemplate) -> &str {
+        item.template.as_str()
+    }
+
+    fn listed(item: &RegisteredTemplate, _modern: bool) -> impl Serialize + '_ {
+        &item.definition
+    }
+
+    fn duplicate(template: &str) -> RegistrationError {
+        RegistrationError::DuplicateResource {
+            uri: template.to_owned(),
+        }
+    }
+}
+
+/// What a URI resolved to.
+pub(crate) enum Route {
+    /// A resource with exactly this URI.
+    Exact(Arc<RegisteredResource>),
+    /// A template that matched, with its variables.
+    Template(Arc<RegisteredTemplate>, Variables),
+}
+
+/// The server's resources and resource templates.
+pub(crate) struct ResourceRegistry {
+    resources: Catalog<Resources>,
+    templates: Catalog<Templates>,
+    next_order: AtomicU64,
+    advertised: bool,
+}
+
+impl fmt::Debug for ResourceRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceRegistry")
+            .field("resources", &self.resources.keys())
+            .field("templates", &self.templates.keys())
+            .finish_non_exhaustive()
+    }
+}
+
+fn has_name(name: &str) -> bool {
+    !name.trim().is_empty()
+}
+
+impl ResourceRegistry {
+    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed) -> Self {
+        Self {
+            resources: Catalog::new(settings.clone(), feed.clone()),
+            templates: Catalog::new(settings, feed),
+            next_order: AtomicU64::new(0),
+            advertised: true,
+        }
+    }
+
+    pub(crate) fn set_advertised(&mut self, advertised: bool) {
+        self.advertised = advertised;
+    }
+
+    pub(crate) fn advertised(&self) -> bool {
+        self.advertised
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.resources.is_empty() && self.templates.is_empty()
+    }
+
+    fn check_advertised(&self, adding: bool) -> Result<(), Vec<RegistrationError>> {
+        if adding && !self.advertised {
+            return Err(vec![RegistrationError::NotAdvertised {
+                primitive: Primitive::Resources,
+            }]);
+        }
+        Ok(())
+    }
+
+    /// Registers resources: all or none, every problem reported.
+    pub(crate) fn register_resources(
+        &self,
+        resources: Vec<Arc<dyn Resource>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.check_advertised(!resources.is_empty())?;
+        let prepared = resources
+            .into_iter()
+            .map(|resource| {
+                let definition = resource.definition();
+                let uri = definition.uri.clone();
+                if uri.is_empty() || uri.chars().any(char::is_whitespace) || !uri.contains(':') {
+                    return Err(RegistrationError::InvalidResource {
+                        uri,
+                        reason: "a resource URI needs a scheme (`config://app`) and no spaces"
+                            .into(),
+                    });
+                }
+                if !has_name(&definition.name) {
+                    return Err(RegistrationError::InvalidResource {
+                        uri,
+                        reason: "a resource needs a name".into(),
+                    });
+                }
+                Ok(RegisteredResource {
+                    uri: uri.into(),
+                    resource,
+                    definition,
+                })
+            })
+            .collect();
+        self.resources.insert_all(prepared)
+    }
+
+    /// Registers resource templates: all or none, every problem reported.
+    pub(crate) fn register_templates(
+        &self,
+        templates: Vec<Arc<dyn ResourceTemplate>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.check_advertised(!templates.is_empty())?;
+        let prepared = templates
+            .into_iter()
+            .map(|inner| {
+                let definition = inner.definition();
+                let source = definition.uri_template.clone();
+                let template = UriTemplate::parse(&source)
+                    .map_err(|e| RegistrationError::InvalidResource {
+                        uri: source.clone(),
+                        reason: e.to_string(),
+                    })?
+                    .allow_dot_segments(inner.allow_dot_segments());
+                if !has_name(&definition.name) {
+                    return Err(RegistrationError::InvalidResource {
+                        uri: source,
+                        reason: "a resource template needs a name".into(),
+                    });
+                }
+                Ok(RegisteredTemplate {
+                    template,
+                    inner,
+                    order: self.next_order.fetch_add(1, Ordering::Relaxed),
+                    definition,
+                })
+            })
+            .collect();
+        self.templates.insert_all(prepared)
+    }
+
+    /// Removes the resource with this URI, or the template with this URI template.
+    pub(crate) fn remove(&self, uri: &str) -> bool {
+        self.resources.remove(uri) || self.templates.remove(uri)
+    }
+
+    /// The URIs of the resources, in list order.
+    pub(crate) fn uris(&self) -> Vec<String> {
+        self.resources.keys()
+    }
+
+    /// The URI templates, in list order.
+    pub(crate) fn template_strings(&self) -> Vec<String> {
+        self.templates.keys()
+    }
+
+    /// What `uri` resolves to: the resource with exactly this URI, else the first template
+    /// (in registration order) that matches it.
+    pub(crate) fn route(&self, uri: &str) -> Option<Route> {
+        if let Some(r) = self.resources.snapshot().get(uri) {
+            return Some(Route::Exact(r.clone()));
+        }
+        let templates: Arc<Snapshot<Templates>> = self.templates.snapshot();
+        templates
+            .iter()
+            .filter_map(|t| t.template.matches(uri).map(|vars| (t, vars)))
+            .min_by_key(|(t, _)| t.order)
+            .map(|(t, vars)| Route::Template(t.clone(), vars))
+    }
+
+    /// The template registered with exactly this URI template string.
+    pub(crate) fn template(&self, uri_template: &str) -> Option<Arc<RegisteredTemplate>> {
+        self.templates.snapshot().get(uri_template).cloned()
+    }
+
+    /// Whether a resource has exactly this URI.
+    pub(crate) fn has_resource(&self, uri: &str) -> bool {
+        self.resources.snapshot().get(uri).is_some()
+    }
+
+    pub(crate) fn list_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        self.resources.list_page(cursor, modern)
+    }
+
+    pub(crate) fn templates_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        self.templates.list_page(cursor, modern)
+    }
+}
