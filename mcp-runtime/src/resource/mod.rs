@@ -1,0 +1,3 @@
+//! Resources.
+
+pub mod uri_template;
