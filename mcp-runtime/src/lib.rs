@@ -64,6 +64,7 @@ pub mod client;
 pub mod fs;
 pub mod pipeline;
 pub mod protocol;
+pub mod resource;
 pub mod server;
 pub mod tool;
 pub mod transport;
