@@ -12,8 +12,8 @@ pub use connection::Connection;
 pub use registry::{Primitive, RegistrationError, ToolRegistry, validate_tool_name};
 
 use crate::pipeline::{
-    AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, McpRequest, McpService, Outcome,
-    ServerPolicies,
+    AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, LazyStore, McpRequest, McpService,
+    Outcome, ServerPolicies,
 };
 use crate::protocol::lifecycle::{
     CachePolicy, DiscoverResult, Implementation, ServerCapabilities, ToolsCapability,
@@ -265,6 +265,27 @@ impl ServerBuilder {
     pub fn concurrency_limit(mut self, limit: usize, wait: Duration) -> Self {
         self.policies.concurrency =
             Some(ConcurrencyLimitLayer::new(limit).wait(wait).server_wide());
+        self
+    }
+
+    /// Bounds of the store that keeps the results of tools declaring `cache`: at most
+    /// `max_entries` results weighing at most `max_bytes` together (serialized size; each
+    /// at least 1). Default [`DEFAULT_CACHE_ENTRIES`](crate::pipeline::DEFAULT_CACHE_ENTRIES)
+    /// and [`DEFAULT_CACHE_BYTES`](crate::pipeline::DEFAULT_CACHE_BYTES). The store is
+    /// shared by every such tool and only made if one is registered; see
+    /// [`ResultStore`](crate::pipeline::ResultStore).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// let server = Server::builder("weather", "1.0.0")
+    ///     .result_cache(1_000, 16 * 1024 * 1024)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn result_cache(mut self, max_entries: u64, max_bytes: u64) -> Self {
+        self.policies.results = LazyStore::new(max_entries, max_bytes);
         self
     }
 

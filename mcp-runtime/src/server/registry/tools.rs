@@ -78,7 +78,7 @@ fn prepare(
         return Err(RegistrationError::MissingDescription { name });
     }
     let policy = tool.policy();
-    let problems = policy.problems();
+    let problems = policy.problems(definition.annotations.as_ref());
     if !problems.is_empty() {
         return Err(RegistrationError::InvalidPolicy {
             name,
