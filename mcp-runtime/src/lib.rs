@@ -94,6 +94,8 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::tool::name::{assert_fn_tool_name, assert_tool_name};
+
     /// Lands "not a tool argument" errors on the parameter's type.
     pub fn assert_argument<T: crate::tool::ToolArgument>() {}
     /// Lands "cannot be injected" errors on the parameter's type.

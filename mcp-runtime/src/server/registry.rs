@@ -108,24 +108,12 @@ impl fmt::Debug for RegisteredTool {
     }
 }
 
-/// Checks a name against the spec's rules: 1–128 characters of `[A-Za-z0-9_.-]`.
+/// Checks a name against the tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]`.
 ///
-/// The spec phrases these as SHOULD; this toolkit enforces them so a tool name always fits
-/// the `Mcp-Name` header of 2026-07-28 without encoding.
+/// The rule itself is [`tool_name_problem`](crate::tool::tool_name_problem), which
+/// `#[mcp_tool]` also evaluates at compile time; see `tool/name.rs` for why it is enforced.
 pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() {
-        return Err("a name needs at least one character");
-    }
-    if name.len() > 128 {
-        return Err("a name has at most 128 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-    {
-        return Err("use only ASCII letters, digits, '_', '-' and '.'");
-    }
-    Ok(())
+    crate::tool::tool_name_problem(name).map_or(Ok(()), Err)
 }
 
 fn prepare(
