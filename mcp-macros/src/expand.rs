@@ -122,19 +122,20 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
             }
             ParamKind::Injected => {
                 let var = format_ident!("__injected_{}", i);
+                // Spanned on the parameter's type, so a type that does not implement
+                // `FromContext` gets its error there; `extract` also keeps the rejection's type
+                // (a projection through the missing impl) out of the generated code, where it
+                // would raise one more error, on `#[mcp_tool]`.
+                let extract_fn = quote_spanned! {ty.span()=> #rt::__private::extract::<#ty> };
                 extract.push(quote! {
-                    let #var = match <#ty as #rt::tool::FromContext>::from_context(&__cx) {
+                    let #var = match #extract_fn(&__cx) {
                         ::core::result::Result::Ok(v) => v,
-                        ::core::result::Result::Err(message) => {
-                            return ::std::boxed::Box::pin(::core::future::ready(
-                                #rt::protocol::CallToolResult::error(message),
-                            ));
+                        ::core::result::Result::Err(rejected) => {
+                            return ::std::boxed::Box::pin(::core::future::ready(rejected));
                         }
                     };
                 });
                 call_args.push(quote!(#var));
-                asserts
-                    .push(quote_spanned! {ty.span()=> #rt::__private::assert_injected::<#ty>(); });
             }
         }
     }

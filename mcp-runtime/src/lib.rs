@@ -98,8 +98,15 @@ pub mod __private {
 
     /// Lands "not a tool argument" errors on the parameter's type.
     pub fn assert_argument<T: crate::tool::ToolArgument>() {}
-    /// Lands "cannot be injected" errors on the parameter's type.
-    pub fn assert_injected<T: crate::tool::FromContext>() {}
+    /// Extracts an injected parameter, or the `isError` result its rejection becomes (the
+    /// tool then does not run). Generated code names it spanned on the parameter's type, so
+    /// "cannot be injected" errors land there.
+    pub fn extract<T: crate::tool::FromContext>(
+        cx: &crate::tool::RequestContext,
+    ) -> Result<T, crate::protocol::CallToolResult> {
+        T::from_context(cx)
+            .map_err(|rejection| crate::protocol::CallToolResult::error(rejection.to_string()))
+    }
 }
 
 /// The README's Rust examples, compiled as doctests so they cannot drift (with the default

@@ -46,7 +46,7 @@ use super::service::FileService;
 use super::tool_io::{EditOperation, LineCount, MediaResult, SortBy, TextResult};
 use crate::mcp_tools;
 use crate::protocol::{BlobResourceContents, Content, EmbeddedResource, ResourceContents};
-use crate::tool::{FromContext, RequestContext, Tool};
+use crate::tool::{FromContext, MissingState, RequestContext, Tool};
 use futures::StreamExt as _;
 use std::sync::Arc;
 
@@ -196,15 +196,13 @@ impl FileTools {
 /// # }
 /// ```
 impl FromContext for FileService {
-    fn from_context(cx: &RequestContext) -> Result<Self, String> {
+    type Rejection = MissingState;
+
+    fn from_context(cx: &RequestContext) -> Result<Self, MissingState> {
         cx.extensions()
             .get::<FileService>()
             .cloned()
-            .ok_or_else(|| {
-                "the server has no FileService; give one to ServerBuilder::state (a server \
-             configuration error)"
-                    .to_owned()
-            })
+            .ok_or_else(MissingState::of::<FileService>)
     }
 }
 

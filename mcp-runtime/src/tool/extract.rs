@@ -7,27 +7,123 @@
 //! [`crate::fs`]), or when it is marked `#[mcp(inject)]`; `#[mcp(arg)]` forces an argument.
 //! The name is only a first guess: an injected parameter must implement [`FromContext`], so a
 //! look-alike type fails to compile with a message saying what to do.
+//!
+//! # Rejections
+//!
+//! An extractor that cannot produce its value *rejects* with a value of its own type
+//! ([`FromContext::Rejection`], after axum's `FromRequestParts::Rejection`); the tool does
+//! not run, and the model gets an `isError` result carrying the rejection's text. The bound
+//! is [`Display`](fmt::Display) rather than [`IntoToolResult`](super::IntoToolResult):
+//! `IntoToolResult` turns `String`, numbers and `()` into *successful* results, so a
+//! rejection typed that way would read to the model as the tool's answer. `Display` is also
+//! the rule a tool's own `Err(e)` follows (`Result<T, E: Display>`), so both failures look
+//! alike to the model. A dedicated trait would add a second conversion to learn for what is,
+//! in the end, one message. The built-in extractors reject with [`MissingState`], or not at
+//! all ([`Infallible`]).
 
 use super::RequestContext;
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
 
 /// Builds an injected tool parameter from the request context.
+///
+/// Implement it for a type a tool should receive from the server rather than from the
+/// model, then mark the parameter `#[mcp(inject)]`:
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::tool::FromContext;
+///
+/// /// The authenticated identity of the caller.
+/// struct Identity(String);
+///
+/// /// Why an anonymous call cannot have an [`Identity`].
+/// #[derive(Debug, thiserror::Error)]
+/// #[error("this tool needs an authenticated caller; connect with credentials")]
+/// struct Anonymous;
+///
+/// impl FromContext for Identity {
+///     type Rejection = Anonymous;
+///
+///     fn from_context(cx: &RequestContext) -> Result<Self, Anonymous> {
+///         let identity = cx.caller().identity().ok_or(Anonymous)?;
+///         Ok(Identity(identity.to_owned()))
+///     }
+/// }
+///
+/// /// Says who is calling.
+/// #[mcp_tool]
+/// async fn whoami(#[mcp(inject)] Identity(who): Identity) -> String {
+///     who
+/// }
+///
+/// // A call without an identity gets an `isError` result with the rejection's text.
+/// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+/// let result = rt.block_on(whoami::tool().call(Default::default(), RequestContext::detached()));
+/// assert!(result.is_error());
+/// assert_eq!(
+///     result.first_text(),
+///     Some("this tool needs an authenticated caller; connect with credentials")
+/// );
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be injected into an MCP tool",
     label = "this parameter is injected, but its type does not implement `FromContext`",
     note = "injectable types are `RequestContext`, `State<T>` and types implementing `FromContext`; mark the parameter `#[mcp(arg)]` to read it from the tool's JSON arguments instead"
 )]
 pub trait FromContext: Sized {
-    /// Extracts the value, or explains (to the model) why it cannot.
-    fn from_context(cx: &RequestContext) -> Result<Self, String>;
+    /// Why extraction failed. Its text becomes the `isError` result the model gets instead
+    /// of the tool's (see the [module docs](self) for why the bound is `Display`).
+    type Rejection: fmt::Display;
+
+    /// Extracts the value, or rejects.
+    fn from_context(cx: &RequestContext) -> Result<Self, Self::Rejection>;
 }
 
 impl FromContext for RequestContext {
-    fn from_context(cx: &RequestContext) -> Result<Self, String> {
+    type Rejection = Infallible;
+
+    fn from_context(cx: &RequestContext) -> Result<Self, Infallible> {
         Ok(cx.clone())
+    }
+}
+
+/// The rejection of an extractor that reads shared state ([`State<T>`], `FileService`) when
+/// the server holds no value of the type it needs: a server configuration mistake, not the
+/// model's.
+///
+/// ```
+/// use mcp_runtime::tool::{FromContext, MissingState, RequestContext, State};
+///
+/// #[derive(Clone)]
+/// struct Db;
+///
+/// let rejection = State::<Db>::from_context(&RequestContext::detached()).err().unwrap();
+/// assert_eq!(rejection, MissingState::of::<Db>());
+/// assert!(rejection.type_name().ends_with("Db"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[error(
+    "the server has no state of type `{type_name}`: give one to `ServerBuilder::state` (a server configuration error)"
+)]
+pub struct MissingState {
+    type_name: &'static str,
+}
+
+impl MissingState {
+    /// The rejection for a missing `T`.
+    pub fn of<T: ?Sized>() -> Self {
+        Self {
+            type_name: type_name::<T>(),
+        }
+    }
+
+    /// The missing type's name, as [`std::any::type_name`] spells it.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
     }
 }
 
@@ -59,16 +155,13 @@ impl<T> std::ops::Deref for State<T> {
 }
 
 impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
-    fn from_context(cx: &RequestContext) -> Result<Self, String> {
+    type Rejection = MissingState;
+
+    fn from_context(cx: &RequestContext) -> Result<Self, MissingState> {
         cx.extensions()
             .get::<T>()
             .map(|t| State(t.clone()))
-            .ok_or_else(|| {
-                format!(
-                    "the server has no state of type `{}`; this is a server configuration error",
-                    type_name::<T>()
-                )
-            })
+            .ok_or_else(MissingState::of::<T>)
     }
 }
 

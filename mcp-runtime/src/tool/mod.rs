@@ -9,7 +9,7 @@ mod result;
 pub mod schema;
 
 pub use context::{Caller, Peer, RequestContext, RequestContextParts};
-pub use extract::{Extensions, FromContext, FromRef, State};
+pub use extract::{Extensions, FromContext, FromRef, MissingState, State};
 pub use name::{MAX_TOOL_NAME_LEN, tool_name_problem};
 pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
 pub use result::{IntoToolResult, Json};
