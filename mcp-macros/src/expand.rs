@@ -91,6 +91,7 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
     let mut extract = Vec::new();
     let mut call_args = Vec::new();
     let mut asserts = Vec::new();
+    let mut requirements = Vec::new();
     for (i, param) in tool.params.iter().enumerate() {
         let ty = &param.ty;
         match &param.kind {
@@ -122,19 +123,18 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
             }
             ParamKind::Injected => {
                 let var = format_ident!("__injected_{}", i);
-                // Spanned on the parameter's type, so a type that does not implement
-                // `FromContext` gets its error there; `extract` also keeps the rejection's type
-                // (a projection through the missing impl) out of the generated code, where it
-                // would raise one more error, on `#[mcp_tool]`.
-                let extract_fn = quote_spanned! {ty.span()=> #rt::__private::extract::<#ty> };
+                // Through `injector`, spanned on the type: see its docs in the runtime.
+                let injector = quote_spanned! {ty.span()=> #rt::__private::injector::<#ty>() };
                 extract.push(quote! {
-                    let #var = match #extract_fn(&__cx) {
+                    let #var = match (#injector.extract)(&__cx) {
                         ::core::result::Result::Ok(v) => v,
                         ::core::result::Result::Err(rejected) => {
                             return ::std::boxed::Box::pin(::core::future::ready(rejected));
                         }
                     };
                 });
+                requirements
+                    .push(quote! { __missing.extend((#injector.missing_state)(__extensions)); });
                 call_args.push(quote!(#var));
             }
         }
@@ -202,6 +202,20 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
     });
 
     let policy = policy_fn(tool, &rt);
+    // What the injected parameters need from the server's state; the trait's default (nothing)
+    // when there are none.
+    let missing_state = (!requirements.is_empty()).then(|| {
+        quote! {
+            fn missing_state(
+                &self,
+                __extensions: &#rt::tool::Extensions,
+            ) -> ::std::vec::Vec<#rt::tool::MissingState> {
+                let mut __missing = ::std::vec::Vec::new();
+                #(#requirements)*
+                __missing
+            }
+        }
+    });
 
     let fn_ident = &tool.sig.ident;
     let (invoke, this_clone) = match callee {
@@ -258,6 +272,8 @@ pub(crate) fn tool_items(tool: &ToolFn, tool_ty: &Ident, callee: &Callee<'_>) ->
             }
 
             #policy
+
+            #missing_state
 
             #[allow(unused_variables, clippy::let_unit_value)]
             fn call(

@@ -416,6 +416,22 @@ async fn calls_go_through_the_macro_path() {
     );
 }
 
+#[test]
+fn a_server_without_a_tools_state_fails_to_build() {
+    let error = Server::builder("macro-test", "1.0.0")
+        .tool(counted::tool())
+        .tool(hello::tool())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.errors.len(), 1, "{error}");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `counted` needs state the server was not given")
+            && text.contains("AtomicU64"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn a_rejected_extraction_becomes_an_error_result() {
     // Called outside a server, so with no state: `State<Arc<AtomicU64>>` rejects with

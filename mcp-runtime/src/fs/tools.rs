@@ -46,7 +46,7 @@ use super::service::FileService;
 use super::tool_io::{EditOperation, LineCount, MediaResult, SortBy, TextResult};
 use crate::mcp_tools;
 use crate::protocol::{BlobResourceContents, Content, EmbeddedResource, ResourceContents};
-use crate::tool::{FromContext, MissingState, RequestContext, Tool};
+use crate::tool::{Extensions, FromContext, MissingState, RequestContext, State, Tool};
 use futures::StreamExt as _;
 use std::sync::Arc;
 
@@ -198,11 +198,13 @@ impl FileTools {
 impl FromContext for FileService {
     type Rejection = MissingState;
 
+    // The service is shared state like any other: read, and required, as `State<FileService>`.
     fn from_context(cx: &RequestContext) -> Result<Self, MissingState> {
-        cx.extensions()
-            .get::<FileService>()
-            .cloned()
-            .ok_or_else(MissingState::of::<FileService>)
+        State::<FileService>::from_context(cx).map(|State(files)| files)
+    }
+
+    fn missing_state(extensions: &Extensions) -> Vec<MissingState> {
+        State::<FileService>::missing_state(extensions)
     }
 }
 

@@ -166,7 +166,9 @@ impl ServerBuilder {
     }
 
     /// Shares `value` with every tool: a parameter `State<T>` receives a clone of it.
-    /// One value per type; a second of the same type replaces the first.
+    /// One value per type; a second of the same type replaces the first. A tool that takes
+    /// state no value was given for is refused by [`build`](Self::build)
+    /// ([`RegistrationError::MissingToolState`]), whatever the order of the calls.
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.extensions.insert(value);
         self
@@ -310,6 +312,7 @@ impl ServerBuilder {
         .get()
         .into();
         let mut errors = self.problems;
+        let extensions = Arc::new(self.extensions);
         let tools = ToolRegistry::new(
             PageSettings {
                 server_info: server_info_raw.clone(),
@@ -317,6 +320,7 @@ impl ServerBuilder {
                 page_size: self.page_size,
             },
             self.policies,
+            extensions.clone(),
         );
         if let Err(found) = tools.register_all(self.tools) {
             errors.extend(found);
@@ -343,7 +347,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 capabilities,
                 tools,
-                extensions: Arc::new(self.extensions),
+                extensions,
                 discover_json,
                 shutdown_grace: self.shutdown_grace,
             }),

@@ -7,7 +7,7 @@ use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::lifecycle::{CachePolicy, JsonObject};
 use crate::protocol::{ListToolsResult, McpError, ToolDefinition};
 use crate::tool::schema::CheckedSchema;
-use crate::tool::{Tool, schema};
+use crate::tool::{Extensions, Tool, check_state, schema};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::value::RawValue;
@@ -77,12 +77,32 @@ pub enum RegistrationError {
         /// The type that was to be derived from it.
         sub: &'static str,
     },
+    /// A tool takes state (`State<T>`, `FileService`, …) that the server was not given.
+    #[error(
+        "tool `{tool}` needs state the server was not given: {}; give a value of {} to ServerBuilder::state",
+        quoted(.type_names),
+        if .type_names.len() == 1 { "that type" } else { "each type" }
+    )]
+    MissingToolState {
+        /// The tool.
+        tool: String,
+        /// The types of the missing values, as `std::any::type_name` spells them.
+        type_names: Vec<&'static str>,
+    },
     /// Another tool already has this name.
     #[error("a tool named `{name}` is already registered")]
     Duplicate {
         /// The name.
         name: String,
     },
+}
+
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A registered tool with everything computed at registration.
@@ -119,6 +139,7 @@ pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
 fn prepare(
     tool: Arc<dyn Tool>,
     policies: &ServerPolicies,
+    extensions: &Extensions,
 ) -> Result<RegisteredTool, RegistrationError> {
     let definition = tool.definition();
     let name = definition.name.clone();
@@ -133,6 +154,10 @@ fn prepare(
     {
         return Err(RegistrationError::MissingDescription { name });
     }
+    check_state(&*tool, extensions).map_err(|type_names| RegistrationError::MissingToolState {
+        tool: name.clone(),
+        type_names,
+    })?;
     let policy = tool.policy();
     let problems = policy.problems();
     if !problems.is_empty() {
@@ -230,6 +255,8 @@ pub struct ToolRegistry {
     snapshot: RwLock<Arc<Snapshot>>,
     settings: PageSettings,
     policies: ServerPolicies,
+    /// The server's shared state, which tools' injected parameters are checked against.
+    extensions: Arc<Extensions>,
     changes: watch::Sender<u64>,
 }
 
@@ -242,12 +269,17 @@ impl fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
-    pub(crate) fn new(settings: PageSettings, policies: ServerPolicies) -> Self {
+    pub(crate) fn new(
+        settings: PageSettings,
+        policies: ServerPolicies,
+        extensions: Arc<Extensions>,
+    ) -> Self {
         let snapshot = build_snapshot(Vec::new(), &settings);
         Self {
             snapshot: RwLock::new(Arc::new(snapshot)),
             settings,
             policies,
+            extensions,
             changes: watch::channel(0).0,
         }
     }
@@ -272,7 +304,7 @@ impl ToolRegistry {
         let mut errors = Vec::new();
         let mut prepared: Vec<Arc<RegisteredTool>> = Vec::new();
         for tool in tools {
-            match prepare(tool, &self.policies) {
+            match prepare(tool, &self.policies, &self.extensions) {
                 Ok(t) => prepared.push(Arc::new(t)),
                 Err(e) => errors.push(e),
             }
@@ -299,7 +331,8 @@ impl ToolRegistry {
 
     /// Registers one tool.
     ///
-    /// The definition is checked (name, description, schemas against their meta-schema);
+    /// The definition is checked (name, description, the server state its injected
+    /// parameters need, schemas against their meta-schema);
     /// each schema's validator is compiled once, now or on the tool's first call (see
     /// [`CheckedSchema`]). A problem is returned, never panicked on.
     pub fn register(&self, tool: impl Tool) -> Result<(), RegistrationError> {
