@@ -423,6 +423,39 @@ async fn calls_go_through_the_macro_path() {
     );
 }
 
+#[test]
+fn a_server_without_a_tools_state_fails_to_build() {
+    let error = Server::builder("macro-test", "1.0.0")
+        .tool(counted::tool())
+        .tool(hello::tool())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.errors.len(), 1, "{error}");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `counted` needs state the server was not given")
+            && text.contains("AtomicU64"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_extraction_becomes_an_error_result() {
+    // Called outside a server, so with no state: `State<Arc<AtomicU64>>` rejects with
+    // `MissingState`, and its text is what the model gets.
+    let r = counted::tool()
+        .call(Default::default(), RequestContext::detached())
+        .await;
+    assert!(r.is_error());
+    let text = r.first_text().unwrap();
+    assert!(
+        text.starts_with("the server has no state of type `")
+            && text.contains("AtomicU64")
+            && text.ends_with("give one to `ServerBuilder::state` (a server configuration error)"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn functions_stay_callable_as_written() {
     assert_eq!(greet("Ada".into(), None).await, "Hello, Ada.");

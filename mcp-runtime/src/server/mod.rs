@@ -188,7 +188,9 @@ impl ServerBuilder {
     }
 
     /// Shares `value` with every tool: a parameter `State<T>` receives a clone of it.
-    /// One value per type; a second of the same type replaces the first.
+    /// One value per type; a second of the same type replaces the first. A tool that takes
+    /// state no value was given for is refused by [`build`](Self::build)
+    /// ([`RegistrationError::MissingToolState`]), whatever the order of the calls.
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.extensions.insert(value);
         self
@@ -365,7 +367,9 @@ impl ServerBuilder {
             page_size: self.page_size,
         };
         let feed = ChangeFeed::new();
-        let mut tools = ToolRegistry::new(settings, feed.clone(), self.policies);
+        let extensions = Arc::new(self.extensions);
+        let mut tools =
+            ToolRegistry::new(settings, feed.clone(), self.policies, extensions.clone());
         if let Err(found) = tools.register_all(self.tools) {
             errors.extend(found);
         }
@@ -411,7 +415,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 capabilities,
                 registry: Registry::new(tools, feed),
-                extensions: Arc::new(self.extensions),
+                extensions,
                 discover_json,
                 shutdown_grace: self.shutdown_grace,
             }),
