@@ -364,7 +364,11 @@ mod tests {
 
     #[test]
     fn registering_at_run_time_checks_the_servers_state() {
-        let server = Server::builder("s", "1").state(Config).build().unwrap();
+        let server = Server::builder("s", "1")
+            .state(Config)
+            .advertise(crate::server::Primitive::Tools)
+            .build()
+            .unwrap();
         let error = server.tools().register(lookup::tool()).unwrap_err();
         assert_eq!(missing(&error), Some(("lookup", vec!["Db"])));
         assert!(server.tools().names().is_empty());

@@ -147,7 +147,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, PolicyParseError> {
     Ok(d)
 }
 
-/// The policies a tool declares; see the [module docs](self).
+/// The policies a tool declares ([`Tool::policy`](super::Tool::policy)); the server enforces
+/// them with the layers of [`pipeline`](crate::pipeline).
 ///
 /// ```
 /// use mcp_runtime::tool::{Rate, ToolPolicy};
