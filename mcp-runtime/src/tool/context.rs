@@ -71,6 +71,13 @@ impl Caller {
         self
     }
 
+    /// [`with_scopes`](Self::with_scopes) with a set already shared (no copy).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_granted_scopes(mut self, scopes: Arc<[String]>) -> Self {
+        self.scopes = Some(scopes);
+        self
+    }
+
     /// The scopes the caller's credentials grant, or `None` when its transport does not
     /// authorize by scope.
     pub fn scopes(&self) -> Option<&[String]> {
