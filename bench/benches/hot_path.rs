@@ -1,10 +1,11 @@
 //! The stages of one call on the server's hot path, measured apart: message decode, params
 //! and envelope parsing (era classification), argument validation, result encoding, and the
-//! whole dispatch of `tools/call` and `tools/list` (the latter served from its cached page).
+//! whole dispatch of `tools/call` and `tools/list` (the latter served from its cached page),
+//! and of a `tools/call` answered from the result cache (`dispatch_call_cached`).
 //! `validation_share` prints argument validation as a share of a call's dispatch.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcp_bench::{add, server_with};
+use mcp_bench::{add, cached_add, server_with};
 use mcp_runtime::protocol::jsonrpc::{decode, encode_result};
 use mcp_runtime::protocol::{CallToolParams, CallToolResult, RequestId};
 use mcp_runtime::tool::schema;
@@ -16,6 +17,7 @@ use std::time::Instant;
 const CALL: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":2.5,"b":4}}}"#;
 const MODERN_CALL: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":2.5,"b":4},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 const LIST: &[u8] = br#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#;
+const CACHED_CALL: &[u8] = br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"cached_add","arguments":{"a":2.5,"b":4}}}"#;
 
 fn stages(c: &mut Criterion) {
     c.bench_function("decode", |b| {
@@ -52,13 +54,17 @@ fn dispatch(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let server = server_with(add::tool());
-    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-    let connection = rt.block_on(async { server.connect(Peer::new(tx)) });
-    for (name, line) in [
-        ("dispatch_call", CALL),
-        ("dispatch_call_modern", MODERN_CALL),
-        ("dispatch_list", LIST),
+    let cached = server_with(cached_add::tool());
+    for (name, server, line) in [
+        ("dispatch_call", &server, CALL),
+        ("dispatch_call_modern", &server, MODERN_CALL),
+        ("dispatch_list", &server, LIST),
+        // Every iteration after the first is a cache hit: for a tool as cheap as `add` this
+        // measures the cache's own cost (key, lookup, clone), not a saving.
+        ("dispatch_call_cached", &cached, CACHED_CALL),
     ] {
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        let connection = rt.block_on(async { server.connect(Peer::new(tx)) });
         c.bench_function(name, |b| {
             b.iter(|| {
                 rt.block_on(connection.handle_line(black_box(line)));

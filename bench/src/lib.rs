@@ -26,6 +26,17 @@ pub async fn add(
     a + b
 }
 
+/// `add` with its results cached: a repeated call is answered without running it.
+#[mcp_tool(read_only, idempotent, cache = "60s")]
+pub async fn cached_add(
+    /// The first addend
+    a: f64,
+    /// The second addend
+    b: f64,
+) -> f64 {
+    a + b
+}
+
 /// `add` implemented by hand on the `Tool` trait: what the macro is measured against.
 #[derive(Debug, Clone, Copy)]
 pub struct HandAdd;

@@ -1,4 +1,9 @@
 //! The rules a tool function must follow. Checking reports; it never generates code.
+//!
+//! The tool name is the exception: its rule lives in the runtime
+//! (`mcp_runtime::tool::tool_name_problem`), which a proc-macro crate cannot call, so
+//! expansion emits a compile-time assertion that evaluates it (see `expand::name_check`)
+//! rather than this module keeping a copy that could drift from registration's.
 
 use crate::ast::{ParamKind, ToolFn};
 use crate::attr::Spanned;
@@ -17,7 +22,6 @@ pub(crate) enum Position {
 /// Checks every rule, recording each violation.
 pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, position: Position) {
     check_signature(cx, tool, position);
-    check_name(cx, tool);
     check_description(cx, tool);
     check_annotations(cx, tool);
     check_policy(cx, tool);
@@ -71,42 +75,6 @@ fn check_signature(cx: &Ctxt, tool: &ToolFn, position: Position) {
         cx.error_spanned_by(
             &sig.ident,
             "an `#[mcp_tool]` method needs `#[mcp_tools]` on its `impl` block, which registers the tools of an instance",
-        );
-    }
-}
-
-fn check_name(cx: &Ctxt, tool: &ToolFn) {
-    let name = tool.tool_name();
-    let span = tool
-        .attrs
-        .name
-        .as_ref()
-        .map_or_else(|| tool.sig.ident.span(), |n| n.span);
-    let problem = if name.is_empty() {
-        Some("a tool name needs at least one character".to_owned())
-    } else if name.len() > 128 {
-        Some(format!(
-            "a tool name has at most 128 characters; this one has {}",
-            name.len()
-        ))
-    } else {
-        name.chars()
-            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
-            .map(|c| {
-                format!(
-                    "a tool name uses only ASCII letters, digits, `_`, `-` and `.`; found {c:?}"
-                )
-            })
-    };
-    if let Some(problem) = problem {
-        let fix = if tool.attrs.name.is_some() {
-            "fix `name = \"...\"`"
-        } else {
-            "rename the function or set `name = \"...\"`"
-        };
-        cx.error_at(
-            span,
-            format!("invalid tool name {name:?}: {problem}; {fix}"),
         );
     }
 }

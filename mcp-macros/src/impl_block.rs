@@ -99,10 +99,12 @@ pub(crate) fn tools_attribute(attr: TokenStream, item: TokenStream) -> TokenStre
         );
     }
     let rt = expand::runtime_path(tools.first());
+    let name_checks: Vec<TokenStream> = tools.iter().map(expand::name_check).collect();
     if let Err(errors) = cx.check() {
         let errors = errors.to_compile_error();
         return quote! {
             #errors
+            #(#name_checks)*
             #block
             impl #self_ty {
                 #[allow(dead_code)]
@@ -131,6 +133,8 @@ pub(crate) fn tools_attribute(attr: TokenStream, item: TokenStream) -> TokenStre
     }
     quote! {
         #block
+
+        #(#name_checks)*
 
         const _: () = {
             #(#items)*

@@ -96,10 +96,36 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::tool::name::{assert_fn_tool_name, assert_tool_name};
+
     /// Lands "not a tool argument" errors on the parameter's type.
     pub fn assert_argument<T: crate::tool::ToolArgument>() {}
-    /// Lands "cannot be injected" errors on the parameter's type.
-    pub fn assert_injected<T: crate::tool::FromContext>() {}
+    /// What generated code needs of an injected parameter's type `T`.
+    #[allow(missing_debug_implementations)]
+    pub struct Injector<T> {
+        /// Extracts the parameter, or the `isError` result its rejection becomes (the tool
+        /// then does not run).
+        pub extract: fn(&crate::tool::RequestContext) -> Result<T, crate::protocol::CallToolResult>,
+        /// What the parameter needs from the server's state ([`FromContext::missing_state`]).
+        ///
+        /// [`FromContext::missing_state`]: crate::tool::FromContext::missing_state
+        pub missing_state: fn(&crate::tool::Extensions) -> Vec<crate::tool::MissingState>,
+    }
+
+    /// The one way generated code reaches `FromContext`, named spanned on the parameter's
+    /// type: a type that is not injectable gets one error there (rustc merges the identical
+    /// ones), and the rejection's type, a projection through the missing impl, never appears
+    /// in generated code, where it would raise another error on `#[mcp_tool]`.
+    pub fn injector<T: crate::tool::FromContext>() -> Injector<T> {
+        Injector {
+            extract: |cx| {
+                T::from_context(cx).map_err(|rejection| {
+                    crate::protocol::CallToolResult::error(rejection.to_string())
+                })
+            },
+            missing_state: T::missing_state,
+        }
+    }
 }
 
 /// The README's Rust examples, compiled as doctests so they cannot drift (with the default

@@ -1,10 +1,13 @@
 //! The request pipeline's policies and layers, over stdio (the `policy-server` binary) and
 //! Streamable HTTP (the same server in-process): timeouts that stop the work, concurrency
-//! caps, per-caller rate limits, one audit event per request, the caller's identity, a
-//! user's layer, and a hung tool that cannot keep a stdio server alive.
+//! caps, per-caller rate limits, result caching per caller, one audit event per request,
+//! the caller's identity, a user's layer, and a hung tool that cannot keep a stdio server
+//! alive.
 
 use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::prelude::{Server, ToolAnnotations, ToolDefinition, tool_fn};
 use mcp_runtime::protocol::CallToolResult;
+use mcp_runtime::tool::ToolPolicy;
 use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
 use mcp_tests::http::{modern, post, serve};
 use serde_json::{Value, json};
@@ -237,6 +240,74 @@ async fn a_caller_over_its_rate_limit_is_told_when_to_retry_and_others_are_not()
     assert!(r.is_error() && text(&r).contains("Retry in"), "{r:?}");
 }
 
+/// A repeated call of a `cache` tool is answered without running it again, costs no
+/// rate-limit quota, and never comes from another caller's answer; an `isError` result is
+/// not kept.
+#[tokio::test]
+async fn a_cached_tool_answers_a_repeated_call_without_running_again() {
+    let client = stdio(&[]).await;
+    let ask = |q: &str| call(&client, "cached", json!({ "q": q }));
+    assert_eq!(text(&ask("a").await), "a #1");
+    // More hits than the tool's rate limit (4/m) allows calls: hits cost no quota.
+    for _ in 0..5 {
+        assert_eq!(text(&ask("a").await), "a #1");
+    }
+    assert_eq!(text(&ask("b").await), "b #2");
+    for n in [3, 4] {
+        let r = ask("fail").await;
+        assert!(r.is_error(), "{r:?}");
+        assert_eq!(text(&r), format!("fail #{n}"), "an error is not cached");
+    }
+    // The fifth run is over the limit; a cached answer is still served.
+    let r = ask("c").await;
+    assert!(
+        r.is_error() && text(&r).starts_with("Rate limit for tool `cached` exceeded"),
+        "{r:?}"
+    );
+    assert_eq!(text(&ask("a").await), "a #1");
+
+    // Over HTTP the caller is the authenticated identity.
+    let http = Http::start().await;
+    let ask = |token: &'static str| http.call(token, "cached", json!({"q": "x"}));
+    for (token, expected) in [
+        ("token-a", "x #1"),
+        ("token-a", "x #1"),
+        ("token-b", "x #2"),
+        ("token-b", "x #2"),
+        ("token-a", "x #1"),
+    ] {
+        let r = ask(token).await;
+        assert_eq!(r["content"][0]["text"], expected, "{token}: {r}");
+    }
+}
+
+/// `cache` on a tool whose annotations do not say read-only and idempotent is a `build()`
+/// error naming the tool and what it lacks.
+#[test]
+fn cache_without_read_only_and_idempotent_annotations_is_refused() {
+    let lookup = tool_fn(
+        ToolDefinition::new("lookup", "Looks a key up.", json!({"type": "object"}))
+            .with_annotations(ToolAnnotations {
+                read_only_hint: Some(true),
+                ..ToolAnnotations::default()
+            }),
+        |_, _| async { "value" },
+    )
+    .with_policy(ToolPolicy::new().cache(Duration::from_secs(60)));
+    let error = Server::builder("cache-test", "1.0.0")
+        .tool(lookup)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains(
+            "tool `lookup` has an invalid policy: `cache` is only for tools annotated read-only \
+             and idempotent, and this tool is not idempotent (`idempotentHint: true`)"
+        ),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn a_tool_sees_the_http_callers_identity() {
     let http = Http::start().await;
@@ -283,6 +354,8 @@ async fn every_call_is_audited_once() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{"secret":"hunter2","note":"forbidden"}}}"#,
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sleepy","arguments":{"ms":"soon"}}}"#,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"sleepy","arguments":{"ms":2000}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"cached","arguments":{"q":"a"}}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"cached","arguments":{"q":"a"}}}"#,
     ];
     use tokio::io::AsyncWriteExt as _;
     for r in requests {
@@ -300,12 +373,14 @@ async fn every_call_is_audited_once() {
         .lines()
         .filter(|l| l.contains("mcp::audit"))
         .collect();
-    assert_eq!(events.len(), 4, "{stderr}");
+    assert_eq!(events.len(), 6, "{stderr}");
     for (id, outcome) in [
         (1, "ok"),
         (2, "refused"),
         (3, "invalid_arguments"),
         (4, "timeout"),
+        (5, "ok"),
+        (6, "ok"),
     ] {
         let event = events
             .iter()
@@ -321,6 +396,8 @@ async fn every_call_is_audited_once() {
         ] {
             assert!(event.contains(&field), "{field} missing in {event}");
         }
+        // Only the repeated call was answered from the cache, and says so.
+        assert_eq!(event.contains("cached=true"), id == 6, "{event}");
     }
     assert!(
         !stderr.contains("hunter2"),

@@ -116,6 +116,13 @@ async fn counted(State(counter): State<Arc<AtomicU64>>, cx: RequestContext) -> S
     format!("call {n} in the {} era", cx.era())
 }
 
+/// Counts calls per key; a repeated call is answered from the cache for a minute.
+#[mcp_tool(read_only, idempotent, cache = "60s")]
+async fn cached_count(State(counter): State<Arc<AtomicU64>>, key: String) -> String {
+    let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
+    format!("{key}: call {n}")
+}
+
 /// A stateful server whose methods are tools.
 struct Notes {
     prefix: String,
@@ -416,6 +423,39 @@ async fn calls_go_through_the_macro_path() {
     );
 }
 
+#[test]
+fn a_server_without_a_tools_state_fails_to_build() {
+    let error = Server::builder("macro-test", "1.0.0")
+        .tool(counted::tool())
+        .tool(hello::tool())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.errors.len(), 1, "{error}");
+    let text = error.to_string();
+    assert!(
+        text.contains("tool `counted` needs state the server was not given")
+            && text.contains("AtomicU64"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_extraction_becomes_an_error_result() {
+    // Called outside a server, so with no state: `State<Arc<AtomicU64>>` rejects with
+    // `MissingState`, and its text is what the model gets.
+    let r = counted::tool()
+        .call(Default::default(), RequestContext::detached())
+        .await;
+    assert!(r.is_error());
+    let text = r.first_text().unwrap();
+    assert!(
+        text.starts_with("the server has no state of type `")
+            && text.contains("AtomicU64")
+            && text.ends_with("give one to `ServerBuilder::state` (a server configuration error)"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn functions_stay_callable_as_written() {
     assert_eq!(greet("Ada".into(), None).await, "Hello, Ada.");
@@ -453,20 +493,34 @@ fn policy_keys_become_the_tool_policy() {
     assert_eq!(weather::tool().policy(), ToolPolicy::default());
     let notes = Arc::new(Notes { prefix: "".into() }).mcp_tools();
     assert_eq!(notes[0].policy(), ToolPolicy::default());
-    // `cache` is not enforced yet: registration refuses it, by name, rather than serving
-    // the tool without it.
-    let refused = Server::builder("policy-test", "1.0.0")
+    // `cache` on these read-only, idempotent tools and `scopes` are accepted.
+    let server = Server::builder("policy-test", "1.0.0")
         .tool(guarded::tool())
         .tools(limited)
         .build()
-        .unwrap_err()
-        .to_string();
-    for part in [
-        "tool `guarded`",
-        "tool `lookup`",
-        "`cache` is not supported",
-    ] {
-        assert!(refused.contains(part), "{part} in {refused}");
+        .expect("declared caches and scopes are enforced, not refused");
+    assert_eq!(server.tools().names(), ["guarded", "lookup"]);
+}
+
+#[tokio::test]
+async fn a_cache_key_on_the_attribute_caches_results() {
+    assert_eq!(
+        cached_count::tool().policy(),
+        ToolPolicy::new().cache(Duration::from_secs(60))
+    );
+    let server = Server::builder("cache-test", "1.0.0")
+        .state(Arc::new(AtomicU64::new(0)))
+        .tool(cached_count::tool())
+        .build()
+        .unwrap();
+    let c = Client::memory(&server);
+    c.connect(EraMode::Modern).await.unwrap();
+    for (key, expected) in [("a", "a: call 1"), ("a", "a: call 1"), ("b", "b: call 2")] {
+        let r = c
+            .call_tool("cached_count", json!({ "key": key }))
+            .await
+            .unwrap();
+        assert_eq!(r.first_text(), Some(expected), "{r:?}");
     }
 }
 

@@ -8,6 +8,7 @@
 //! | `slots {ms}` | concurrency 2 | sleeps `ms`, recording how many run at once |
 //! | `work {ms}` | none | sleeps `ms`, recording how many run at once |
 //! | `limited {}` | rate limit 2/s per caller | answers `ok` |
+//! | `cached {q}` | cache 60s, rate limit 4/m per caller; read-only, idempotent | answers `"<q> #<n>"`, n counting its runs; `q = "fail"` is an `isError` result |
 //! | `whoami {}` | none | answers the caller's key and identity |
 //! | `stats {}` | none | `{"peak": N, "work_peak": N, "layered": N}`: peak concurrency of `slots` and of `work`, calls seen by the layer |
 //!
@@ -31,6 +32,7 @@ struct Counters {
     work_running: AtomicUsize,
     work_peak: AtomicUsize,
     layered: AtomicUsize,
+    cached_runs: AtomicUsize,
 }
 
 fn object(properties: Value) -> Value {
@@ -112,6 +114,38 @@ pub fn builder() -> ServerBuilder {
         |_, _| async { "ok" },
     )
     .with_policy(ToolPolicy::new().rate_limit(Rate::per_second(2)));
+    let cached = {
+        let counters = counters.clone();
+        tool_fn(
+            ToolDefinition::new(
+                "cached",
+                "Counts its runs; repeated calls are answered from the cache.",
+                object(json!({"q": {"type": "string"}})),
+            )
+            .with_annotations(ToolAnnotations {
+                read_only_hint: Some(true),
+                idempotent_hint: Some(true),
+                ..ToolAnnotations::default()
+            }),
+            move |args, _| {
+                let n = counters.cached_runs.fetch_add(1, Ordering::SeqCst) + 1;
+                let q = args["q"].as_str().unwrap_or_default().to_owned();
+                async move {
+                    let text = format!("{q} #{n}");
+                    if q == "fail" {
+                        CallToolResult::error(text)
+                    } else {
+                        CallToolResult::text(text)
+                    }
+                }
+            },
+        )
+        .with_policy(
+            ToolPolicy::new()
+                .cache(Duration::from_secs(60))
+                .rate_limit(Rate::per_minute(4)),
+        )
+    };
     let whoami = tool_fn(
         ToolDefinition::new("whoami", "Who is calling.", object(json!({}))),
         |_, cx: RequestContext| async move {
@@ -163,6 +197,7 @@ pub fn builder() -> ServerBuilder {
         .tool(slots)
         .tool(work)
         .tool(limited)
+        .tool(cached)
         .tool(whoami)
         .tool(stats)
         .layer(guard)

@@ -46,7 +46,7 @@ use super::service::FileService;
 use super::tool_io::{EditOperation, LineCount, MediaResult, SortBy, TextResult};
 use crate::mcp_tools;
 use crate::protocol::{BlobResourceContents, Content, EmbeddedResource, ResourceContents};
-use crate::tool::{FromContext, RequestContext, Tool};
+use crate::tool::{Extensions, FromContext, MissingState, RequestContext, State, Tool};
 use futures::StreamExt as _;
 use std::sync::Arc;
 
@@ -196,15 +196,15 @@ impl FileTools {
 /// # }
 /// ```
 impl FromContext for FileService {
-    fn from_context(cx: &RequestContext) -> Result<Self, String> {
-        cx.extensions()
-            .get::<FileService>()
-            .cloned()
-            .ok_or_else(|| {
-                "the server has no FileService; give one to ServerBuilder::state (a server \
-             configuration error)"
-                    .to_owned()
-            })
+    type Rejection = MissingState;
+
+    // The service is shared state like any other: read, and required, as `State<FileService>`.
+    fn from_context(cx: &RequestContext) -> Result<Self, MissingState> {
+        State::<FileService>::from_context(cx).map(|State(files)| files)
+    }
+
+    fn missing_state(extensions: &Extensions) -> Vec<MissingState> {
+        State::<FileService>::missing_state(extensions)
     }
 }
 

@@ -1,6 +1,7 @@
 //! [`Audit`]: a `tracing` span around each request, and exactly one event on target
 //! `mcp::audit` when it ends: request id, era, method, target, caller, duration and outcome
-//! (see [`Outcome::audit_outcome`]; `cancelled` when the request is dropped unanswered).
+//! (see [`Outcome::audit_outcome`]; `cancelled` when the request is dropped unanswered), and
+//! `cached=true` when the [`ResultCache`](super::ResultCache) answered it.
 //!
 //! Arguments are not recorded unless [`AuditOptions::log_arguments`] says so, and then pass
 //! through the redaction hook first. When no subscriber listens to `mcp::audit` at INFO the
@@ -214,6 +215,7 @@ impl Record {
             caller = %caller.key(),
             duration_ms = self.start.elapsed().as_secs_f64() * 1000.0,
             outcome,
+            cached = cx.answered_from_cache().then_some(true),
             arguments = self.arguments.as_deref(),
             "request"
         );

@@ -9,12 +9,18 @@
 //! | [`CatchPanic`] | `panic.rs` | yes | a panic anywhere inside, while calling or polling, becomes an `isError` result |
 //! | server-wide layers | | if added | [`ServerBuilder::layer`](crate::ServerBuilder::layer), first added outermost |
 //! | per-tool layers | | if added | [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) |
+//! | [`ResultCache`] | `cache.rs` | if declared | a repeated call (same tool, caller and arguments) answered from an earlier success for the declared lifetime, skipping everything below |
 //! | [`RateLimit`] | `rate_limit.rs` | if declared | calls per caller ([`Caller::key`](crate::tool::Caller::key)); over it, an `isError` result that says when to retry |
 //! | [`ConcurrencyLimit`] | `concurrency.rs` | if declared | calls of the tool (or of the server) at once; beyond it a call waits up to a bound, then is "busy" |
 //! | [`Timeout`] | `timeout.rs` | if declared | past the deadline the call's future is dropped, so its work stops |
 //! | [`Validate`] | `validate.rs` | yes | arguments against the input schema, every violation listed |
 //! | [`OutputCheck`] | `output.rs` | yes | structured output against the output schema |
 //! | [`Invoke`] | `invoke.rs` | yes | the tool itself |
+//!
+//! The cache sits above the rate limit, the concurrency limits and the timeout so that a
+//! cache hit costs no quota, needs no slot and is answered at once; it sits below the user's
+//! layers so that an authorization layer still decides first, and below the audit so that
+//! every hit is audited (with `cached=true`).
 //!
 //! Before the stack, the dispatcher (`server/connection/call.rs`) checks what a transport
 //! must answer in its own terms: the tool's existence, and its declared scopes against the
@@ -65,6 +71,7 @@
 //! ```
 
 mod audit;
+mod cache;
 mod concurrency;
 mod invoke;
 mod output;
@@ -75,6 +82,9 @@ mod timeout;
 mod validate;
 
 pub use audit::{Audit, AuditLayer, AuditOptions};
+pub use cache::{
+    DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
+};
 pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer, DEFAULT_QUEUE_WAIT};
 pub use invoke::Invoke;
 pub use output::OutputCheck;
@@ -83,6 +93,7 @@ pub use rate_limit::{RateLimit, RateLimitLayer};
 pub use timeout::{Timeout, TimeoutLayer};
 pub use validate::Validate;
 
+pub(crate) use cache::LazyStore;
 pub(crate) use stack::{ServerPolicies, ToolStack, boxed};
 
 use crate::protocol::{CallToolResult, JsonObject, McpError};

@@ -3,7 +3,8 @@
 
 use super::{
     Audit, AuditLayer, BoxError, CatchPanic, CatchPanicLayer, ConcurrencyLimitLayer, Invoke,
-    McpRequest, McpService, Outcome, OutputCheck, RateLimitLayer, TimeoutLayer, Validate,
+    LazyStore, McpRequest, McpService, Outcome, OutputCheck, RateLimitLayer, ResultCacheLayer,
+    TimeoutLayer, Validate,
 };
 use crate::tool::schema::CheckedSchema;
 use crate::tool::{Tool, ToolPolicy};
@@ -34,6 +35,8 @@ pub(crate) struct ServerPolicies {
     pub(crate) default_timeout: Option<Duration>,
     /// One limit shared by every tool.
     pub(crate) concurrency: Option<ConcurrencyLimitLayer>,
+    /// The results of every tool that declares `cache` (made for the first such tool).
+    pub(crate) results: LazyStore,
 }
 
 impl fmt::Debug for ServerPolicies {
@@ -43,6 +46,7 @@ impl fmt::Debug for ServerPolicies {
             .field("tool_layers", &self.tool_layers.keys().collect::<Vec<_>>())
             .field("default_timeout", &self.default_timeout)
             .field("concurrency", &self.concurrency)
+            .field("results", &self.results)
             .finish_non_exhaustive()
     }
 }
@@ -77,7 +81,8 @@ impl ToolStack {
             && timeout.is_none()
             && policy.concurrency.is_none()
             && server.concurrency.is_none()
-            && policy.rate_limit.is_none();
+            && policy.rate_limit.is_none()
+            && policy.cache.is_none();
         let inner = if plain {
             Either::Left(core)
         } else {
@@ -94,6 +99,11 @@ impl ToolStack {
             }
             if let Some(rate) = policy.rate_limit {
                 service = McpService::new(RateLimitLayer::new(rate).layer(service));
+            }
+            // Above the limits: a hit costs no quota and needs no slot.
+            if let Some(ttl) = policy.cache {
+                let cache = ResultCacheLayer::new(ttl, server.results.get());
+                service = McpService::new(cache.layer(service));
             }
             for layer in tool_layers.iter().rev().chain(server.layers.iter().rev()) {
                 service = layer(service);

@@ -12,8 +12,8 @@ pub use connection::Connection;
 pub use registry::{Primitive, RegistrationError, ToolRegistry, validate_tool_name};
 
 use crate::pipeline::{
-    AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, McpRequest, McpService, Outcome,
-    ServerPolicies,
+    AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, LazyStore, McpRequest, McpService,
+    Outcome, ServerPolicies,
 };
 use crate::protocol::lifecycle::{
     CachePolicy, DiscoverResult, Implementation, ServerCapabilities, ToolsCapability,
@@ -188,7 +188,9 @@ impl ServerBuilder {
     }
 
     /// Shares `value` with every tool: a parameter `State<T>` receives a clone of it.
-    /// One value per type; a second of the same type replaces the first.
+    /// One value per type; a second of the same type replaces the first. A tool that takes
+    /// state no value was given for is refused by [`build`](Self::build)
+    /// ([`RegistrationError::MissingToolState`]), whatever the order of the calls.
     pub fn state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.extensions.insert(value);
         self
@@ -268,6 +270,27 @@ impl ServerBuilder {
         self
     }
 
+    /// Bounds of the store that keeps the results of tools declaring `cache`: at most
+    /// `max_entries` results weighing at most `max_bytes` together (serialized size; each
+    /// at least 1). Default [`DEFAULT_CACHE_ENTRIES`](crate::pipeline::DEFAULT_CACHE_ENTRIES)
+    /// and [`DEFAULT_CACHE_BYTES`](crate::pipeline::DEFAULT_CACHE_BYTES). The store is
+    /// shared by every such tool and only made if one is registered; see
+    /// [`ResultStore`](crate::pipeline::ResultStore).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// let server = Server::builder("weather", "1.0.0")
+    ///     .result_cache(1_000, 16 * 1024 * 1024)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn result_cache(mut self, max_entries: u64, max_bytes: u64) -> Self {
+        self.policies.results = LazyStore::new(max_entries, max_bytes);
+        self
+    }
+
     /// What audit events record beyond the standard fields (arguments, redaction). Every
     /// request is audited either way, on target `mcp::audit`.
     pub fn audit(mut self, options: AuditOptions) -> Self {
@@ -344,7 +367,9 @@ impl ServerBuilder {
             page_size: self.page_size,
         };
         let feed = ChangeFeed::new();
-        let mut tools = ToolRegistry::new(settings, feed.clone(), self.policies);
+        let extensions = Arc::new(self.extensions);
+        let mut tools =
+            ToolRegistry::new(settings, feed.clone(), self.policies, extensions.clone());
         if let Err(found) = tools.register_all(self.tools) {
             errors.extend(found);
         }
@@ -390,7 +415,7 @@ impl ServerBuilder {
                 instructions: self.instructions,
                 capabilities,
                 registry: Registry::new(tools, feed),
-                extensions: Arc::new(self.extensions),
+                extensions,
                 discover_json,
                 shutdown_grace: self.shutdown_grace,
             }),

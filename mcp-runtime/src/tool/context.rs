@@ -71,6 +71,13 @@ impl Caller {
         self
     }
 
+    /// [`with_scopes`](Self::with_scopes) with a set already shared (no copy).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_granted_scopes(mut self, scopes: Arc<[String]>) -> Self {
+        self.scopes = Some(scopes);
+        self
+    }
+
     /// The scopes the caller's credentials grant, or `None` when its transport does not
     /// authorize by scope.
     pub fn scopes(&self) -> Option<&[String]> {
@@ -136,6 +143,7 @@ struct ContextInner {
     caller: Caller,
     last_progress: Mutex<Option<f64>>,
     finished: AtomicBool,
+    answered_from_cache: AtomicBool,
 }
 
 /// The parts a transport or test assembles a [`RequestContext`] from.
@@ -180,6 +188,7 @@ impl RequestContext {
                 caller: parts.caller,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
+                answered_from_cache: AtomicBool::new(false),
             }),
         }
     }
@@ -252,6 +261,19 @@ impl RequestContext {
     /// Whether the client cancelled this request.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancellation.is_cancelled()
+    }
+
+    /// Whether the request was answered from the tool's result cache (the tool did not run;
+    /// see [`ResultCache`](crate::pipeline::ResultCache)). Layers outside the cache see it
+    /// once the call is answered; the audit event records it as `cached=true`.
+    pub fn answered_from_cache(&self) -> bool {
+        self.inner.answered_from_cache.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn mark_answered_from_cache(&self) {
+        self.inner
+            .answered_from_cache
+            .store(true, Ordering::Relaxed);
     }
 
     /// Reports progress, when the client asked for it (`_meta.progressToken`).

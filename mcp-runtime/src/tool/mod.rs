@@ -3,12 +3,15 @@
 
 mod context;
 mod extract;
+pub(crate) mod name;
 mod policy;
 mod result;
 pub mod schema;
 
 pub use context::{Caller, RequestContext, RequestContextParts};
-pub use extract::{Extensions, FromContext, FromRef, State};
+pub(crate) use extract::check_state;
+pub use extract::{Extensions, FromContext, FromRef, MissingState, State};
+pub use name::{MAX_TOOL_NAME_LEN, tool_name_problem};
 pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
 pub use result::{IntoToolResult, Json};
 
@@ -40,6 +43,58 @@ pub trait Tool: Send + Sync + 'static {
     /// fills it from the attribute; the default declares none.
     fn policy(&self) -> ToolPolicy {
         ToolPolicy::default()
+    }
+
+    /// The server state this tool needs that `extensions` (the server's shared state) lacks.
+    /// Called at registration, which refuses the tool when anything is missing, so a server
+    /// that was not given a tool's state fails to build rather than failing every call.
+    ///
+    /// `#[mcp_tool]` fills it from the injected parameters
+    /// ([`FromContext::missing_state`] of each); the default needs nothing. A hand-written
+    /// tool that reads state declares it here:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::JsonObject;
+    /// use mcp_runtime::tool::{Extensions, FromContext, MissingState};
+    /// use futures::future::BoxFuture;
+    /// use serde_json::json;
+    ///
+    /// #[derive(Clone)]
+    /// struct Greeting(String);
+    ///
+    /// struct Greet;
+    ///
+    /// impl Tool for Greet {
+    ///     fn definition(&self) -> ToolDefinition {
+    ///         ToolDefinition::new("greet", "Greets.", json!({"type": "object"}))
+    ///     }
+    ///
+    ///     fn call(&self, _: JsonObject, cx: RequestContext) -> BoxFuture<'static, CallToolResult> {
+    ///         let result = match State::<Greeting>::from_context(&cx) {
+    ///             Ok(State(greeting)) => CallToolResult::text(greeting.0),
+    ///             Err(rejection) => CallToolResult::error(rejection.to_string()),
+    ///         };
+    ///         Box::pin(async move { result })
+    ///     }
+    ///
+    ///     fn missing_state(&self, extensions: &Extensions) -> Vec<MissingState> {
+    ///         State::<Greeting>::missing_state(extensions)
+    ///     }
+    /// }
+    ///
+    /// let error = Server::builder("demo", "1.0.0").tool(Greet).build().unwrap_err();
+    /// assert!(error.to_string().contains("tool `greet` needs state"), "{error}");
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .state(Greeting("Hello".into()))
+    ///     .tool(Greet)
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    fn missing_state(&self, extensions: &Extensions) -> Vec<MissingState> {
+        let _ = extensions;
+        Vec::new()
     }
 }
 

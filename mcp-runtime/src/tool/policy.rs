@@ -5,14 +5,14 @@
 //! [`pipeline`](crate::pipeline), which it assembles once per tool at registration. A tool
 //! that declares nothing gets none of those layers and pays nothing for them. Values are
 //! checked at registration ([`ServerBuilder::build`](crate::ServerBuilder::build) reports a
-//! zero concurrency or a zero rate); the attribute checks them at compile time.
+//! zero concurrency or a zero rate, and `cache` on a tool whose annotations do not say it is
+//! both read-only and idempotent); the attribute checks them at compile time.
 //!
-//! `cache` is declared here and parsed by the attribute, but the layer that would enforce
-//! it does not exist yet: registration refuses a tool that declares it, so a declared
-//! requirement is never silently ignored. `scopes` are checked by the dispatcher before a
-//! call enters the tool's stack, so a refusal can be answered with the transport's own
-//! challenge (HTTP 403).
+//! `cache` is enforced by [`ResultCache`](crate::pipeline::ResultCache). `scopes` are
+//! checked by the dispatcher before a call enters the tool's stack, so a refusal can be
+//! answered with the transport's own challenge (HTTP 403).
 
+use crate::protocol::ToolAnnotations;
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
@@ -147,7 +147,8 @@ pub fn parse_duration(s: &str) -> Result<Duration, PolicyParseError> {
     Ok(d)
 }
 
-/// The policies a tool declares; see the [module docs](self).
+/// The policies a tool declares ([`Tool::policy`](super::Tool::policy)); the server enforces
+/// them with the layers of [`pipeline`](crate::pipeline).
 ///
 /// ```
 /// use mcp_runtime::tool::{Rate, ToolPolicy};
@@ -169,9 +170,10 @@ pub struct ToolPolicy {
     pub concurrency: Option<usize>,
     /// Calls per caller (authenticated identity, else session, else connection).
     pub rate_limit: Option<Rate>,
-    /// Keep successful results this long, keyed by arguments and caller (only for tools
-    /// marked `read_only` and `idempotent`). Not enforced yet: registration refuses a tool
-    /// that declares it, rather than silently not caching.
+    /// Answer a repeated call from the result of an earlier one for this long, keyed by
+    /// tool, caller and arguments; only successful results are kept (see
+    /// [`ResultCache`](crate::pipeline::ResultCache)). Only for tools whose annotations say
+    /// `readOnlyHint` and `idempotentHint`: registration refuses it on any other.
     pub cache: Option<Duration>,
     /// OAuth scopes the caller's token must carry, all of them. A caller authenticated over
     /// HTTP without them gets 403 with an `insufficient_scope` challenge naming them, before
@@ -221,8 +223,9 @@ impl ToolPolicy {
         *self == Self::default()
     }
 
-    /// What is wrong with the values, if anything (checked at registration).
-    pub(crate) fn problems(&self) -> Vec<String> {
+    /// What is wrong with the values, if anything, for a tool with `annotations` (checked
+    /// at registration).
+    pub(crate) fn problems(&self, annotations: Option<&ToolAnnotations>) -> Vec<String> {
         let mut out = Vec::new();
         if self.timeout.is_some_and(|t| t.is_zero()) {
             out.push("a timeout of zero would fail every call".to_owned());
@@ -239,12 +242,10 @@ impl ToolPolicy {
         if self.cache.is_some_and(|t| t.is_zero()) {
             out.push("a cache lifetime of zero caches nothing".to_owned());
         }
-        if self.cache.is_some() {
-            out.push(
-                "`cache` is not supported by this version of mcp-runtime yet; remove it (the \
-                 tool is refused rather than served without the caching it asks for)"
-                    .to_owned(),
-            );
+        if self.cache.is_some()
+            && let Some(problem) = cache_needs(annotations)
+        {
+            out.push(problem);
         }
         for scope in &self.scopes {
             if !is_scope_token(scope) {
@@ -255,6 +256,26 @@ impl ToolPolicy {
         }
         out
     }
+}
+
+/// Why `cache` is refused on a tool with `annotations`, if it is: a cached answer is only
+/// right for a tool that changes nothing and answers the same arguments the same way.
+fn cache_needs(annotations: Option<&ToolAnnotations>) -> Option<String> {
+    let marked =
+        |hint: fn(&ToolAnnotations) -> Option<bool>| annotations.and_then(hint) == Some(true);
+    let missing = match (marked(|a| a.read_only_hint), marked(|a| a.idempotent_hint)) {
+        (true, true) => return None,
+        (false, false) => {
+            "neither read-only (`readOnlyHint: true`) nor idempotent (`idempotentHint: true`)"
+        }
+        (false, true) => "not read-only (`readOnlyHint: true`)",
+        (true, false) => "not idempotent (`idempotentHint: true`)",
+    };
+    Some(format!(
+        "`cache` is only for tools annotated read-only and idempotent, and this tool is \
+         {missing}; mark it so if it is (`#[mcp_tool(read_only, idempotent, cache = ...)]`), \
+         or remove `cache`"
+    ))
 }
 
 /// RFC 6749 §3.3 `scope-token`: one or more of `%x21 / %x23-5B / %x5D-7E`.
@@ -285,13 +306,52 @@ mod tests {
 
     #[test]
     fn problems_are_found() {
-        assert!(ToolPolicy::new().problems().is_empty());
+        assert!(ToolPolicy::new().problems(None).is_empty());
         let bad = ToolPolicy::new()
             .concurrency(0)
             .rate_limit(Rate::per_second(0))
             .scope("has space");
         // The two zero values and the bad scope's syntax.
-        assert_eq!(bad.problems().len(), 3);
+        assert_eq!(bad.problems(None).len(), 3);
         assert!(is_scope_token("files:write") && !is_scope_token("a\"b"));
+    }
+
+    #[test]
+    fn cache_needs_read_only_and_idempotent_annotations() {
+        let cached = ToolPolicy::new().cache(Duration::from_secs(60));
+        let hints = |read_only, idempotent| ToolAnnotations {
+            read_only_hint: read_only,
+            idempotent_hint: idempotent,
+            ..ToolAnnotations::default()
+        };
+        assert!(
+            cached
+                .problems(Some(&hints(Some(true), Some(true))))
+                .is_empty()
+        );
+        for (annotations, missing) in [
+            (
+                None,
+                "neither read-only (`readOnlyHint: true`) nor idempotent",
+            ),
+            (Some(hints(None, None)), "neither read-only"),
+            (
+                Some(hints(Some(true), Some(false))),
+                "this tool is not idempotent",
+            ),
+            (Some(hints(Some(true), None)), "this tool is not idempotent"),
+            (Some(hints(None, Some(true))), "this tool is not read-only"),
+        ] {
+            let problems = cached.problems(annotations.as_ref());
+            assert_eq!(problems.len(), 1, "{problems:?}");
+            assert!(
+                problems[0].contains(missing),
+                "{missing} in {}",
+                problems[0]
+            );
+            assert!(problems[0].starts_with("`cache` is only for tools annotated"));
+        }
+        // Without `cache`, the annotations do not matter.
+        assert!(ToolPolicy::new().problems(None).is_empty());
     }
 }

@@ -1,7 +1,7 @@
 use mcp_runtime::prelude::*;
 
 /// Echoes.
-#[mcp_tool(name = "echo text!")]
+#[mcp_tool(name = "has space")]
 async fn echo(text: String) -> String {
     text
 }

@@ -24,6 +24,12 @@ async fn guarded(path: String) -> String {
     path
 }
 
+/// Looks a word up; answers are cached for five minutes.
+#[mcp_tool(read_only, idempotent, cache = "5m")]
+async fn define(word: String) -> String {
+    word
+}
+
 /// Waits, briefly.
 #[mcp_tool(crate = reexport::runtime, timeout = "250ms")]
 async fn brief() {}
@@ -71,14 +77,19 @@ fn main() {
             .cache(Duration::from_secs(3600))
             .scope("store:read")
     );
+    assert_eq!(
+        define::tool().policy(),
+        ToolPolicy::new().cache(Duration::from_secs(300))
+    );
     let _server = Server::builder("pass", "1")
         .tool(brief::tool())
+        .tool(define::tool())
         .build()
         .unwrap();
-    // `cache` and `scopes` are refused at registration until they are enforced.
-    assert!(Server::builder("pass", "1")
+    // Declared scopes and caches are enforced, so the server takes them.
+    let _scoped = Server::builder("pass", "1")
         .tool(guarded::tool())
         .tools(store)
         .build()
-        .is_err());
+        .unwrap();
 }

@@ -64,6 +64,18 @@ pub enum RegistrationError {
         /// The type that was to be derived from it.
         sub: &'static str,
     },
+    /// A tool takes state (`State<T>`, `FileService`, …) that the server was not given.
+    #[error(
+        "tool `{tool}` needs state the server was not given: {}; give a value of {} to ServerBuilder::state",
+        quoted(.type_names),
+        if .type_names.len() == 1 { "that type" } else { "each type" }
+    )]
+    MissingToolState {
+        /// The tool.
+        tool: String,
+        /// The types of the missing values, as `std::any::type_name` spells them.
+        type_names: Vec<&'static str>,
+    },
     /// Another tool already has this name.
     #[error("a tool named `{name}` is already registered")]
     Duplicate {
@@ -107,4 +119,12 @@ pub enum RegistrationError {
         /// The name.
         name: String,
     },
+}
+
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

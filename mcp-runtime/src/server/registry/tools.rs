@@ -8,7 +8,7 @@ use crate::pipeline::{ServerPolicies, ToolStack};
 use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::{McpError, ToolDefinition};
 use crate::tool::schema::CheckedSchema;
-use crate::tool::{Tool, schema};
+use crate::tool::{Extensions, Tool, check_state, schema};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::fmt;
@@ -40,29 +40,18 @@ impl fmt::Debug for RegisteredTool {
     }
 }
 
-/// Checks a name against the spec's rules: 1–128 characters of `[A-Za-z0-9_.-]`.
+/// Checks a name against the tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]`.
 ///
-/// The spec phrases these as SHOULD; this toolkit enforces them so a tool name always fits
-/// the `Mcp-Name` header of 2026-07-28 without encoding.
+/// The rule itself is [`tool_name_problem`](crate::tool::tool_name_problem), which
+/// `#[mcp_tool]` also evaluates at compile time; see `tool/name.rs` for why it is enforced.
 pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() {
-        return Err("a name needs at least one character");
-    }
-    if name.len() > 128 {
-        return Err("a name has at most 128 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-    {
-        return Err("use only ASCII letters, digits, '_', '-' and '.'");
-    }
-    Ok(())
+    crate::tool::tool_name_problem(name).map_or(Ok(()), Err)
 }
 
 fn prepare(
     tool: Arc<dyn Tool>,
     policies: &ServerPolicies,
+    extensions: &Extensions,
 ) -> Result<RegisteredTool, RegistrationError> {
     let definition = tool.definition();
     let name = definition.name.clone();
@@ -77,8 +66,12 @@ fn prepare(
     {
         return Err(RegistrationError::MissingDescription { name });
     }
+    check_state(&*tool, extensions).map_err(|type_names| RegistrationError::MissingToolState {
+        tool: name.clone(),
+        type_names,
+    })?;
     let policy = tool.policy();
-    let problems = policy.problems();
+    let problems = policy.problems(definition.annotations.as_ref());
     if !problems.is_empty() {
         return Err(RegistrationError::InvalidPolicy {
             name,
@@ -168,6 +161,8 @@ impl Kind for Tools {
 pub struct ToolRegistry {
     catalog: Catalog<Tools>,
     policies: ServerPolicies,
+    /// The server's shared state, which tools' injected parameters are checked against.
+    extensions: Arc<Extensions>,
     advertised: bool,
 }
 
@@ -180,10 +175,16 @@ impl fmt::Debug for ToolRegistry {
 }
 
 impl ToolRegistry {
-    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
+    pub(crate) fn new(
+        settings: PageSettings,
+        feed: ChangeFeed,
+        policies: ServerPolicies,
+        extensions: Arc<Extensions>,
+    ) -> Self {
         Self {
             catalog: Catalog::new(settings, feed),
             policies,
+            extensions,
             advertised: true,
         }
     }
@@ -219,14 +220,15 @@ impl ToolRegistry {
         }
         let prepared = tools
             .into_iter()
-            .map(|tool| prepare(tool, &self.policies))
+            .map(|tool| prepare(tool, &self.policies, &self.extensions))
             .collect();
         self.catalog.insert_all(prepared)
     }
 
     /// Registers one tool.
     ///
-    /// The definition is checked (name, description, schemas against their meta-schema);
+    /// The definition is checked (name, description, the server state its injected
+    /// parameters need, schemas against their meta-schema);
     /// each schema's validator is compiled once, now or on the tool's first call (see
     /// [`CheckedSchema`]). A problem is returned, never panicked on.
     pub fn register(&self, tool: impl Tool) -> Result<(), RegistrationError> {

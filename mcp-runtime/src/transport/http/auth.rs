@@ -113,6 +113,16 @@ impl Identity {
     pub fn scopes(&self) -> &[String] {
         &self.scopes
     }
+
+    /// The principal, shared.
+    pub(crate) fn subject_arc(&self) -> Option<&Arc<str>> {
+        self.subject.as_ref()
+    }
+
+    /// The scopes, shared.
+    pub(crate) fn scope_set(&self) -> &Arc<[String]> {
+        &self.scopes
+    }
 }
 
 /// Why a request was not authenticated.

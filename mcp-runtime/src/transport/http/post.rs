@@ -246,9 +246,10 @@ fn initialize(
 /// (when the server that accepted the connection recorded it as axum's `ConnectInfo`).
 fn caller(parts: &http::request::Parts, identity: &Identity, session: Option<&Arc<str>>) -> Caller {
     // Every HTTP caller is held to scope requirements: an unauthenticated one has none.
-    let mut caller = Caller::connection().with_scopes(identity.scopes().iter().cloned());
-    if let Some(subject) = identity.subject_name() {
-        caller = caller.with_identity(subject);
+    // The identity's own `Arc`s are shared, not copied: this runs on every request.
+    let mut caller = Caller::connection().with_granted_scopes(identity.scope_set().clone());
+    if let Some(subject) = identity.subject_arc() {
+        caller = caller.with_identity(subject.clone());
     }
     if let Some(session) = session {
         caller = caller.with_session(session.clone());
