@@ -63,6 +63,7 @@ pub mod client;
 #[cfg(feature = "fs")]
 pub mod fs;
 pub mod pipeline;
+pub mod prompt;
 pub mod protocol;
 pub mod resource;
 pub mod server;

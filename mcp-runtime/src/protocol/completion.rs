@@ -83,6 +83,23 @@ impl Completion {
     /// assert_eq!((c.values.len(), c.total, c.has_more), (100, Some(250), Some(true)));
     /// ```
     pub fn from_all(values: impl IntoIterator<Item = String>) -> Self {
+        Self::from_all_inner(values)
+    }
+
+    /// Keeps at most [`MAX_COMPLETION_VALUES`] values; when it drops some, `total` counts
+    /// them (unless already larger) and `hasMore` is `true`. What a server sends is always
+    /// capped this way, whatever a completion handler returned.
+    pub fn capped(mut self) -> Self {
+        let n = self.values.len();
+        if n > MAX_COMPLETION_VALUES {
+            self.values.truncate(MAX_COMPLETION_VALUES);
+            self.total = Some(self.total.unwrap_or(0).max(n as u64));
+            self.has_more = Some(true);
+        }
+        self
+    }
+
+    fn from_all_inner(values: impl IntoIterator<Item = String>) -> Self {
         let mut values: Vec<String> = values.into_iter().collect();
         let total = values.len();
         values.truncate(MAX_COMPLETION_VALUES);

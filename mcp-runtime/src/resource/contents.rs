@@ -64,6 +64,28 @@ impl ResourceError {
     }
 }
 
+impl ResourceError {
+    /// The reverse of [`into_mcp_error`](Self::into_mcp_error), for a read that came back as
+    /// a JSON-RPC error: "Resource not found" in either era's code, `invalid_uri`, or the
+    /// error's message.
+    pub(crate) fn from_mcp_error(error: McpError) -> Self {
+        let reason = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("reason"))
+            .and_then(serde_json::Value::as_str);
+        if error.code == ErrorCode::RESOURCE_NOT_FOUND
+            || (error.code == ErrorCode::INVALID_PARAMS && error.message == "Resource not found")
+        {
+            Self::NotFound
+        } else if reason == Some("invalid_uri") {
+            Self::InvalidUri(error.message.into_owned())
+        } else {
+            Self::Failed(error.message.into_owned())
+        }
+    }
+}
+
 impl fmt::Display for ResourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -169,7 +191,11 @@ impl<T: Serialize> IntoContents for Json<T> {
         mime_type: Option<&str>,
     ) -> Result<Vec<ResourceContents>, ResourceError> {
         let body = serde_json::to_string(&self.0).map_err(ResourceError::failed)?;
-        Ok(vec![text(uri, mime_type.unwrap_or("application/json"), body)])
+        Ok(vec![text(
+            uri,
+            mime_type.unwrap_or("application/json"),
+            body,
+        )])
     }
 }
 
@@ -214,7 +240,9 @@ mod tests {
             serde_json::to_value(&t).unwrap(),
             json!([{"uri": "a://x", "mimeType": "text/plain", "text": "hi"}])
         );
-        let b = vec![0u8, 255].into_contents("a://y", Some("image/png")).unwrap();
+        let b = vec![0u8, 255]
+            .into_contents("a://y", Some("image/png"))
+            .unwrap();
         assert_eq!(
             serde_json::to_value(&b).unwrap(),
             json!([{"uri": "a://y", "mimeType": "image/png", "blob": "AP8="}])
@@ -222,9 +250,15 @@ mod tests {
         let j = Json(json!({"k": 1})).into_contents("a://z", None).unwrap();
         assert_eq!(serde_json::to_value(&j).unwrap()[0]["text"], r#"{"k":1}"#);
         let missing: Result<String, ResourceError> = Err(ResourceError::NotFound);
-        assert_eq!(missing.into_contents("a://w", None), Err(ResourceError::NotFound));
+        assert_eq!(
+            missing.into_contents("a://w", None),
+            Err(ResourceError::NotFound)
+        );
         let io: Result<String, std::io::Error> =
             Err(std::io::Error::from(std::io::ErrorKind::NotFound));
-        assert_eq!(io.into_contents("a://w", None), Err(ResourceError::NotFound));
+        assert_eq!(
+            io.into_contents("a://w", None),
+            Err(ResourceError::NotFound)
+        );
     }
 }

@@ -1008,6 +1008,31 @@ impl Variables {
             .collect()
     }
 
+    /// The variables from [`to_json`](Self::to_json)'s form (as a pipeline layer may have
+    /// changed it): strings stay strings, arrays become lists of their items' text, and
+    /// anything else its JSON text.
+    pub(crate) fn from_json(map: &serde_json::Map<String, serde_json::Value>) -> Self {
+        fn text(v: &serde_json::Value) -> String {
+            match v {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }
+        }
+        let values = map
+            .iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    serde_json::Value::Array(items) => {
+                        VarValue::List(items.iter().map(text).collect())
+                    }
+                    other => VarValue::String(text(other)),
+                };
+                (name.clone(), value)
+            })
+            .collect();
+        Self { values }
+    }
+
     /// Binds a matched value; a variable that appears twice in a template must match the
     /// same value both times.
     fn bind(&mut self, name: &str, value: VarValue) -> Option<()> {

@@ -23,6 +23,8 @@ pub(crate) mod resources;
 pub(crate) mod tools;
 
 pub use error::RegistrationError;
+pub use prompts::PromptRegistry;
+pub use resources::ResourceRegistry;
 pub use tools::{ToolRegistry, validate_tool_name};
 
 use std::fmt;
@@ -131,6 +133,20 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
+    pub(crate) fn new(
+        tools: ToolRegistry,
+        resources: resources::ResourceRegistry,
+        prompts: prompts::PromptRegistry,
+        feed: ChangeFeed,
+    ) -> Self {
+        Self {
+            tools,
+            resources,
+            prompts,
+            feed,
+        }
+    }
+
     /// Whether the server advertises `primitive` in its capabilities.
     pub(crate) fn advertises(&self, primitive: Primitive) -> bool {
         match primitive {

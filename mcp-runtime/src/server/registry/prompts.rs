@@ -3,6 +3,7 @@
 
 use super::catalog::{Catalog, Kind, PageSettings};
 use super::{ChangeFeed, Primitive, RegistrationError, validate_tool_name};
+use crate::pipeline::{GetPrompt, ItemStack, ServerPolicies};
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::{McpError, PromptDefinition};
 use serde::Serialize;
@@ -14,10 +15,21 @@ use std::sync::Arc;
 pub(crate) struct RegisteredPrompt {
     pub(crate) name: Arc<str>,
     pub(crate) prompt: Arc<dyn Prompt>,
+    pub(crate) stack: ItemStack<GetPrompt>,
     definition: PromptDefinition,
 }
 
 impl RegisteredPrompt {
+    /// Whether the prompt declares an argument named `name`.
+    pub(crate) fn declares(&self, name: &str) -> bool {
+        self.definition
+            .arguments
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .any(|a| a.name == name)
+    }
+
     /// Checks `arguments` against the definition: every required one present, nothing
     /// unknown. The message names the argument.
     pub(crate) fn check_arguments(&self, arguments: &PromptArguments) -> Result<(), PromptError> {
@@ -45,7 +57,11 @@ impl RegisteredPrompt {
                 "prompt `{}` has no argument(s) {}; it takes {}",
                 self.name,
                 quoted(&unknown),
-                if known.is_empty() { "none".to_owned() } else { quoted(&known) }
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    quoted(&known)
+                }
             )));
         }
         Ok(())
@@ -83,7 +99,10 @@ impl Kind for Prompts {
     }
 }
 
-fn prepare(prompt: Arc<dyn Prompt>) -> Result<RegisteredPrompt, RegistrationError> {
+fn prepare(
+    prompt: Arc<dyn Prompt>,
+    policies: &ServerPolicies,
+) -> Result<RegisteredPrompt, RegistrationError> {
     let definition = prompt.definition();
     let name = definition.name.clone();
     let invalid = |reason: String| RegistrationError::InvalidPrompt {
@@ -116,15 +135,21 @@ fn prepare(prompt: Arc<dyn Prompt>) -> Result<RegisteredPrompt, RegistrationErro
     }
     Ok(RegisteredPrompt {
         name: name.into(),
+        stack: ItemStack::new(GetPrompt::new(prompt.clone()), policies),
         prompt,
         definition,
     })
 }
 
-/// The server's prompts.
-pub(crate) struct PromptRegistry {
+/// The server's prompts. Reached through [`Server::prompts`](crate::Server::prompts).
+///
+/// Changes at run time ([`register`](Self::register), [`remove`](Self::remove)) notify
+/// connected clients (`notifications/prompts/list_changed`, or their `subscriptions/listen`
+/// streams).
+pub struct PromptRegistry {
     catalog: Catalog<Prompts>,
     advertised: bool,
+    policies: ServerPolicies,
 }
 
 impl fmt::Debug for PromptRegistry {
@@ -136,11 +161,24 @@ impl fmt::Debug for PromptRegistry {
 }
 
 impl PromptRegistry {
-    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed) -> Self {
+    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
         Self {
             catalog: Catalog::new(settings, feed),
             advertised: true,
+            policies,
         }
+    }
+
+    /// Registers a prompt: its name follows the tool-name rule, it has a description, and
+    /// its arguments have distinct, non-empty names.
+    pub fn register(&self, prompt: impl Prompt) -> Result<(), RegistrationError> {
+        self.register_all(vec![Arc::new(prompt)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// The definition of the prompt named `name`.
+    pub fn definition(&self, name: &str) -> Option<PromptDefinition> {
+        self.get(name).map(|p| p.definition.clone())
     }
 
     pub(crate) fn set_advertised(&mut self, advertised: bool) {
@@ -151,7 +189,8 @@ impl PromptRegistry {
         self.advertised
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    /// Whether no prompt is registered.
+    pub fn is_empty(&self) -> bool {
         self.catalog.is_empty()
     }
 
@@ -165,15 +204,20 @@ impl PromptRegistry {
                 primitive: Primitive::Prompts,
             }]);
         }
-        self.catalog
-            .insert_all(prompts.into_iter().map(prepare).collect())
+        let prepared = prompts
+            .into_iter()
+            .map(|p| prepare(p, &self.policies))
+            .collect();
+        self.catalog.insert_all(prepared)
     }
 
-    pub(crate) fn remove(&self, name: &str) -> bool {
+    /// Removes the prompt named `name`; returns whether there was one.
+    pub fn remove(&self, name: &str) -> bool {
         self.catalog.remove(name)
     }
 
-    pub(crate) fn names(&self) -> Vec<String> {
+    /// The names of the registered prompts, in `prompts/list` order.
+    pub fn names(&self) -> Vec<String> {
         self.catalog.keys()
     }
 

@@ -4,17 +4,23 @@
 
 use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
 use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::pipeline::{ItemStack, ReadResource, ReadTarget, ServerPolicies};
 use crate::protocol::{McpError, ResourceDefinition, ResourceTemplateDefinition};
 use crate::resource::{Resource, ResourceTemplate, UriTemplate, Variables};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::broadcast;
+
+/// How many announced updates a slow connection may fall behind by before it misses some
+/// (it then gets the ones that follow; an update says only "read it again").
+const UPDATE_BACKLOG: usize = 1024;
 
 /// A registered resource.
 pub(crate) struct RegisteredResource {
     pub(crate) uri: Arc<str>,
-    pub(crate) resource: Arc<dyn Resource>,
+    pub(crate) stack: ItemStack<ReadResource>,
     definition: ResourceDefinition,
 }
 
@@ -22,6 +28,7 @@ pub(crate) struct RegisteredResource {
 pub(crate) struct RegisteredTemplate {
     pub(crate) template: UriTemplate,
     pub(crate) inner: Arc<dyn ResourceTemplate>,
+    pub(crate) stack: ItemStack<ReadResource>,
     /// Registration order: templates are tried in it.
     order: u64,
     definition: ResourceTemplateDefinition,
@@ -81,12 +88,21 @@ pub(crate) enum Route {
     Template(Arc<RegisteredTemplate>, Variables),
 }
 
-/// The server's resources and resource templates.
-pub(crate) struct ResourceRegistry {
+/// The server's resources and resource templates. Reached through
+/// [`Server::resources`](crate::Server::resources).
+///
+/// Changes at run time ([`register`](Self::register),
+/// [`register_template`](Self::register_template), [`remove`](Self::remove)) notify
+/// connected clients like tool changes do (`notifications/resources/list_changed`);
+/// [`updated`](Self::updated) tells the clients subscribed to a resource that its contents
+/// changed (`notifications/resources/updated`).
+pub struct ResourceRegistry {
     resources: Catalog<Resources>,
     templates: Catalog<Templates>,
     next_order: AtomicU64,
     advertised: bool,
+    policies: ServerPolicies,
+    updates: broadcast::Sender<Arc<str>>,
 }
 
 impl fmt::Debug for ResourceRegistry {
@@ -103,13 +119,58 @@ fn has_name(name: &str) -> bool {
 }
 
 impl ResourceRegistry {
-    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed) -> Self {
+    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
         Self {
             resources: Catalog::new(settings.clone(), feed.clone()),
             templates: Catalog::new(settings, feed),
             next_order: AtomicU64::new(0),
             advertised: true,
+            policies,
+            updates: broadcast::channel(UPDATE_BACKLOG).0,
         }
+    }
+
+    /// Registers a resource with a fixed URI. The URI needs a scheme and no spaces, the
+    /// resource a name; a URI already registered is refused.
+    pub fn register(&self, resource: impl Resource) -> Result<(), RegistrationError> {
+        self.register_resources(vec![Arc::new(resource)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// Registers a resource template; its `uriTemplate` must parse (see
+    /// [`UriTemplate`]) and be new.
+    pub fn register_template(
+        &self,
+        template: impl ResourceTemplate,
+    ) -> Result<(), RegistrationError> {
+        self.register_templates(vec![Arc::new(template)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// Tells every client subscribed to `uri` (legacy `resources/subscribe`, modern
+    /// `subscriptions/listen` with `resourceSubscriptions`) that its contents changed. Clients
+    /// that did not subscribe hear nothing; with nobody connected it costs nothing.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::ResourceDefinition;
+    /// use mcp_runtime::resource::resource_fn;
+    ///
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .resource(resource_fn(ResourceDefinition::new("config://app", "config"), |_| async { "{}" }))
+    ///     .build()
+    ///     .unwrap();
+    /// // …after the configuration changed:
+    /// server.resources().updated("config://app");
+    /// ```
+    pub fn updated(&self, uri: &str) {
+        // No receiver means nobody subscribed: nothing to do.
+        let _ = self.updates.send(uri.into());
+    }
+
+    /// A receiver of every later announced update.
+    pub(crate) fn subscribe_updates(&self) -> broadcast::Receiver<Arc<str>> {
+        self.updates.subscribe()
     }
 
     pub(crate) fn set_advertised(&mut self, advertised: bool) {
@@ -120,7 +181,8 @@ impl ResourceRegistry {
         self.advertised
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    /// Whether no resource and no template is registered.
+    pub fn is_empty(&self) -> bool {
         self.resources.is_empty() && self.templates.is_empty()
     }
 
@@ -159,7 +221,10 @@ impl ResourceRegistry {
                 }
                 Ok(RegisteredResource {
                     uri: uri.into(),
-                    resource,
+                    stack: ItemStack::new(
+                        ReadResource::new(ReadTarget::Resource(resource)),
+                        &self.policies,
+                    ),
                     definition,
                 })
             })
@@ -192,6 +257,10 @@ impl ResourceRegistry {
                 }
                 Ok(RegisteredTemplate {
                     template,
+                    stack: ItemStack::new(
+                        ReadResource::new(ReadTarget::Template(inner.clone())),
+                        &self.policies,
+                    ),
                     inner,
                     order: self.next_order.fetch_add(1, Ordering::Relaxed),
                     definition,
@@ -201,19 +270,28 @@ impl ResourceRegistry {
         self.templates.insert_all(prepared)
     }
 
-    /// Removes the resource with this URI, or the template with this URI template.
-    pub(crate) fn remove(&self, uri: &str) -> bool {
+    /// Removes the resource with this URI, or the template with this URI template; returns
+    /// whether there was one.
+    pub fn remove(&self, uri: &str) -> bool {
         self.resources.remove(uri) || self.templates.remove(uri)
     }
 
-    /// The URIs of the resources, in list order.
-    pub(crate) fn uris(&self) -> Vec<String> {
+    /// The URIs of the resources, in `resources/list` order.
+    pub fn uris(&self) -> Vec<String> {
         self.resources.keys()
     }
 
-    /// The URI templates, in list order.
-    pub(crate) fn template_strings(&self) -> Vec<String> {
+    /// The URI templates, in `resources/templates/list` order.
+    pub fn templates(&self) -> Vec<String> {
         self.templates.keys()
+    }
+
+    /// The definition of the resource with this URI.
+    pub fn definition(&self, uri: &str) -> Option<ResourceDefinition> {
+        self.resources
+            .snapshot()
+            .get(uri)
+            .map(|r| r.definition.clone())
     }
 
     /// What `uri` resolves to: the resource with exactly this URI, else the first template
