@@ -18,6 +18,7 @@ mod http_session;
 mod http_stream;
 mod interop;
 mod policies;
+mod primitives;
 mod session;
 mod stdio_raw;
 mod support_smoke;

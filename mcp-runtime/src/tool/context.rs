@@ -336,34 +336,41 @@ impl RequestContext {
     ///
     /// A context made outside a server ([`detached`](Self::detached), [`new`](Self::new))
     /// reaches no resources: every URI is not found.
-    pub async fn read_resource(
+    pub fn read_resource(
         &self,
         uri: &str,
-    ) -> Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError> {
-        use crate::pipeline::{McpRequest, Outcome};
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError>,
+    > {
+        use crate::pipeline::{BoxError, McpRequest, Outcome};
         use crate::resource::ResourceError;
         use crate::server::registry::resources::Route;
         let Some(server) = &self.inner.server else {
-            return Err(ResourceError::NotFound);
+            return Box::pin(std::future::ready(Err(ResourceError::NotFound)));
         };
         let resources = &server.registry().resources;
         let (stack, arguments) = match resources.route(uri) {
-            None => return Err(ResourceError::NotFound),
+            None => return Box::pin(std::future::ready(Err(ResourceError::NotFound))),
             Some(Route::Exact(r)) => (r.stack.clone(), crate::protocol::JsonObject::new()),
             Some(Route::Template(t, variables)) => (t.stack.clone(), variables.to_json()),
         };
         let request = McpRequest::new("resources/read", uri, arguments, self.clone());
-        match stack
-            .call(request)
-            .await
-            .unwrap_or_else(Outcome::from_error)
-        {
-            Outcome::Read(result) => Ok(result.contents),
-            Outcome::Refused(refusal) => Err(ResourceError::Failed(refusal.message().to_owned())),
-            Outcome::Error(error) => Err(ResourceError::from_mcp_error(error)),
-            _ => Err(ResourceError::failed(
-                "a layer answered a read with another kind of result",
-            )),
-        }
+        // Boxed with its type spelled out: the compiler cannot prove the stack's nested
+        // future `Send` through an `async` block on its own (as in `tools/call`).
+        let read: futures::future::BoxFuture<'static, Result<Outcome, BoxError>> =
+            Box::pin(stack.call(request));
+        Box::pin(async move {
+            match read.await.unwrap_or_else(Outcome::from_error) {
+                Outcome::Read(result) => Ok(result.contents),
+                Outcome::Refused(refusal) => {
+                    Err(ResourceError::Failed(refusal.message().to_owned()))
+                }
+                Outcome::Error(error) => Err(ResourceError::from_mcp_error(error)),
+                _ => Err(ResourceError::failed(
+                    "a layer answered a read with another kind of result",
+                )),
+            }
+        })
     }
 }

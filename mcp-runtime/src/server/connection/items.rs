@@ -15,8 +15,8 @@ use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::prompt::PromptArguments;
 use crate::protocol::jsonrpc::{encode_error, encode_notification, encode_result};
 use crate::protocol::{
-    CompleteParams, CompleteResult, Completion, CompletionReference, Era, GetPromptParams,
-    McpError, RequestId, ResourceUriParams,
+    CompleteParams, CompleteResult, Completion, CompletionReference, Era, ErrorCode,
+    GetPromptParams, McpError, RequestId, ResourceUriParams,
 };
 use crate::resource::ResourceError;
 use crate::server::projection::Modern;
@@ -168,8 +168,11 @@ impl Connection {
                 return Err(unoffered(METHOD, env.era));
             }
             let prompt = prompts.get(&p.name).ok_or_else(|| {
-                McpError::invalid_params(format!("Prompt {} not found", p.name))
-                    .with_data(json!({ "name": p.name }))
+                McpError::new(
+                    ErrorCode::INVALID_PARAMS,
+                    format!("Prompt {} not found", p.name),
+                )
+                .with_data(json!({ "name": p.name }))
             })?;
             let arguments = p.arguments.unwrap_or_default();
             prompt
@@ -211,7 +214,10 @@ impl Connection {
             let suggestions = match p.reference {
                 CompletionReference::Prompt { name } => {
                     let prompt = registry.prompts.get(&name).ok_or_else(|| {
-                        McpError::invalid_params(format!("Prompt {name} not found"))
+                        McpError::new(
+                            ErrorCode::INVALID_PARAMS,
+                            format!("Prompt {name} not found"),
+                        )
                     })?;
                     if !prompt.declares(&argument.name) {
                         return Err(McpError::invalid_params(format!(
@@ -247,9 +253,10 @@ impl Connection {
                             Box::pin(std::future::ready(Completion::default()))
                         }
                         None => {
-                            return Err(McpError::invalid_params(format!(
-                                "Resource template {uri} not found"
-                            ))
+                            return Err(McpError::new(
+                                ErrorCode::INVALID_PARAMS,
+                                format!("Resource template {uri} not found"),
+                            )
                             .into());
                         }
                     }
