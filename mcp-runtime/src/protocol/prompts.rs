@@ -112,6 +112,11 @@ pub struct PromptMessage {
 }
 
 impl PromptMessage {
+    /// A message of `role` with one content block.
+    pub fn new(role: Role, content: Content) -> Self {
+        Self { role, content }
+    }
+
     /// A user message with one text block.
     pub fn user(text: impl Into<String>) -> Self {
         Self {
