@@ -359,12 +359,17 @@ async fn the_path_variable_completes_from_directory_entries() {
 }
 
 #[tokio::test]
-async fn a_refresh_lists_new_files_and_drops_vanished_ones() {
+async fn a_refresh_lists_new_files_drops_vanished_ones_and_tells_subscribers() {
     let f = fixture_with(|p| p);
     let resources = FileResources::new(f.files.clone());
     let server = server(&resources);
-    let client = connect(&server, EraMode::Modern).await;
+    let client = connect(&server, EraMode::Legacy).await;
+    let mut incoming = client.take_unrouted().unwrap();
     assert_eq!(guarded(client.list_resources()).await.unwrap().len(), 2);
+    let notes = uri(&f, "notes.txt");
+    guarded(client.request("resources/subscribe", Some(json!({ "uri": notes }))))
+        .await
+        .unwrap();
 
     assert!(
         guarded(resources.refresh(&server))
@@ -378,8 +383,20 @@ async fn a_refresh_lists_new_files_and_drops_vanished_ones() {
     let change = guarded(resources.refresh(&server)).await.unwrap();
     assert_eq!(change.added, [uri(&f, "new.txt")]);
     assert_eq!(change.removed, [uri(&f, "d/inner.txt")]);
-    assert_eq!(change.changed, [uri(&f, "notes.txt")]);
+    assert_eq!(change.changed, [notes.clone()]);
 
+    let (mut list_changed, mut updated) = (false, false);
+    while !(list_changed && updated) {
+        let n = guarded(incoming.recv()).await.expect("a notification");
+        match n["method"].as_str() {
+            Some("notifications/resources/list_changed") => list_changed = true,
+            Some("notifications/resources/updated") => {
+                assert_eq!(n["params"]["uri"], json!(notes));
+                updated = true;
+            }
+            _ => panic!("unexpected {n}"),
+        }
+    }
     let listed = guarded(client.list_resources()).await.unwrap();
     let names: Vec<(&str, Option<u64>)> =
         listed.iter().map(|r| (r.name.as_str(), r.size)).collect();
