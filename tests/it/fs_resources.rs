@@ -383,7 +383,7 @@ async fn a_refresh_lists_new_files_drops_vanished_ones_and_tells_subscribers() {
     let change = guarded(resources.refresh(&server)).await.unwrap();
     assert_eq!(change.added, [uri(&f, "new.txt")]);
     assert_eq!(change.removed, [uri(&f, "d/inner.txt")]);
-    assert_eq!(change.changed, [notes.clone()]);
+    assert_eq!(change.changed, std::slice::from_ref(&notes));
 
     let (mut list_changed, mut updated) = (false, false);
     while !(list_changed && updated) {

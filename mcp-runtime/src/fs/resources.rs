@@ -13,9 +13,10 @@
 //!   pages them once per change, which suits a list that clients cache (`list_changed`
 //!   tells them when to ask again). So [`FileResources::register`] walks once, at startup,
 //!   and [`FileResources::refresh`] walks again and applies only the difference: new files
-//!   registered, vanished ones removed (one `notifications/resources/list_changed` for the
-//!   lot), and files whose size or modification time changed re-registered and announced to
-//!   their subscribers (`notifications/resources/updated`). Call it after your own writes,
+//!   registered in one batch, vanished ones removed (connected clients hear
+//!   `notifications/resources/list_changed`), and files whose size or modification time
+//!   changed re-registered and announced to their subscribers
+//!   (`notifications/resources/updated`). Call it after your own writes,
 //!   from a file watcher, or every so often with [`FileResources::refresh_every`]. Listing
 //!   lazily on every `resources/list` was the alternative; it would walk the disk per
 //!   request, make pages unstable between a client's page requests, and give list_changed
