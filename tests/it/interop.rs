@@ -159,7 +159,9 @@ pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> V
         "summary: {summary}"
     );
     assert!(
-        summary["completed"].as_array().is_some_and(|v| !v.is_empty()),
+        summary["completed"]
+            .as_array()
+            .is_some_and(|v| !v.is_empty()),
         "summary: {summary}"
     );
     summary
