@@ -47,7 +47,27 @@ pub enum WatchError {
 
 /// Watches a prompt directory and applies its changes to a server's prompts; stops when
 /// dropped. Made by [`PromptTemplates::watch`](super::PromptTemplates::watch) or
-/// [`start`](Self::start); see the [module](self) documentation for what it does.
+/// [`start`](Self::start).
+///
+/// - Changes are debounced: an editor's save is applied once the file has been quiet.
+/// - A changed file is loaded on its own. If the edit is broken (bad syntax, an undeclared
+///   variable, a name another file uses), the version served before stays served; the
+///   problems are logged (target `mcp::prompts`, with file and line) and listed by
+///   [`problems`](Self::problems) until the file is fixed.
+/// - Each batch of changes is one atomic
+///   [`PromptRegistry::swap`](crate::server::PromptRegistry::swap): new and changed
+///   prompts in, deleted ones out, one `list_changed` for clients.
+///
+/// ```no_run
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::prompt::PromptTemplates;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::builder("dev", "0.1.0").prompt_dir("prompts").build()?;
+/// let _watcher = PromptTemplates::watch("prompts", &server)?; // keep it alive
+/// # Ok(())
+/// # }
+/// ```
 pub struct PromptWatcher {
     state: Arc<Mutex<State>>,
     applied: Arc<AtomicU64>,
