@@ -4,6 +4,7 @@ mod fs_attacks;
 mod fs_attacks_files;
 mod fs_controls;
 mod fs_races;
+mod fs_resources;
 mod fs_support;
 mod fs_tools;
 mod fs_tools_kill;

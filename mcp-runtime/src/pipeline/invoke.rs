@@ -110,7 +110,10 @@ impl tower::Service<McpRequest> for ReadResource {
         let read = match &self.target {
             ReadTarget::Resource(resource) => resource.read(request.context),
             ReadTarget::Template(template) => {
-                let variables = Variables::from_json(&request.arguments);
+                let variables = match request.variables {
+                    Some(variables) => variables,
+                    None => Variables::from_json(&request.arguments),
+                };
                 template.read(request.target.to_string(), variables, request.context)
             }
         };

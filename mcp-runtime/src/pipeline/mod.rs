@@ -116,6 +116,10 @@ pub struct McpRequest {
     target: Arc<str>,
     arguments: JsonObject,
     context: RequestContext,
+    /// A template read's variables, typed, when nothing before [`ReadResource`] looks at the
+    /// arguments (no user layers, no argument audit): the read then skips building them as
+    /// JSON and back. Otherwise `None`, and the variables are the arguments.
+    variables: Option<crate::resource::Variables>,
 }
 
 impl McpRequest {
@@ -131,7 +135,14 @@ impl McpRequest {
             target: target.into(),
             arguments,
             context,
+            variables: None,
         }
+    }
+
+    /// A template read whose variables travel typed (see the field's docs).
+    pub(crate) fn with_variables(mut self, variables: crate::resource::Variables) -> Self {
+        self.variables = Some(variables);
+        self
     }
 
     /// The JSON-RPC method: `"tools/call"`.

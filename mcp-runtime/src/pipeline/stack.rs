@@ -128,12 +128,16 @@ impl ToolStack {
 /// [`McpRequest::method`](super::McpRequest::method).
 pub(crate) struct ItemStack<S> {
     stack: Audit<CatchPanic<Either<S, McpService>>>,
+    /// Whether anything before the innermost service reads a request's arguments (a user
+    /// layer, or the audit recording them).
+    sees_arguments: bool,
 }
 
 impl<S: Clone> Clone for ItemStack<S> {
     fn clone(&self) -> Self {
         Self {
             stack: self.stack.clone(),
+            sees_arguments: self.sees_arguments,
         }
     }
 }
@@ -165,7 +169,13 @@ where
         };
         Self {
             stack: server.audit.layer(CatchPanicLayer.layer(inner)),
+            sees_arguments: !server.layers.is_empty() || server.audit.logs_arguments(),
         }
+    }
+
+    /// Whether a layer or the audit reads the requests' arguments.
+    pub(crate) fn sees_arguments(&self) -> bool {
+        self.sees_arguments
     }
 
     /// Sends `request` through the stack.

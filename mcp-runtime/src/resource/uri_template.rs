@@ -575,8 +575,11 @@ fn split(pieces: &[Piece], uri: &[u8]) -> Option<Vec<(usize, usize)>> {
         let after = &after[..width];
         match piece {
             Piece::Literal { .. } => {
+                // Only the start matters for the first piece (most templates begin with
+                // their scheme's literal): one comparison instead of one per position.
+                let starts = if i == 0 { 1 } else { width };
                 for form in piece.literal_forms().into_iter().flatten() {
-                    for r in 0..width.saturating_sub(form.len()) {
+                    for r in 0..width.saturating_sub(form.len()).min(starts) {
                         if after[r + form.len()] && &uri[r..r + form.len()] == form {
                             row[r] = true;
                         }

@@ -343,23 +343,23 @@ impl RequestContext {
         'static,
         Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError>,
     > {
-        use crate::pipeline::{BoxError, McpRequest, Outcome};
+        use crate::pipeline::{BoxError, Outcome};
         use crate::resource::ResourceError;
         use crate::server::registry::resources::Route;
         let Some(server) = &self.inner.server else {
             return Box::pin(std::future::ready(Err(ResourceError::NotFound)));
         };
         let resources = &server.registry().resources;
-        let (stack, arguments) = match resources.route(uri) {
-            None => return Box::pin(std::future::ready(Err(ResourceError::NotFound))),
-            Some(Route::Exact(r)) => (r.stack.clone(), crate::protocol::JsonObject::new()),
-            Some(Route::Template(t, variables)) => (t.stack.clone(), variables.to_json()),
-        };
-        let request = McpRequest::new("resources/read", uri, arguments, self.clone());
         // Boxed with its type spelled out: the compiler cannot prove the stack's nested
         // future `Send` through an `async` block on its own (as in `tools/call`).
         let read: futures::future::BoxFuture<'static, Result<Outcome, BoxError>> =
-            Box::pin(stack.call(request));
+            match resources.route(uri) {
+                None => return Box::pin(std::future::ready(Err(ResourceError::NotFound))),
+                Some(Route::Exact(r)) => Box::pin(r.stack.call(r.request(uri, self.clone()))),
+                Some(Route::Template(t, variables)) => {
+                    Box::pin(t.stack.call(t.request(uri, variables, self.clone())))
+                }
+            };
         Box::pin(async move {
             match read.await.unwrap_or_else(Outcome::from_error) {
                 Outcome::Read(result) => Ok(result.contents),

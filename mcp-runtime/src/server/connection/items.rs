@@ -141,12 +141,12 @@ impl Connection {
         };
         let outlet = scope.outlet;
         let cx = self.context(&id, env, &outlet);
-        let (stack, arguments) = match route {
-            Route::Exact(r) => (r.stack.clone(), Map::new()),
-            Route::Template(t, variables) => (t.stack.clone(), variables.to_json()),
+        let future: BoxFuture<'static, _> = match route {
+            Route::Exact(r) => Box::pin(r.stack.call(r.request(uri, cx.clone()))),
+            Route::Template(t, variables) => {
+                Box::pin(t.stack.call(t.request(uri, variables, cx.clone())))
+            }
         };
-        let request = McpRequest::new(METHOD, uri, arguments, cx.clone());
-        let future: BoxFuture<'static, _> = Box::pin(stack.call(request));
         self.run(id, future, outlet, cx, finish_read)
     }
 

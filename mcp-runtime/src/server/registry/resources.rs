@@ -4,9 +4,11 @@
 
 use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
 use super::{ChangeFeed, Primitive, RegistrationError};
-use crate::pipeline::{ItemStack, ReadResource, ReadTarget, ServerPolicies};
+use crate::pipeline::{ItemStack, McpRequest, ReadResource, ReadTarget, ServerPolicies};
+use crate::protocol::JsonObject;
 use crate::protocol::{McpError, ResourceDefinition, ResourceTemplateDefinition};
 use crate::resource::{Resource, ResourceTemplate, UriTemplate, Variables};
+use crate::tool::RequestContext;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -24,6 +26,13 @@ pub(crate) struct RegisteredResource {
     definition: ResourceDefinition,
 }
 
+impl RegisteredResource {
+    /// The pipeline request of a read of this resource.
+    pub(crate) fn request(&self, uri: impl Into<Arc<str>>, cx: RequestContext) -> McpRequest {
+        McpRequest::new(READ, uri, JsonObject::new(), cx)
+    }
+}
+
 /// A registered resource template.
 pub(crate) struct RegisteredTemplate {
     pub(crate) template: UriTemplate,
@@ -33,6 +42,26 @@ pub(crate) struct RegisteredTemplate {
     order: u64,
     definition: ResourceTemplateDefinition,
 }
+
+impl RegisteredTemplate {
+    /// The pipeline request of a read of `uri`, which matched with `variables`: they are
+    /// the request's arguments when a layer or the audit reads those, and travel typed
+    /// otherwise (no JSON built and parsed back on the plain path).
+    pub(crate) fn request(
+        &self,
+        uri: impl Into<Arc<str>>,
+        variables: Variables,
+        cx: RequestContext,
+    ) -> McpRequest {
+        if self.stack.sees_arguments() {
+            McpRequest::new(READ, uri, variables.to_json(), cx)
+        } else {
+            McpRequest::new(READ, uri, JsonObject::new(), cx).with_variables(variables)
+        }
+    }
+}
+
+const READ: &str = "resources/read";
 
 /// The resources kind.
 pub(crate) struct Resources;
