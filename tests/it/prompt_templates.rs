@@ -474,3 +474,51 @@ async fn a_watched_directory_reloads_and_keeps_the_last_good_version() {
     .await;
     assert_eq!(text(&c, "hello").await.as_deref(), Some("Hello!"));
 }
+
+#[tokio::test]
+async fn the_file_service_confines_what_a_prompt_embeds() {
+    use mcp_runtime::fs::{FileResources, FileService, FsPolicy};
+    let f = fixture(&[("summarize_file.json", SEED)]);
+    let outside = f.docs.parent().unwrap().join("secret.txt");
+    std::os::unix::fs::symlink(&outside, f.docs.join("escape.txt")).unwrap();
+    let files = FileService::new(FsPolicy::new().allow_dir(&f.docs)).unwrap();
+    let s = FileResources::new(files)
+        .register(Server::builder("confined", "1.0.0").prompt_dir(&f.prompts))
+        .build()
+        .unwrap();
+    for mode in [EraMode::Legacy, EraMode::Modern] {
+        let c = connected(&s, mode).await;
+        let report = file_uri(&f.docs.join("report.txt"));
+        let ok = c
+            .get_prompt("summarize_file", &args(&[("fileUri", &report)]))
+            .await
+            .unwrap();
+        let Content::Resource(embedded) = &ok.messages[2].content else {
+            panic!("{ok:?}")
+        };
+        let ResourceContents::Text(text) = &embedded.resource else {
+            panic!("{embedded:?}")
+        };
+        assert_eq!(text.text, "Quarterly numbers went up.");
+
+        for uri in [
+            file_uri(&outside),
+            format!("{}/../secret.txt", file_uri(&f.docs)),
+            file_uri(&f.docs.join("escape.txt")),
+            file_uri(&f.docs.join("missing.txt")),
+        ] {
+            let e = protocol_error(
+                c.get_prompt("summarize_file", &args(&[("fileUri", &uri)]))
+                    .await
+                    .unwrap_err(),
+            );
+            assert_eq!(e.code, ErrorCode::INVALID_PARAMS, "{uri}: {e:?}");
+            assert!(
+                e.message.starts_with("argument `fileUri`: "),
+                "{uri}: {}",
+                e.message
+            );
+            assert!(!e.message.contains("not for prompts"), "{}", e.message);
+        }
+    }
+}
