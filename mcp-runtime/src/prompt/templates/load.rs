@@ -1,12 +1,13 @@
 //! From a file's text to a checked, compiled [`PromptTemplate`], collecting every problem
 //! (with its position) instead of stopping at the first.
 
+use super::compile::Compiler;
 use super::error::{LoadError, LoadProblem};
 use super::source::{self, Entry, Node, Pos, Str, Val};
 use crate::protocol::{BinaryContent, Content, PromptArgument, PromptDefinition, Role};
-use minijinja::{AutoEscape, Environment, UndefinedBehavior};
+use minijinja::Environment;
 use serde_json::{Map, Value, json};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 /// A prompt file's format.
@@ -301,7 +302,7 @@ impl Checker<'_> {
                         "the prompt's body (after the front matter) is empty",
                     );
                 }
-                let text = compiler.compile(self, &node, "body");
+                let text = compiler.compile(&mut self.problems, &node, "body");
                 match (role, text) {
                     (Some(role), Some(text)) => vec![MessageTemplate {
                         role,
@@ -717,7 +718,9 @@ impl Checker<'_> {
         compiler: &mut Compiler<'_>,
     ) -> Option<ItemTemplate> {
         if let Val::Str(_) = node.value {
-            return compiler.compile(self, node, label).map(ItemTemplate::Text);
+            return compiler
+                .compile(&mut self.problems, node, label)
+                .map(ItemTemplate::Text);
         }
         let Val::Object(entries) = &node.value else {
             self.problem(
@@ -766,7 +769,9 @@ impl Checker<'_> {
         match kind_name.as_str() {
             "text" => {
                 let text = needed(self, "text")?;
-                compiler.compile(self, &text, label).map(ItemTemplate::Text)
+                compiler
+                    .compile(&mut self.problems, &text, label)
+                    .map(ItemTemplate::Text)
             }
             "resource" => {
                 // The seed's shape (`uri` on the item) or MCP's (`resource: {uri, mimeType}`).
@@ -799,7 +804,7 @@ impl Checker<'_> {
                         return None;
                     }
                 };
-                let uri = compiler.compile(self, &uri, label)?;
+                let uri = compiler.compile(&mut self.problems, &uri, label)?;
                 Some(ItemTemplate::Resource { uri, mime_type })
             }
             "resource_link" => {
@@ -812,7 +817,7 @@ impl Checker<'_> {
                 let title = self.optional_string(node, "title");
                 let description = self.optional_string(node, "description");
                 let mime_type = self.optional_string(node, "mimeType");
-                let uri = compiler.compile(self, &uri, label)?;
+                let uri = compiler.compile(&mut self.problems, &uri, label)?;
                 Some(ItemTemplate::ResourceLink {
                     uri,
                     name: name.text.clone(),
@@ -858,186 +863,9 @@ struct Schema {
     validator: jsonschema::Validator,
 }
 
-/// Compiles a prompt's templates into its environment: strict about undefined values, no
-/// auto-escaping, every variable a declared argument.
-struct Compiler<'a> {
-    file: &'a Path,
-    env: Environment<'static>,
-    /// The declared arguments; `None` when the schema is unusable (variables unchecked).
-    declared: Option<BTreeSet<String>>,
-    globals: HashSet<String>,
-}
-
-impl<'a> Compiler<'a> {
-    fn new(file: &'a Path, declared: Option<BTreeSet<String>>) -> Self {
-        let env = environment();
-        let globals = env.globals().map(|(k, _)| k.to_owned()).collect();
-        Self {
-            file,
-            env,
-            declared,
-            globals,
-        }
-    }
-
-    /// Compiles the string `node` as a template named after `label`.
-    fn compile(&mut self, check: &mut Checker<'_>, node: &Node, label: &str) -> Option<Compiled> {
-        let Val::Str(text) = &node.value else {
-            check.problem(
-                node.pos,
-                format!("a template must be a string, not {}", node.kind()),
-            );
-            return None;
-        };
-        let name = format!("{label}@{}:{}", node.pos.line, node.pos.column);
-        if let Err(e) = self.env.add_template_owned(name.clone(), text.text.clone()) {
-            let line = e.line().unwrap_or(1);
-            let offset = e.range().map(|r| r.start);
-            let (pos, note) = position_in(node.pos, text, line, offset);
-            let detail = e
-                .detail()
-                .map_or_else(|| e.kind().to_string(), str::to_owned);
-            check.problem(pos, format!("template syntax error: {detail}{note}"));
-            return None;
-        }
-        let template = self.env.get_template(&name).ok()?;
-        let mut found: Vec<String> = template
-            .undeclared_variables(false)
-            .into_iter()
-            .filter(|v| !self.globals.contains(v))
-            .collect();
-        found.sort();
-        let mut uses = Vec::new();
-        for variable in found {
-            match &self.declared {
-                Some(declared) if !declared.contains(&variable) => {
-                    let (pos, note) = match find_variable(&text.text, &variable) {
-                        Some(offset) => {
-                            let line = text.text[..offset].matches('\n').count() + 1;
-                            position_in(node.pos, text, line, Some(offset))
-                        }
-                        None => (node.pos, String::new()),
-                    };
-                    check.problem(
-                        pos,
-                        format!(
-                            "the template uses `{variable}`, which is not an argument{note}; declare it in {}",
-                            if declared.is_empty() {
-                                "the prompt's arguments (it declares none)".to_owned()
-                            } else {
-                                format!(
-                                    "the prompt's arguments (it declares {})",
-                                    declared
-                                        .iter()
-                                        .map(|d| format!("`{d}`"))
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                )
-                            }
-                        ),
-                    );
-                }
-                _ => uses.push(variable),
-            }
-        }
-        Some(Compiled {
-            name,
-            uses,
-            at: format!(
-                "{}:{}:{}",
-                self.file.display(),
-                node.pos.line,
-                node.pos.column
-            ),
-        })
-    }
-}
-
-/// The environment every prompt's templates compile in.
-pub(crate) fn environment() -> Environment<'static> {
-    let mut env = Environment::new();
-    // An undefined variable is an error, never an empty string: a typo must not silently
-    // drop part of a prompt.
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    // Prompts are text for a model, not HTML.
-    env.set_auto_escape_callback(|_| AutoEscape::None);
-    // A `{% … %}` line leaves no blank line or indentation behind (Ansible's choice too):
-    // prompts are read as text, where stray blank lines show.
-    let syntax = minijinja::syntax::SyntaxConfig::builder()
-        .trim_blocks(true)
-        .lstrip_blocks(true)
-        .build();
-    if let Ok(syntax) = syntax {
-        env.set_syntax(syntax);
-    }
-    env
-}
-
-/// Where line `line` (1-based), at byte `offset`, of the template `text` is in the file,
-/// and a note for messages when that can only be told relative to the string's start.
-fn position_in(start: Pos, text: &Str, line: usize, offset: Option<usize>) -> (Pos, String) {
-    let column_in_line = offset.map(|o| {
-        let o = o.min(text.text.len());
-        let line_start = text.text[..o].rfind('\n').map_or(0, |i| i + 1);
-        text.text[line_start..o].chars().count() + 1
-    });
-    match text.first_line {
-        Some(first) => (
-            Pos {
-                line: first + line - 1,
-                column: column_in_line.map_or(1, |c| c + text.indent),
-            },
-            String::new(),
-        ),
-        None if line <= 1 => (start, String::new()),
-        None => (start, format!(" (line {line} of the string)")),
-    }
-}
-
-/// The byte offset of the first use of `variable` inside a `{{ }}` or `{% %}` block.
-fn find_variable(text: &str, variable: &str) -> Option<usize> {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut rest = 0;
-    while let Some(open) = text[rest..].find(['{']).map(|i| i + rest) {
-        let close = match text.get(open + 1..open + 2) {
-            Some("{") => "}}",
-            Some("%") => "%}",
-            _ => {
-                rest = open + 1;
-                continue;
-            }
-        };
-        let body_start = open + 2;
-        let body_end = text[body_start..]
-            .find(close)
-            .map_or(text.len(), |i| i + body_start);
-        let body = &text[body_start..body_end];
-        let mut from = 0;
-        while let Some(i) = body[from..].find(variable).map(|i| i + from) {
-            let before = body[..i].chars().next_back();
-            let after = body[i + variable.len()..].chars().next();
-            if !before.is_some_and(|c| is_ident(c) || c == '.') && !after.is_some_and(is_ident) {
-                return Some(body_start + i);
-            }
-            from = i + variable.len();
-        }
-        rest = body_end;
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn finds_variables_in_blocks_only() {
-        let text = "name is {{ name }} and {% if surname %}x{% endif %}";
-        assert_eq!(find_variable(text, "name"), Some(11));
-        assert_eq!(find_variable(text, "surname"), Some(29));
-        assert_eq!(find_variable("{{ x.name }}", "name"), None);
-        assert_eq!(find_variable("{{ names }}", "name"), None);
-    }
 
     #[test]
     fn formats_by_extension() {

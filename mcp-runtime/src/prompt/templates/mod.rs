@@ -127,6 +127,7 @@
 //! (see [`PromptWatcher`]).
 
 mod coerce;
+mod compile;
 mod error;
 mod load;
 mod render;
