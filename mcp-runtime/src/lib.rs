@@ -45,12 +45,14 @@
 //! | --- | --- | --- |
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
+//! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
+//! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
-//! A server that only speaks stdio can leave both out
+//! A server that only speaks stdio can leave them out
 //! (`mcp-runtime = { version = "0.1", default-features = false }`): it then compiles
-//! without hyper, axum and cap-std (tower's core stays: the request pipeline is made of
-//! its layers). Its binary is the same size either way: code a server never calls is
-//! dropped at link time.
+//! without hyper, axum, cap-std and the template engine (tower's core stays: the request
+//! pipeline is made of its layers). Its binary is the same size either way: code a server
+//! never calls is dropped at link time.
 
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]

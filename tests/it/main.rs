@@ -20,6 +20,7 @@ mod http_stream;
 mod interop;
 mod policies;
 mod primitives;
+mod prompt_templates;
 mod session;
 mod stdio_raw;
 mod support_smoke;

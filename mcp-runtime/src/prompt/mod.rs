@@ -5,9 +5,20 @@
 //! - [`IntoPromptResult`] is what rendering may return (messages, one message, a `String`
 //!   as one user message, or a `Result`); [`PromptError`] is how it fails.
 //!
+//! - [`PromptTemplates`] (feature `prompt-files`, on by default): prompts written as JSON,
+//!   YAML or Markdown files in a directory, rendered with a strict template engine; see
+//!   [`templates`].
+//!
 //! Arguments arrive as strings (the protocol has no other kind). The server checks that
 //! every argument the definition marks required is present, and refuses unknown ones,
 //! before the prompt renders (`-32602` naming the argument).
+
+#[cfg(feature = "prompt-files")]
+pub mod templates;
+#[cfg(feature = "prompt-files")]
+pub use templates::{LoadError, LoadProblem, PromptTemplates, TemplatePrompt};
+#[cfg(feature = "prompt-watch")]
+pub use templates::{PromptWatcher, WatchError};
 
 use crate::protocol::{
     Completion, ErrorCode, GetPromptResult, McpError, PromptDefinition, PromptMessage,

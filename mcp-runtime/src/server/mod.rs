@@ -255,6 +255,33 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds the prompts of a directory of template files (JSON, YAML or Markdown; see
+    /// [`prompt::templates`](crate::prompt::templates)). Every problem in every file is
+    /// reported by [`build`](Self::build) ([`RegistrationError::PromptFiles`]), each with its
+    /// file and line.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// # fn main() -> std::io::Result<()> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let prompts = dir.path();
+    /// std::fs::write(prompts.join("hello.md"), "---\ndescription: Says hello.\n---\nHello!\n")?;
+    /// std::fs::write(prompts.join("broken.yaml"), "description: [unclosed\n")?;
+    /// let error = Server::builder("demo", "1.0.0").prompt_dir(prompts).build().unwrap_err();
+    /// assert!(error.to_string().contains("broken.yaml:2:1: invalid YAML"), "{error}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "prompt-files")]
+    pub fn prompt_dir(mut self, dir: impl AsRef<std::path::Path>) -> Self {
+        match crate::prompt::PromptTemplates::from_dir(dir) {
+            Ok(templates) => self.prompts.extend(templates),
+            Err(e) => self.problems.push(RegistrationError::PromptFiles(e)),
+        }
+        self
+    }
+
     /// `ttlMs` and `cacheScope` of modern `resources/read` results (default `0`, `private`).
     pub fn read_cache(mut self, policy: CachePolicy) -> Self {
         self.read_cache = policy;

@@ -119,6 +119,12 @@ pub enum RegistrationError {
         /// The name.
         name: String,
     },
+    /// A directory of prompt files
+    /// ([`ServerBuilder::prompt_dir`](crate::ServerBuilder::prompt_dir)) could not be
+    /// loaded: every problem of every file, each with its file and line.
+    #[cfg(feature = "prompt-files")]
+    #[error("{0}")]
+    PromptFiles(crate::prompt::LoadError),
 }
 
 fn quoted(names: &[&str]) -> String {

@@ -211,6 +211,44 @@ impl PromptRegistry {
         self.catalog.insert_all(prepared)
     }
 
+    /// Removes the prompts named in `remove` (those that are registered) and registers
+    /// `add`, as one change: clients never see the list between the two, and get one
+    /// `list_changed`. All or none, every problem reported; an added prompt may take the
+    /// name of a removed one, which is how a prompt is replaced.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::prompt::prompt_fn;
+    /// use mcp_runtime::protocol::PromptDefinition;
+    ///
+    /// let hello = |text: &'static str| {
+    ///     prompt_fn(PromptDefinition::new("hello", text), |_, _| async { "Hello!" })
+    /// };
+    /// let server = Server::builder("demo", "1.0.0").prompt(hello("Says hello.")).build().unwrap();
+    /// server.prompts().swap(&["hello"], [std::sync::Arc::new(hello("Greets.")) as _]).unwrap();
+    /// assert_eq!(
+    ///     server.prompts().definition("hello").unwrap().description.as_deref(),
+    ///     Some("Greets.")
+    /// );
+    /// ```
+    pub fn swap(
+        &self,
+        remove: &[&str],
+        add: impl IntoIterator<Item = Arc<dyn Prompt>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        let add: Vec<Arc<dyn Prompt>> = add.into_iter().collect();
+        if !self.advertised && !add.is_empty() {
+            return Err(vec![RegistrationError::NotAdvertised {
+                primitive: Primitive::Prompts,
+            }]);
+        }
+        let prepared = add
+            .into_iter()
+            .map(|p| prepare(p, &self.policies))
+            .collect();
+        self.catalog.replace(remove, prepared)
+    }
+
     /// Removes the prompt named `name`; returns whether there was one.
     pub fn remove(&self, name: &str) -> bool {
         self.catalog.remove(name)
