@@ -18,6 +18,8 @@ mod http_session;
 mod http_stream;
 mod interop;
 mod policies;
+mod prompt_macro;
+mod resource_macro;
 mod session;
 mod stdio_raw;
 mod support_smoke;
