@@ -37,7 +37,13 @@
 //! timeouts, concurrency and rate limits, user layers) ← [`server`] (the builder; the
 //! registry, one catalog per primitive; era classification and dispatch) ← [`transport`]
 //! (the public contract a transport implements; stdio, Streamable HTTP, in-memory);
-//! [`client`] talks to any of them. [`fs`] confines file access for the file tools.
+//! [`client`] talks to any of them. [`resource`] and [`prompt`] are the other two
+//! primitives, beside [`tool`]; [`completion`] is what their parameters' suggestions come
+//! from. [`fs`] confines file access for the file tools.
+//!
+//! The attributes make each primitive from an async function: [`mcp_tool`] (and
+//! [`mcp_tools`] on an impl block), [`mcp_resource`] and [`mcp_prompt`]; every one of them
+//! in the program is added by `ServerBuilder::collected()`.
 //!
 //! ## Cargo features
 //!
@@ -62,6 +68,8 @@
 extern crate self as mcp_runtime;
 
 pub mod client;
+mod collect;
+pub mod completion;
 #[cfg(feature = "fs")]
 pub mod fs;
 pub mod pipeline;
@@ -72,6 +80,10 @@ pub mod server;
 pub mod tool;
 pub mod transport;
 
+#[doc = include_str!("docs/mcp_prompt.md")]
+pub use mcp_macros::mcp_prompt;
+#[doc = include_str!("docs/mcp_resource.md")]
+pub use mcp_macros::mcp_resource;
 pub use mcp_macros::{mcp_tool, mcp_tools};
 pub use server::{Server, ServerBuilder};
 #[cfg(feature = "http")]
@@ -80,56 +92,22 @@ pub use transport::stdio::serve_stdio;
 
 /// The names most servers need.
 pub mod prelude {
+    pub use crate::prompt::{IntoPromptResult, Prompt, PromptError};
     pub use crate::protocol::{
         CallToolResult, Content, Era, McpError, ToolAnnotations, ToolDefinition,
     };
+    pub use crate::protocol::{GetPromptResult, PromptMessage, ResourceContents};
+    pub use crate::resource::{IntoContents, Resource, ResourceError, ResourceTemplate};
     pub use crate::server::{Server, ServerBuilder};
     pub use crate::tool::{IntoToolResult, Json, RequestContext, State, Tool, tool_fn};
     #[cfg(feature = "http")]
     pub use crate::transport::http::serve_http;
     pub use crate::transport::stdio::serve_stdio;
-    pub use mcp_macros::{mcp_tool, mcp_tools};
+    pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_tools};
 }
 
 #[doc(hidden)]
-pub mod __private {
-    pub use futures::future::BoxFuture;
-    pub use inventory;
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-
-    pub use crate::tool::name::{assert_fn_tool_name, assert_tool_name};
-
-    /// Lands "not a tool argument" errors on the parameter's type.
-    pub fn assert_argument<T: crate::tool::ToolArgument>() {}
-    /// What generated code needs of an injected parameter's type `T`.
-    #[allow(missing_debug_implementations)]
-    pub struct Injector<T> {
-        /// Extracts the parameter, or the `isError` result its rejection becomes (the tool
-        /// then does not run).
-        pub extract: fn(&crate::tool::RequestContext) -> Result<T, crate::protocol::CallToolResult>,
-        /// What the parameter needs from the server's state ([`FromContext::missing_state`]).
-        ///
-        /// [`FromContext::missing_state`]: crate::tool::FromContext::missing_state
-        pub missing_state: fn(&crate::tool::Extensions) -> Vec<crate::tool::MissingState>,
-    }
-
-    /// The one way generated code reaches `FromContext`, named spanned on the parameter's
-    /// type: a type that is not injectable gets one error there (rustc merges the identical
-    /// ones), and the rejection's type, a projection through the missing impl, never appears
-    /// in generated code, where it would raise another error on `#[mcp_tool]`.
-    pub fn injector<T: crate::tool::FromContext>() -> Injector<T> {
-        Injector {
-            extract: |cx| {
-                T::from_context(cx).map_err(|rejection| {
-                    crate::protocol::CallToolResult::error(rejection.to_string())
-                })
-            },
-            missing_state: T::missing_state,
-        }
-    }
-}
+pub mod __private;
 
 /// The README's Rust examples, compiled as doctests so they cannot drift (with the default
 /// features, which they use).

@@ -1,7 +1,8 @@
 //! Prompts: message templates a user picks in the client and fills with arguments.
 //!
 //! - [`Prompt`]: a prompt's definition and how it renders; [`prompt_fn`] makes one from an
-//!   async closure over the arguments.
+//!   async closure over the arguments, `#[mcp_prompt]` from an async function (see
+//!   [`collected`]), whose parameters are parsed with [`FromArgument`].
 //! - [`IntoPromptResult`] is what rendering may return (messages, one message, a `String`
 //!   as one user message, or a `Result`); [`PromptError`] is how it fails.
 //!
@@ -28,6 +29,8 @@ use futures::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
+use std::str::FromStr;
+use std::sync::Arc;
 
 /// A prompt's arguments, by name; every value is a string.
 pub type PromptArguments = BTreeMap<String, String>;
@@ -215,4 +218,48 @@ where
         let fut = (self.f)(arguments, cx);
         Box::pin(async move { fut.await.into_prompt_result() })
     }
+}
+
+/// A type a `#[mcp_prompt]` parameter can have: parsed from the string the client sends.
+///
+/// Implemented for every [`FromStr`] type whose error is [`Display`](fmt::Display): `String`,
+/// numbers, `bool`, your own types (an enum implementing `FromStr` and `JsonSchema` also
+/// completes from its values). A value that does not parse is answered with
+/// [`PromptError::InvalidArguments`], naming the argument. `Option<T>` makes the argument
+/// optional.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument",
+    label = "prompt arguments are strings on the wire, parsed with `FromStr`",
+    note = "use `String`, a number, or a type implementing `FromStr` whose error implements `Display`; write `Option<T>` for an optional argument; if the server provides this value, mark the parameter `#[mcp(inject)]`"
+)]
+pub trait FromArgument: Sized {
+    /// Parses the argument's text; the error says why it is not a value.
+    fn from_argument(text: &str) -> Result<Self, String>;
+}
+
+impl<T> FromArgument for T
+where
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    fn from_argument(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|e: T::Err| e.to_string())
+    }
+}
+
+/// A prompt registered by `#[mcp_prompt]`; see [`collected`].
+#[derive(Debug, Clone, Copy)]
+pub struct PromptFactory {
+    /// Builds the prompt.
+    pub make: fn() -> Arc<dyn Prompt>,
+}
+
+inventory::collect!(PromptFactory);
+
+/// Every prompt defined with `#[mcp_prompt]` anywhere in the program (register them with
+/// `ServerBuilder::collected_prompts`).
+pub fn collected() -> Vec<Arc<dyn Prompt>> {
+    inventory::iter::<PromptFactory>()
+        .map(|f| (f.make)())
+        .collect()
 }

@@ -4,9 +4,12 @@
 //! - [`ResourceTemplate`]: a family of resources named by an RFC 6570 URI template
 //!   (`users://{id}/profile`, see [`uri_template`]); a read of a matching URI gets the
 //!   template's variables.
-//! - [`resource_fn`] and [`template_fn`] make either from an async closure;
-//!   [`IntoContents`] is what a read may return (text, bytes, [`Json`], contents, or a
-//!   `Result`); [`ResourceError`] is how a read fails (not found, a bad URI, anything else).
+//! - [`resource_fn`] and [`template_fn`] make either from an async closure, and
+//!   `#[mcp_resource]` from an async function (see [`collected`] and
+//!   [`collected_templates`]); [`IntoContents`] is what a read may return (text, bytes,
+//!   [`Json`], contents, or a `Result`); [`ResourceError`] is how a read fails (not found, a
+//!   bad URI, anything else); [`FromVariable`] is what a template variable may be parsed
+//!   into.
 //!
 //! The server registers them (`ServerBuilder::resource`, `ServerBuilder::resource_template`),
 //! lists them (`resources/list`, `resources/templates/list`) and routes `resources/read`: an
@@ -29,6 +32,8 @@ use futures::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
+use std::str::FromStr;
+use std::sync::Arc;
 
 /// A resource with a fixed URI.
 ///
@@ -199,4 +204,66 @@ where
         let mime = self.definition.mime_type.clone();
         Box::pin(async move { fut.await.into_contents(&uri, mime.as_deref()) })
     }
+}
+
+/// A type a `#[mcp_resource]` template parameter can have: parsed from the variable's text.
+///
+/// Implemented for every [`FromStr`] type whose error is [`Display`](fmt::Display): `String`,
+/// numbers, `bool`, your own types. A value that does not parse makes the read fail with
+/// [`ResourceError::InvalidUri`], naming the variable. The parameter may also be written
+/// `Option<T>` (a variable a URI may leave out, as those of `{?a,b}`) or `Vec<T>` (an
+/// exploded variable, `{/path*}`), with `T: FromVariable`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a URI template variable",
+    label = "template parameters are parsed from the URI's text with `FromStr`",
+    note = "use `String`, a number, or a type implementing `FromStr` whose error implements `Display`; write `Option<T>` for a variable a URI may leave out and `Vec<T>` for an exploded one (`{{/path*}}`); if the server provides this value, mark the parameter `#[mcp(inject)]`"
+)]
+pub trait FromVariable: Sized {
+    /// Parses the variable's (percent-decoded) text; the error says why it is not a value.
+    fn from_variable(text: &str) -> Result<Self, String>;
+}
+
+impl<T> FromVariable for T
+where
+    T: FromStr,
+    T::Err: fmt::Display,
+{
+    fn from_variable(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|e: T::Err| e.to_string())
+    }
+}
+
+/// A resource registered by `#[mcp_resource(uri = "…")]`; see [`collected`].
+#[derive(Debug, Clone, Copy)]
+pub struct ResourceFactory {
+    /// Builds the resource.
+    pub make: fn() -> Arc<dyn Resource>,
+}
+
+inventory::collect!(ResourceFactory);
+
+/// A resource template registered by `#[mcp_resource(template = "…")]`; see
+/// [`collected_templates`].
+#[derive(Debug, Clone, Copy)]
+pub struct TemplateFactory {
+    /// Builds the template.
+    pub make: fn() -> Arc<dyn ResourceTemplate>,
+}
+
+inventory::collect!(TemplateFactory);
+
+/// Every resource defined with `#[mcp_resource(uri = "…")]` anywhere in the program
+/// (register them with `ServerBuilder::collected_resources`).
+pub fn collected() -> Vec<Arc<dyn Resource>> {
+    inventory::iter::<ResourceFactory>()
+        .map(|f| (f.make)())
+        .collect()
+}
+
+/// Every resource template defined with `#[mcp_resource(template = "…")]` anywhere in the
+/// program (`ServerBuilder::collected_resources` registers them too).
+pub fn collected_templates() -> Vec<Arc<dyn ResourceTemplate>> {
+    inventory::iter::<TemplateFactory>()
+        .map(|f| (f.make)())
+        .collect()
 }

@@ -57,6 +57,11 @@
 //! are, so a value with a comma cannot come back), and `{+x}` passes `%XX` through when
 //! expanding while matching decodes it, so a value that literally contains `%41` cannot
 //! come back either: both are RFC 6570's own ambiguities.
+//!
+//! **Checked at compile time too.** [`validate`] holds every rule above and is a `const fn`
+//! with no allocation; [`UriTemplate::parse`] calls it before building, and
+//! `#[mcp_resource(template = "…")]` evaluates it in a `const`, so a template the macro
+//! accepts is one registration accepts (the approach of the tool-name rule).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -133,8 +138,22 @@ enum Operator {
 }
 
 impl Operator {
+    /// The operator an expression's first character names: [`Operator::Simple`] when it
+    /// names none (it then starts the first variable name).
+    const fn of(b: u8) -> Self {
+        match b {
+            b'+' => Self::Reserved,
+            b'#' => Self::Fragment,
+            b'.' => Self::Label,
+            b'/' => Self::PathSegment,
+            b'?' => Self::Query,
+            b'&' => Self::QueryContinuation,
+            _ => Self::Simple,
+        }
+    }
+
     /// The character that starts the expression's text, if any.
-    fn prefix(self) -> Option<u8> {
+    const fn prefix(self) -> Option<u8> {
         match self {
             Self::Simple | Self::Reserved => None,
             Self::Fragment => Some(b'#'),
@@ -146,7 +165,7 @@ impl Operator {
     }
 
     /// What separates values inside the expression.
-    fn separator(self) -> u8 {
+    const fn separator(self) -> u8 {
         match self {
             Self::Simple | Self::Reserved | Self::Fragment => b',',
             Self::Label => b'.',
@@ -156,7 +175,7 @@ impl Operator {
     }
 
     /// `name=value` pairs rather than bare values.
-    fn named(self) -> bool {
+    const fn named(self) -> bool {
         matches!(self, Self::Query | Self::QueryContinuation)
     }
 
@@ -347,9 +366,11 @@ impl Matcher {
 }
 
 impl UriTemplate {
-    /// Parses a template; the error says what is wrong and at which byte.
+    /// Parses a template; the error says what is wrong and at which byte. The rules are
+    /// [`validate`]'s, which `#[mcp_resource]` also evaluates at compile time.
     pub fn parse(template: &str) -> Result<Self, UriTemplateError> {
-        let parts = parse_parts(template)?;
+        validate(template)?;
+        let parts = parse_parts(template);
         let mut names: Vec<String> = Vec::new();
         for part in &parts {
             if let Part::Expression(expression) = part {
@@ -643,181 +664,332 @@ fn split(pieces: &[Piece], uri: &[u8]) -> Option<Vec<(usize, usize)>> {
     Some(spans)
 }
 
-/// Splits the template into literals and expressions, checking everything parse refuses.
-fn parse_parts(template: &str) -> Result<Vec<Part>, UriTemplateError> {
+/// Checks `template` against every rule of the supported subset (module docs), without
+/// building anything: the first problem, with its byte offset.
+///
+/// A `const fn`, so it also runs at compile time: `#[mcp_resource(template = "…")]` checks its
+/// template by evaluating this very function in a `const` (as `#[mcp_tool]` does for tool
+/// names), and [`UriTemplate::parse`] calls it before building, so what compiles is exactly
+/// what registers.
+///
+/// ```
+/// use mcp_runtime::resource::uri_template::{UriTemplateError, validate};
+///
+/// assert_eq!(validate("users://{id}/profile{?fields}"), Ok(()));
+/// assert_eq!(validate("x://{a}{b}"), Err(UriTemplateError::AdjacentExpressions { offset: 7 }));
+/// const CHECKED: () = assert!(validate("file:///{+path}").is_ok());
+/// ```
+pub const fn validate(template: &str) -> Result<(), UriTemplateError> {
     let bytes = template.as_bytes();
-    let mut parts = Vec::new();
-    let mut literal_start = 0;
+    let mut chain = Chain::EMPTY;
+    // `Iterator` and `?` are not usable in a `const fn`; hence the index loops and matches.
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'{' => {
-                if literal_start < i {
-                    parts.push(Part::Literal(template[literal_start..i].to_owned()));
+                let Some(close) = expression_end(bytes, i) else {
+                    return Err(UriTemplateError::Unclosed { offset: i });
+                };
+                let shape = match check_expression(bytes, i, close) {
+                    Ok(shape) => shape,
+                    Err(e) => return Err(e),
+                };
+                if chain.refuses(shape.operator) {
+                    return Err(UriTemplateError::AdjacentExpressions { offset: i });
                 }
-                let close = bytes[i + 1..]
-                    .iter()
-                    .position(|&b| b == b'{' || b == b'}')
-                    .map(|k| i + 1 + k)
-                    .filter(|&k| bytes[k] == b'}')
-                    .ok_or(UriTemplateError::Unclosed { offset: i })?;
-                let expression = parse_expression(template, i, close)?;
-                // Literals are never empty, so expressions next to each other in `parts`
-                // are next to each other in the template.
-                let chain = parts
-                    .iter()
-                    .rev()
-                    .map_while(|part| match part {
-                        Part::Expression(previous) => Some(previous),
-                        Part::Literal(_) => None,
-                    })
-                    .collect::<Vec<_>>();
-                check_adjacent(&chain, &expression, i)?;
-                parts.push(Part::Expression(expression));
+                chain = chain.then(shape);
                 i = close + 1;
-                literal_start = i;
             }
             b'}' => return Err(UriTemplateError::UnmatchedClose { offset: i }),
-            b'%' if is_percent_triplet(bytes, i) => i += 3,
+            b'%' if is_percent_triplet(bytes, i) => {
+                chain = Chain::EMPTY;
+                i += 3;
+            }
             b'%' => return Err(UriTemplateError::InvalidPercentEncoding { offset: i }),
-            b if b >= 0x80 || is_literal_byte(b) => i += 1,
+            b if b >= 0x80 || is_literal_byte(b) => {
+                chain = Chain::EMPTY;
+                i += 1;
+            }
             b => {
                 return Err(UriTemplateError::InvalidLiteral {
                     offset: i,
-                    character: char::from(b),
+                    character: b as char,
                 });
             }
         }
     }
-    if literal_start < bytes.len() {
-        parts.push(Part::Literal(template[literal_start..].to_owned()));
+    Ok(())
+}
+
+/// The `}` that closes the expression opened at `open`, when it comes before any other `{`.
+const fn expression_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut k = open + 1;
+    while k < bytes.len() {
+        match bytes[k] {
+            b'}' => return Some(k),
+            b'{' => return None,
+            _ => k += 1,
+        }
     }
-    Ok(parts)
+    None
 }
 
-/// The ASCII characters RFC 6570 allows in literals (`literals`, §2.1, with `'` as
-/// erratum 6937 corrects it), `%` aside. Non-ASCII characters (`ucschar`) are allowed too.
-fn is_literal_byte(b: u8) -> bool {
-    matches!(b, 0x21 | 0x23..=0x24 | 0x26..=0x3B | 0x3D | 0x3F..=0x5B | 0x5D | 0x5F | 0x61..=0x7A | 0x7E)
+/// What the rules about neighbours need to know of one expression.
+#[derive(Clone, Copy)]
+struct Shape {
+    operator: Operator,
+    /// More than one value: several variables, or an exploded one.
+    several: bool,
 }
 
-/// Parses `template[open..=close]`, from `{` to `}`.
-fn parse_expression(
-    template: &str,
+/// The expressions directly before the next one (no literal between), summarized for
+/// [`Chain::refuses`]: the separators of the lists among them, split at the nearest
+/// expression that is not a query (`{?a}{&b}` is one query, whose `&` ends nothing).
+#[derive(Clone, Copy)]
+struct Chain {
+    any: bool,
+    /// Separators of the lists in the run of query expressions nearest the next one.
+    queries: u8,
+    /// Separators of the lists before that run.
+    before: u8,
+}
+
+impl Chain {
+    const EMPTY: Self = Self {
+        any: false,
+        queries: 0,
+        before: 0,
+    };
+
+    /// Whether an expression of `next`'s operator may not follow: nothing in a URI would
+    /// mark where the value before it ends. That is when `next` has no operator character
+    /// (`{a}{b}`), or when its character separates the values of a list before it
+    /// (`{/list*}{/b}`, also across optional expressions between: `{/list*}{?q}{/b}`).
+    const fn refuses(self, next: Operator) -> bool {
+        if !self.any {
+            return false;
+        }
+        let Some(prefix) = next.prefix() else {
+            return true;
+        };
+        let lists = if matches!(next, Operator::QueryContinuation) {
+            self.before
+        } else {
+            self.before | self.queries
+        };
+        lists & separator_bit(prefix) != 0
+    }
+
+    /// The chain with `shape` appended.
+    const fn then(self, shape: Shape) -> Self {
+        let bit = if shape.several {
+            separator_bit(shape.operator.separator())
+        } else {
+            0
+        };
+        if shape.operator.named() {
+            Self {
+                any: true,
+                queries: self.queries | bit,
+                before: self.before,
+            }
+        } else {
+            Self {
+                any: true,
+                queries: 0,
+                before: self.before | self.queries | bit,
+            }
+        }
+    }
+}
+
+/// A bit per separator character (`,` `.` `/` `&`); 0 for any other byte.
+const fn separator_bit(b: u8) -> u8 {
+    match b {
+        b',' => 1,
+        b'.' => 2,
+        b'/' => 4,
+        b'&' => 8,
+        _ => 0,
+    }
+}
+
+/// Checks `template[open..=close]`, from `{` to `}`.
+const fn check_expression(
+    bytes: &[u8],
     open: usize,
     close: usize,
-) -> Result<Expression, UriTemplateError> {
-    let bytes = template.as_bytes();
-    let invalid = |offset: usize| UriTemplateError::InvalidVariableName {
-        offset,
-        character: template[offset..].chars().next().unwrap_or('}'),
-    };
+) -> Result<Shape, UriTemplateError> {
     let mut pos = open + 1;
     let operator = match bytes[pos] {
-        b'+' => Operator::Reserved,
-        b'#' => Operator::Fragment,
-        b'.' => Operator::Label,
-        b'/' => Operator::PathSegment,
-        b'?' => Operator::Query,
-        b'&' => Operator::QueryContinuation,
         b';' | b'=' | b',' | b'!' | b'@' | b'|' => {
             return Err(UriTemplateError::UnsupportedOperator {
                 offset: pos,
-                operator: char::from(bytes[pos]),
+                operator: bytes[pos] as char,
             });
         }
-        _ => Operator::Simple,
+        b => Operator::of(b),
     };
-    if operator != Operator::Simple {
+    if !matches!(operator, Operator::Simple) {
         pos += 1;
     }
-    let mut variables = Vec::new();
-    let mut explode_at = Vec::new();
+    let mut variables = 0;
+    let mut explodes = 0;
+    let mut first_explode = 0;
     loop {
         let start = pos;
-        pos = scan_variable_name(bytes, pos)?;
+        pos = match scan_variable_name(bytes, pos) {
+            Ok(end) => end,
+            Err(e) => return Err(e),
+        };
         if pos == start {
             return Err(match bytes[pos] {
                 b',' | b'}' | b'*' | b':' => UriTemplateError::EmptyVariableName { offset: pos },
-                _ => invalid(pos),
+                _ => invalid_name(bytes, pos),
             });
         }
-        let name = template[start..pos].to_owned();
+        variables += 1;
         let explode = match bytes[pos] {
             b'*' => {
-                explode_at.push(pos);
+                if explodes == 0 {
+                    first_explode = pos;
+                }
+                explodes += 1;
                 pos += 1;
                 true
             }
             b':' => return Err(UriTemplateError::PrefixModifier { offset: pos }),
             _ => false,
         };
-        variables.push(VarSpec { name, explode });
         match bytes[pos] {
             b',' => pos += 1,
-            b'}' if pos == close => break,
-            _ => return Err(invalid(pos)),
+            b'}' if pos == close => {
+                // Outside queries (where names tell the values apart) only the last
+                // variable can be a list: one before it would have no end.
+                if !operator.named() && explodes > explode as usize {
+                    return Err(UriTemplateError::ExplodeNotLast {
+                        offset: first_explode,
+                    });
+                }
+                return Ok(Shape {
+                    operator,
+                    several: variables > 1 || explodes > 0,
+                });
+            }
+            _ => return Err(invalid_name(bytes, pos)),
         }
     }
-    // Outside queries (where names tell the values apart) only the last variable can be a
-    // list: one before it would have no end.
-    let last_explodes = variables.last().is_some_and(|spec| spec.explode);
-    if !operator.named() && explode_at.len() > usize::from(last_explodes) {
-        return Err(UriTemplateError::ExplodeNotLast {
-            offset: explode_at[0],
-        });
+}
+
+/// The error for the character at `pos`, which cannot be part of a variable name.
+const fn invalid_name(bytes: &[u8], pos: usize) -> UriTemplateError {
+    UriTemplateError::InvalidVariableName {
+        offset: pos,
+        character: char_at(bytes, pos),
     }
-    Ok(Expression {
-        operator,
-        variables,
-    })
+}
+
+/// The character whose UTF-8 encoding starts at `i` (`str::chars` is not `const`).
+const fn char_at(bytes: &[u8], i: usize) -> char {
+    let lead = bytes[i] as u32;
+    let (len, mut code) = match lead {
+        0x00..=0x7F => (1, lead),
+        0xC0..=0xDF => (2, lead & 0x1F),
+        0xE0..=0xEF => (3, lead & 0x0F),
+        _ => (4, lead & 0x07),
+    };
+    let mut k = 1;
+    while k < len && i + k < bytes.len() {
+        code = code << 6 | (bytes[i + k] as u32 & 0x3F);
+        k += 1;
+    }
+    match char::from_u32(code) {
+        Some(c) => c,
+        None => char::REPLACEMENT_CHARACTER,
+    }
+}
+
+/// The ASCII characters RFC 6570 allows in literals (`literals`, §2.1, with `'` as
+/// erratum 6937 corrects it), `%` aside. Non-ASCII characters (`ucschar`) are allowed too.
+const fn is_literal_byte(b: u8) -> bool {
+    matches!(b, 0x21 | 0x23..=0x24 | 0x26..=0x3B | 0x3D | 0x3F..=0x5B | 0x5D | 0x5F | 0x61..=0x7A | 0x7E)
+}
+
+/// A character of a variable name (`varchar`, RFC 6570 §2.3), `%` starting an escape.
+const fn is_varchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'%'
 }
 
 /// The end of the variable name starting at `start` (`varname`, RFC 6570 §2.3).
-fn scan_variable_name(bytes: &[u8], start: usize) -> Result<usize, UriTemplateError> {
-    let is_varchar = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'%';
+const fn scan_variable_name(bytes: &[u8], start: usize) -> Result<usize, UriTemplateError> {
     let mut pos = start;
     loop {
-        match bytes[pos] {
-            b'%' if is_percent_triplet(bytes, pos) => pos += 3,
-            b'%' => return Err(UriTemplateError::InvalidPercentEncoding { offset: pos }),
-            b if is_varchar(b) => pos += 1,
-            b'.' if pos > start && bytes[pos - 1] != b'.' && is_varchar(bytes[pos + 1]) => {
-                pos += 1;
+        let b = bytes[pos];
+        if b == b'%' {
+            if !is_percent_triplet(bytes, pos) {
+                return Err(UriTemplateError::InvalidPercentEncoding { offset: pos });
             }
-            _ => return Ok(pos),
+            pos += 3;
+        } else if is_varchar(b)
+            || b == b'.' && pos > start && bytes[pos - 1] != b'.' && is_varchar(bytes[pos + 1])
+        {
+            pos += 1;
+        } else {
+            return Ok(pos);
         }
     }
 }
 
-/// Refuses an expression right after others (`chain`, nearest first) when nothing in a URI
-/// would mark where their values end: `{a}{b}`, or `{/list*}{/b}` (the list would swallow
-/// `/b`), also across optional expressions between (`{/list*}{?q}{/b}`).
-fn check_adjacent(
-    chain: &[&Expression],
-    next: &Expression,
-    offset: usize,
-) -> Result<(), UriTemplateError> {
-    if chain.is_empty() {
-        return Ok(());
+/// Splits a template [`validate`] accepted into literals and expressions.
+fn parse_parts(template: &str) -> Vec<Part> {
+    let mut parts = Vec::new();
+    let mut rest = 0;
+    while let Some(open) = template[rest..].find('{').map(|k| rest + k) {
+        if rest < open {
+            parts.push(Part::Literal(template[rest..open].to_owned()));
+        }
+        let close = open
+            + template[open..]
+                .find('}')
+                .expect("validated: `{` is closed");
+        parts.push(Part::Expression(parse_expression(
+            &template[open + 1..close],
+        )));
+        rest = close + 1;
     }
-    let refused = UriTemplateError::AdjacentExpressions { offset };
-    let Some(prefix) = next.operator.prefix() else {
-        return Err(refused);
+    if rest < template.len() {
+        parts.push(Part::Literal(template[rest..].to_owned()));
+    }
+    parts
+}
+
+/// The expression between `{` and `}` of a validated template.
+fn parse_expression(body: &str) -> Expression {
+    let operator = Operator::of(body.as_bytes()[0]);
+    let list = match operator {
+        Operator::Simple => body,
+        _ => &body[1..],
     };
-    // `{?a}{&b}` is one query, not two expressions.
-    let mut same_query = next.operator == Operator::QueryContinuation;
-    for previous in chain {
-        same_query &= previous.operator.named();
-        let several = previous.variables.len() > 1 || previous.variables.iter().any(|v| v.explode);
-        if !same_query && several && prefix == previous.operator.separator() {
-            return Err(refused);
-        }
+    let variables = list
+        .split(',')
+        .map(|spec| match spec.strip_suffix('*') {
+            Some(name) => VarSpec {
+                name: name.to_owned(),
+                explode: true,
+            },
+            None => VarSpec {
+                name: spec.to_owned(),
+                explode: false,
+            },
+        })
+        .collect();
+    Expression {
+        operator,
+        variables,
     }
-    Ok(())
 }
 
-fn is_percent_triplet(bytes: &[u8], i: usize) -> bool {
+const fn is_percent_triplet(bytes: &[u8], i: usize) -> bool {
     bytes.len() > i + 2 && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit()
 }
 
@@ -1155,6 +1327,53 @@ impl UriTemplateError {
             | Self::AdjacentExpressions { offset }
             | Self::InvalidLiteral { offset, .. }
             | Self::InvalidPercentEncoding { offset } => offset,
+        }
+    }
+}
+
+/// The compile-time check of `#[mcp_resource(template = "…")]`: fails const evaluation,
+/// at the caller's span (the template literal), when [`validate`] refuses the template. A
+/// const panic takes one `&str` without formatting, so the messages leave out the byte
+/// offset that [`UriTemplateError`]'s `Display` gives; the error's span shows the template.
+#[doc(hidden)]
+#[track_caller]
+pub const fn assert_uri_template(template: &str) {
+    let Err(error) = validate(template) else {
+        return;
+    };
+    match error {
+        UriTemplateError::Unclosed { .. } => panic!(
+            "invalid URI template: a `{{` is not closed; an expression ends with `}}` before any other `{{`"
+        ),
+        UriTemplateError::UnmatchedClose { .. } => {
+            panic!("invalid URI template: a `}}` closes no expression")
+        }
+        UriTemplateError::UnsupportedOperator { operator: ';', .. } => panic!(
+            "invalid URI template: the operator `;` (path-style parameters) is not supported; use `{{/x}}` or `{{?x}}`"
+        ),
+        UriTemplateError::UnsupportedOperator { .. } => panic!(
+            "invalid URI template: the operators `=`, `,`, `!`, `@` and `|` are reserved by RFC 6570 and have no meaning yet"
+        ),
+        UriTemplateError::EmptyVariableName { .. } => {
+            panic!("invalid URI template: an expression has an empty variable name")
+        }
+        UriTemplateError::InvalidVariableName { .. } => panic!(
+            "invalid URI template: a variable name is made of ASCII letters, digits, `_`, %-escapes, and `.` between them"
+        ),
+        UriTemplateError::PrefixModifier { .. } => panic!(
+            "invalid URI template: the prefix modifier `{{x:N}}` is not supported; a URI carrying only a prefix of a value cannot be matched back to that value"
+        ),
+        UriTemplateError::ExplodeNotLast { .. } => panic!(
+            "invalid URI template: `*` makes a list of a variable that is not the last of its expression, and nothing would mark where the list ends (only `{{?…}}` and `{{&…}}` can)"
+        ),
+        UriTemplateError::AdjacentExpressions { .. } => panic!(
+            "invalid URI template: an expression directly follows another one, and nothing would mark where that one's value ends; put a literal between them (`{{a}}/{{b}}`), or start the second with an operator the first cannot contain (`{{a}}{{/b}}`)"
+        ),
+        UriTemplateError::InvalidLiteral { .. } => panic!(
+            "invalid URI template: a character outside the expressions is not allowed in a URI (a space, `\"`, `<`, `>`, `\\`, `^`, `` ` ``, `|` or a control character); percent-encode it"
+        ),
+        UriTemplateError::InvalidPercentEncoding { .. } => {
+            panic!("invalid URI template: a `%` is not followed by two hex digits")
         }
     }
 }
@@ -1644,6 +1863,45 @@ mod tests {
             if !message.is_empty() {
                 assert_eq!(got.to_string(), *message, "{source}");
             }
+        }
+    }
+
+    /// The rules run in a `const` (what `#[mcp_resource]` relies on), and the compile-time
+    /// check refuses each kind of mistake with a sentence about it.
+    #[test]
+    fn the_rules_run_at_compile_time() {
+        const ACCEPTED: () = assert_uri_template("users://{id}/profile{?fields,sort}");
+        const REFUSED: Result<(), UriTemplateError> = validate("x://{a}{b}");
+        let () = ACCEPTED;
+        assert_eq!(
+            REFUSED,
+            Err(UriTemplateError::AdjacentExpressions { offset: 7 })
+        );
+        let cases = [
+            ("x://{id", "is not closed"),
+            ("x://a}", "closes no expression"),
+            ("x://{;a}", "path-style parameters"),
+            ("x://{!a}", "reserved by RFC 6570"),
+            ("x://{}", "empty variable name"),
+            ("x://{a b}", "a variable name is made of"),
+            ("x://{a:3}", "prefix modifier"),
+            ("x://{a*,b}", "not the last of its expression"),
+            ("x://{a}{b}", "directly follows another one"),
+            ("x://a b", "percent-encode it"),
+            ("x://%zz", "two hex digits"),
+        ];
+        for (source, expected) in cases {
+            assert!(validate(source).is_err(), "{source}");
+            let panic = std::panic::catch_unwind(|| assert_uri_template(source)).expect_err(source);
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            assert!(
+                message.starts_with("invalid URI template: ") && message.contains(expected),
+                "{source}: {message}"
+            );
         }
     }
 
