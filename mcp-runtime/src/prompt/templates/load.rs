@@ -254,15 +254,20 @@ impl Checker<'_> {
             );
             return None;
         };
-        let markdown = body.is_some();
-        self.unknown_keys(
-            entries,
-            if markdown {
-                FRONT_MATTER_KEYS
-            } else {
-                TOP_KEYS
-            },
-        );
+        // Front matter is shared with other tools (editors' and agents' command files carry
+        // keys such as `argument-hint` or `allowed-tools`), so keys this loader does not use
+        // are left alone there; in a JSON or YAML prompt file every key is this loader's, and
+        // an unknown one is most likely a typo.
+        if body.is_none() {
+            self.unknown_keys(entries, TOP_KEYS);
+        } else {
+            for e in entries
+                .iter()
+                .filter(|e| !FRONT_MATTER_KEYS.contains(&e.key.as_str()))
+            {
+                tracing::debug!(target: "mcp::prompts", file = %self.file.display(), key = %e.key, "front matter key not used by prompt templates");
+            }
+        }
         let (name, name_pos) = self.name(root);
         let title = self.optional_string(root, "title");
         let description = match root.get("description") {

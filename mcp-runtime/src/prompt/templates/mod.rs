@@ -61,7 +61,9 @@
 //! **Markdown** is how servers in the wild write prompts: YAML front matter between `---`
 //! lines (`name`, `title`, `description`, then `arguments` or `inputSchema`, and optionally
 //! `role`), and the body is the text of one message (a `user` one unless `role` says
-//! otherwise).
+//! otherwise). Other front-matter keys (`argument-hint`, `allowed-tools`, … that other
+//! tools read from the same files) are ignored, where a JSON or YAML prompt file's unknown
+//! key is a load error (most likely a typo there).
 //!
 //! `arguments: [{name, title, description, required}]` declares string arguments, the same as
 //! an `inputSchema` whose properties are `{type: string}`.

@@ -446,3 +446,19 @@ fn watching_serves_new_files_keeps_the_last_good_version_and_removes_deleted_one
     eventually("b removed", || server.prompts().names() == ["a"]);
     drop(watcher);
 }
+
+#[test]
+fn front_matter_keys_of_other_tools_are_ignored_but_json_and_yaml_keys_are_checked() {
+    // A command file written for another tool, with keys only it reads.
+    let p = load_one(
+        "fix.md",
+        "---\ndescription: Fix an issue.\nargument-hint: [issue]\nallowed-tools: Bash(git:*)\narguments:\n  - name: issue\n    required: true\n---\nFix issue {{ issue }}.",
+    );
+    assert_eq!(p.definition().name, "fix");
+    let found = problems(&[(
+        "typo.yaml",
+        "description: x\nargument-hint: y\nmessages:\n  - role: user\n    content: [{type: text, text: hi}]\n",
+    )]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].starts_with("typo.yaml:2:1: unknown key `argument-hint`"), "{found:?}");
+}
