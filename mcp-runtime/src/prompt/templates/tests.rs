@@ -460,5 +460,8 @@ fn front_matter_keys_of_other_tools_are_ignored_but_json_and_yaml_keys_are_check
         "description: x\nargument-hint: y\nmessages:\n  - role: user\n    content: [{type: text, text: hi}]\n",
     )]);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with("typo.yaml:2:1: unknown key `argument-hint`"), "{found:?}");
+    assert!(
+        found[0].starts_with("typo.yaml:2:1: unknown key `argument-hint`"),
+        "{found:?}"
+    );
 }
