@@ -65,8 +65,10 @@ pub async fn about() -> String {
 /// project's `prompts/` folder. One file per prompt (Markdown with front matter, JSON or
 /// YAML); add a file and it is served at the next start.
 pub fn prompts_dir() -> PathBuf {
-    std::env::var_os("MCP_PROMPTS_DIR")
-        .map_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts"), PathBuf::from)
+    std::env::var_os("MCP_PROMPTS_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts"),
+        PathBuf::from,
+    )
 }
 
 /// The server: its name and version come from `Cargo.toml`, its tools and resource from
@@ -131,7 +133,11 @@ mod tests {
 
     #[tokio::test]
     async fn about_names_the_package() {
-        assert!(about().await.starts_with(&format!("# {}", env!("CARGO_PKG_NAME"))));
+        assert!(
+            about()
+                .await
+                .starts_with(&format!("# {}", env!("CARGO_PKG_NAME")))
+        );
     }
 
     #[test]

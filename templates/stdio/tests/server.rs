@@ -91,7 +91,9 @@ async fn reads_the_resource() {
         let read = client.read_resource("info://about").await.unwrap();
         let text = serde_json::to_value(&read.contents).unwrap()[0]["text"].clone();
         assert!(
-            text.as_str().unwrap_or_default().contains(env!("CARGO_PKG_NAME")),
+            text.as_str()
+                .unwrap_or_default()
+                .contains(env!("CARGO_PKG_NAME")),
             "{era:?}: {text}"
         );
     }
@@ -104,22 +106,36 @@ async fn serves_the_prompt_templates() {
         let prompts = client.list_prompts().await.unwrap();
         let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["summarize"], "{era:?}");
-        let args = std::collections::BTreeMap::from([("text".to_owned(), "MCP is a protocol.".to_owned())]);
+        let args = std::collections::BTreeMap::from([(
+            "text".to_owned(),
+            "MCP is a protocol.".to_owned(),
+        )]);
         let got = client.get_prompt("summarize", &args).await.unwrap();
-        let text = got.messages[0].content.as_text().unwrap_or_default().to_owned();
+        let text = got.messages[0]
+            .content
+            .as_text()
+            .unwrap_or_default()
+            .to_owned();
         assert!(text.ends_with("MCP is a protocol."), "{era:?}: {text}");
         // A missing argument is the client's mistake, named.
         let err = client
             .get_prompt("summarize", &Default::default())
             .await
             .unwrap_err();
-        assert_eq!(err.as_protocol().expect("a JSON-RPC error").code, ErrorCode::INVALID_PARAMS);
+        assert_eq!(
+            err.as_protocol().expect("a JSON-RPC error").code,
+            ErrorCode::INVALID_PARAMS
+        );
     }
 }
 
 #[tokio::test]
 async fn a_prompt_file_dropped_into_the_folder_is_served() {
-    let dir = std::env::temp_dir().join(format!("{}-prompts-{}", env!("CARGO_PKG_NAME"), std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "{}-prompts-{}",
+        env!("CARGO_PKG_NAME"),
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     for entry in std::fs::read_dir({{crate_name}}::prompts_dir()).unwrap() {
         let entry = entry.unwrap();
@@ -134,11 +150,20 @@ async fn a_prompt_file_dropped_into_the_folder_is_served() {
     std::fs::remove_dir_all(&dir).unwrap();
     let client = Client::memory(&server);
     client.connect(EraMode::Legacy).await.unwrap();
-    let names: Vec<String> = client.list_prompts().await.unwrap().into_iter().map(|p| p.name).collect();
+    let names: Vec<String> = client
+        .list_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
     assert_eq!(names, ["summarize", "translate"]);
     let args = std::collections::BTreeMap::from([("text".to_owned(), "hello".to_owned())]);
     let got = client.get_prompt("translate", &args).await.unwrap();
-    assert_eq!(got.messages[0].content.as_text(), Some("Translate into French: hello"));
+    assert_eq!(
+        got.messages[0].content.as_text(),
+        Some("Translate into French: hello")
+    );
 }
 
 /// Runs the built binary with `args`, sends `lines` on stdin, closes it and returns stdout.
