@@ -1,7 +1,7 @@
 //! The command line: `cargo mcp <command>`, parsed with clap derive in the cargo-subcommand
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
-use crate::commands::{call, doctor, init, install, list, new, schema};
+use crate::commands::{call, doctor, init, install, list, new, prompt, read, schema};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -20,7 +20,7 @@ pub enum Cargo {
     about = "Scaffold, inspect and install MCP servers",
     long_about = "Scaffold, inspect and install Model Context Protocol servers built with mcp-runtime.\n\n\
                   `new` and `init` generate a project that builds and passes `cargo test` at once; \
-                  `list`, `call` and `schema` talk to the current project (built and run), to any \
+                  `list`, `call`, `read`, `prompt` and `schema` talk to the current project (built and run), to any \
                   command over stdio, or to a URL over Streamable HTTP; `install` adds the server \
                   to a client's configuration; `doctor` checks the toolchain and versions.",
     after_help = AFTER_HELP
@@ -36,8 +36,10 @@ const AFTER_HELP: &str = "\
 Examples:
   cargo mcp new weather                          # scaffold a server (template stdio)
   cargo mcp new files-srv --template files       # a server of confined file tools
-  cd weather && cargo mcp list                   # build it, start it, list its tools
+  cd weather && cargo mcp list                   # build it, start it, list what it offers
   cargo mcp call add a=2 b=3                     # call a tool
+  cargo mcp read echo://readme                   # read a resource
+  cargo mcp prompt greet name=Ada                # render a prompt
   cargo mcp schema --check tests/snapshots/tools.json   # CI: fail when the tools changed
   cargo mcp install claude-desktop               # build in release, add it to Claude Desktop
   cargo mcp doctor                               # toolchain and toolkit versions
@@ -56,10 +58,14 @@ pub enum Command {
     New(new::Args),
     /// Create an MCP server project in an existing folder.
     Init(init::Args),
-    /// List the tools of a server.
+    /// List the tools, resources, resource templates and prompts of a server.
     List(list::Args),
     /// Call a tool of a server.
     Call(call::Args),
+    /// Read a resource of a server.
+    Read(read::Args),
+    /// Render a prompt of a server.
+    Prompt(prompt::Args),
     /// Print, save or check the server's tools/list snapshot.
     Schema(schema::Args),
     /// Add the server to an MCP client's configuration.
@@ -89,6 +95,8 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Init(args) => init::exec(args),
         Command::List(args) => list::exec(args),
         Command::Call(args) => call::exec(args),
+        Command::Read(args) => read::exec(args),
+        Command::Prompt(args) => prompt::exec(args),
         Command::Schema(args) => schema::exec(args),
         Command::Install(args) => install::exec(args),
         Command::Doctor(args) => doctor::exec(args),

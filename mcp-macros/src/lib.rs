@@ -1,17 +1,33 @@
-//! Procedural macros for `mcp-runtime`: `#[mcp_tool]` and `#[mcp_tools]`.
+//! Procedural macros for `mcp-runtime`: `#[mcp_tool]` (and `#[mcp_tools]` on an impl
+//! block), `#[mcp_resource]` and `#[mcp_prompt]`.
 //!
 //! Use them through `mcp_runtime::prelude::*`; the generated code names only paths under
-//! `::mcp_runtime` (override with `#[mcp_tool(crate = path)]` when you re-export the runtime).
-//! Each macro is a pipeline: parse → model (`ast`) → check → expand. Checking records every
-//! mistake before anything is generated, so one compile reports them all; on a mistake the
-//! function is still emitted unchanged, so one error does not bury the file under others.
+//! `::mcp_runtime` (override with `crate = path` when you re-export the runtime). Each
+//! attribute runs one pipeline (`pipeline`): parse → model (`ast`, with `attr`) → check →
+//! expand, or `fallback`. Checking records every mistake before anything is generated, so
+//! one compile reports them all; on a mistake the function is still emitted unchanged, with
+//! a stand-in for what the macro defines, so one error does not bury the file under others.
+//!
+//! # Injected parameters
+//!
+//! A parameter is *injected* (built by the server through `FromContext`, invisible to the
+//! client) when it is marked `#[mcp(inject)]` or its type is written `RequestContext` or
+//! `State<…>`; every other parameter is a *value* the client gives (a tool argument, a
+//! template variable, a prompt argument). The macro has to decide before types are known (a
+//! tool's arguments become the fields of a derived struct), so it decides by spelling, and
+//! the compiler checks the decision through the types' traits: a value parameter whose type
+//! implements `FromContext` fails to compile, asking for `#[mcp(inject)]`, and an injected
+//! one whose type does not implement it fails on its type. A type alias of `RequestContext`,
+//! or a `FileService` parameter, is therefore never silently taken for an argument. `#[mcp(arg)]`
+//! takes a parameter as a value whatever its type.
 
 mod ast;
 mod attr;
 mod check;
 mod ctxt;
 mod expand;
-mod impl_block;
+mod fallback;
+mod pipeline;
 mod symbol;
 
 use proc_macro::TokenStream;
@@ -21,7 +37,8 @@ use proc_macro::TokenStream;
 /// The function stays callable exactly as written. Beside it the macro defines a type of
 /// the same name (in the type namespace) that implements `Tool`: register it with
 /// `ServerBuilder::tool(name::tool())`, or register every `#[mcp_tool]` of the program at
-/// once with `ServerBuilder::collected_tools()`.
+/// once with `ServerBuilder::collected_tools()` (or `collected()`, which adds resources and
+/// prompts too).
 ///
 /// - name: the function's name, or `name = "..."`; description: the doc comment, or
 ///   `description = "..."`; `title = "..."`;
@@ -37,11 +54,12 @@ use proc_macro::TokenStream;
 /// Parameters are JSON arguments (their doc comments become property descriptions;
 /// `Option<T>` is optional; `#[mcp(default)]` / `#[mcp(default = expr)]` give defaults;
 /// `#[mcp(rename = "...")]` or `#[serde(rename = "...")]` rename) or injected
-/// (`RequestContext`, `State<T>`, `FileService`, or anything marked `#[mcp(inject)]` that
-/// implements `FromContext`; `#[mcp(arg)]` forces an argument).
+/// (`RequestContext`, `State<T>`, or anything marked `#[mcp(inject)]` that implements
+/// `FromContext`, such as `FileService`; `#[mcp(arg)]` forces an argument): see the crate
+/// docs for how the two are told apart.
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    impl_block::tool_attribute(attr.into(), item.into()).into()
+    pipeline::function::<ast::ToolFn>(attr.into(), item.into()).into()
 }
 
 /// On an `impl` block: its `#[mcp_tool]` methods (taking `&self`) become tools bound to an
@@ -50,5 +68,65 @@ pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// One `#[mcp_tools]` block per type (the generated method would otherwise be defined twice).
 #[proc_macro_attribute]
 pub fn mcp_tools(attr: TokenStream, item: TokenStream) -> TokenStream {
-    impl_block::tools_attribute(attr.into(), item.into()).into()
+    pipeline::impl_block(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP resource (a fixed URI) or resource template (a URI
+/// template whose variables are the function's parameters).
+///
+/// The function stays callable as written. Beside it the macro defines a type of the same
+/// name: with `uri`, it implements `Resource` (register `name::resource()` with
+/// `ServerBuilder::resource`); with `template`, `ResourceTemplate` (register
+/// `name::template()` with `ServerBuilder::resource_template`).
+/// `ServerBuilder::collected_resources()` registers every one in the program.
+///
+/// - `uri = "config://app"` or `template = "users://{id}/profile"` (RFC 6570, the subset of
+///   `mcp_runtime::resource::uri_template`, whose rules are checked at compile time);
+/// - name: the function's name, or `name = "..."`; description: the doc comment, or
+///   `description = "..."`; `title = "..."`; `mime_type = "application/json"` (also the MIME
+///   type of text and bytes the function returns); `icons = ["https://…"]`;
+/// - annotations: `audience = ["user", "assistant"]`, `priority = 0.8` (0 to 1);
+/// - `size = 1024` (fixed resources); `allow_dot_segments` (templates: let variables match
+///   `.` and `..`, which they do not by default);
+/// - `crate = path` names the runtime crate when it is re-exported.
+///
+/// Template parameters take their variable's value: any type implementing `FromStr` (a
+/// value that does not parse fails the read with "invalid URI", naming the variable);
+/// `Option<T>` for a variable a URI may leave out (those of `{?a,b}`, `{/x}`, `{.x}`,
+/// `{#x}`; required there); `Vec<T>` for an exploded one (`{/path*}`). Every variable needs
+/// a parameter and every value parameter a variable (`#[mcp(rename = "...")]` maps a
+/// parameter to a differently named variable). `#[mcp(complete = f)]` names the function
+/// that completes a variable (`fn(value: &str, chosen: &BTreeMap<String, String>) ->
+/// Vec<String>`, see `mcp_runtime::completion`); without one, an enum deriving `JsonSchema`
+/// completes from its values. Injected parameters work as in tools. The function returns
+/// anything `IntoContents`: text, `Vec<u8>` (a blob), `Json<T>`, `ResourceContents`,
+/// `Vec<ResourceContents>`, or a `Result` of one.
+#[proc_macro_attribute]
+pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    pipeline::function::<ast::ResourceFn>(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP prompt.
+///
+/// The function stays callable as written. Beside it the macro defines a type of the same
+/// name that implements `Prompt`: register `name::prompt()` with `ServerBuilder::prompt`,
+/// or every prompt of the program with `ServerBuilder::collected_prompts()`.
+///
+/// - description: the doc comment, or `description = "..."`, required (clients and the
+///   conformance suite reject prompts without one); name: the function's name, or
+///   `name = "..."`, following the tool-name rule (checked at compile time); `title = "..."`;
+///   `icons = ["https://…"]`; `crate = path`.
+///
+/// Parameters are the prompt's arguments, strings on the wire: any type implementing
+/// `FromStr` (a value that does not parse is answered with "invalid arguments", naming the
+/// argument); `Option<T>` is not required. A parameter's doc comment or
+/// `#[mcp(description = "...")]` describes it; `#[mcp(rename = "...")]` renames it;
+/// `#[mcp(complete = f)]` names the function that completes it, which gets the arguments
+/// already chosen; without one, an enum deriving `JsonSchema` completes from its values.
+/// Injected parameters work as in tools. The function returns anything `IntoPromptResult`:
+/// `String` (one user message), `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`,
+/// or a `Result` of one.
+#[proc_macro_attribute]
+pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    pipeline::function::<ast::PromptFn>(attr.into(), item.into()).into()
 }

@@ -37,7 +37,13 @@
 //! timeouts, concurrency and rate limits, user layers) ← [`server`] (the builder; the
 //! registry, one catalog per primitive; era classification and dispatch) ← [`transport`]
 //! (the public contract a transport implements; stdio, Streamable HTTP, in-memory);
-//! [`client`] talks to any of them. [`fs`] confines file access for the file tools.
+//! [`client`] talks to any of them. [`resource`] and [`prompt`] are the other two
+//! primitives, beside [`tool`]; [`completion`] is what their parameters' suggestions come
+//! from. [`fs`] confines file access for the file tools.
+//!
+//! The attributes make each primitive from an async function: [`mcp_tool`] (and
+//! [`mcp_tools`] on an impl block), [`mcp_resource`] and [`mcp_prompt`]; every one of them
+//! in the program is added by `ServerBuilder::collected()`.
 //!
 //! ## Cargo features
 //!
@@ -45,12 +51,14 @@
 //! | --- | --- | --- |
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
+//! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
+//! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
-//! A server that only speaks stdio can leave both out
+//! A server that only speaks stdio can leave them out
 //! (`mcp-runtime = { version = "0.1", default-features = false }`): it then compiles
-//! without hyper, axum and cap-std (tower's core stays: the request pipeline is made of
-//! its layers). Its binary is the same size either way: code a server never calls is
-//! dropped at link time.
+//! without hyper, axum, cap-std and the template engine (tower's core stays: the request
+//! pipeline is made of its layers). Its binary is the same size either way: code a server
+//! never calls is dropped at link time.
 
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -60,14 +68,22 @@
 extern crate self as mcp_runtime;
 
 pub mod client;
+mod collect;
+pub mod completion;
 #[cfg(feature = "fs")]
 pub mod fs;
 pub mod pipeline;
+pub mod prompt;
 pub mod protocol;
+pub mod resource;
 pub mod server;
 pub mod tool;
 pub mod transport;
 
+#[doc = include_str!("docs/mcp_prompt.md")]
+pub use mcp_macros::mcp_prompt;
+#[doc = include_str!("docs/mcp_resource.md")]
+pub use mcp_macros::mcp_resource;
 pub use mcp_macros::{mcp_tool, mcp_tools};
 pub use server::{Server, ServerBuilder};
 #[cfg(feature = "http")]
@@ -76,56 +92,22 @@ pub use transport::stdio::serve_stdio;
 
 /// The names most servers need.
 pub mod prelude {
+    pub use crate::prompt::{IntoPromptResult, Prompt, PromptError};
     pub use crate::protocol::{
         CallToolResult, Content, Era, McpError, ToolAnnotations, ToolDefinition,
     };
+    pub use crate::protocol::{GetPromptResult, PromptMessage, ResourceContents};
+    pub use crate::resource::{IntoContents, Resource, ResourceError, ResourceTemplate};
     pub use crate::server::{Server, ServerBuilder};
     pub use crate::tool::{IntoToolResult, Json, RequestContext, State, Tool, tool_fn};
     #[cfg(feature = "http")]
     pub use crate::transport::http::serve_http;
     pub use crate::transport::stdio::serve_stdio;
-    pub use mcp_macros::{mcp_tool, mcp_tools};
+    pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_tools};
 }
 
 #[doc(hidden)]
-pub mod __private {
-    pub use futures::future::BoxFuture;
-    pub use inventory;
-    pub use schemars;
-    pub use serde;
-    pub use serde_json;
-
-    pub use crate::tool::name::{assert_fn_tool_name, assert_tool_name};
-
-    /// Lands "not a tool argument" errors on the parameter's type.
-    pub fn assert_argument<T: crate::tool::ToolArgument>() {}
-    /// What generated code needs of an injected parameter's type `T`.
-    #[allow(missing_debug_implementations)]
-    pub struct Injector<T> {
-        /// Extracts the parameter, or the `isError` result its rejection becomes (the tool
-        /// then does not run).
-        pub extract: fn(&crate::tool::RequestContext) -> Result<T, crate::protocol::CallToolResult>,
-        /// What the parameter needs from the server's state ([`FromContext::missing_state`]).
-        ///
-        /// [`FromContext::missing_state`]: crate::tool::FromContext::missing_state
-        pub missing_state: fn(&crate::tool::Extensions) -> Vec<crate::tool::MissingState>,
-    }
-
-    /// The one way generated code reaches `FromContext`, named spanned on the parameter's
-    /// type: a type that is not injectable gets one error there (rustc merges the identical
-    /// ones), and the rejection's type, a projection through the missing impl, never appears
-    /// in generated code, where it would raise another error on `#[mcp_tool]`.
-    pub fn injector<T: crate::tool::FromContext>() -> Injector<T> {
-        Injector {
-            extract: |cx| {
-                T::from_context(cx).map_err(|rejection| {
-                    crate::protocol::CallToolResult::error(rejection.to_string())
-                })
-            },
-            missing_state: T::missing_state,
-        }
-    }
-}
+pub mod __private;
 
 /// The README's Rust examples, compiled as doctests so they cannot drift (with the default
 /// features, which they use).

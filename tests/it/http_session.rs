@@ -459,3 +459,77 @@ async fn stateless_mode_is_an_option_of_the_library_too() {
     let reply = t::send(Method::GET, &s.url, &[("accept", "text/event-stream")], "").await;
     assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
 }
+
+#[tokio::test]
+async fn resource_updates_reach_subscribed_sessions_on_their_get_stream() {
+    use mcp_runtime::protocol::ResourceDefinition;
+    use mcp_runtime::resource::resource_fn;
+    let server = Server::builder("watched", "1.0.0")
+        .resource(resource_fn(
+            ResourceDefinition::new("test://watched", "watched"),
+            |_| async { "v1" },
+        ))
+        .build()
+        .unwrap();
+    let options = HttpOptions::default().keep_alive(Duration::from_millis(50));
+    let s = serve(server.clone(), options).await;
+    let subscriber = open_session(&s.url, &[]).await;
+    let bystander = open_session(&s.url, &[]).await;
+    let mut streams = Vec::new();
+    for id in [&subscriber, &bystander] {
+        let headers = [
+            ("mcp-session-id", id.as_str()),
+            ("accept", "text/event-stream"),
+        ];
+        streams.push(SseReader::new(
+            t::open(Method::GET, &s.url, &headers, "").await,
+        ));
+    }
+    let subscribe = legacy(2, "resources/subscribe", json!({"uri": "test://watched"}));
+    let reply = post(&s.url, &[("mcp-session-id", &subscriber)], &subscribe).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert_eq!(reply.answer()["result"], json!({}));
+
+    server.resources().updated("test://watched");
+    let message = streams[0]
+        .next_message(Duration::from_secs(10))
+        .await
+        .expect("the subscriber's stream gets the update");
+    assert_eq!(
+        message,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "test://watched"}})
+    );
+    // Keep-alive comments arrive meanwhile; no message does.
+    let bystander = streams[1].next_message(Duration::from_secs(10));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), bystander)
+            .await
+            .is_err(),
+        "a session that did not subscribe hears nothing"
+    );
+}
+
+#[tokio::test]
+async fn stateless_legacy_requests_cannot_subscribe() {
+    use mcp_runtime::protocol::ResourceDefinition;
+    use mcp_runtime::resource::resource_fn;
+    let server = Server::builder("watched", "1.0.0")
+        .resource(resource_fn(
+            ResourceDefinition::new("test://watched", "watched"),
+            |_| async { "v1" },
+        ))
+        .build()
+        .unwrap();
+    let s = serve(
+        server,
+        HttpOptions::default().legacy_mode(LegacyMode::Stateless),
+    )
+    .await;
+    let subscribe = legacy(2, "resources/subscribe", json!({"uri": "test://watched"}));
+    let reply = post(&s.url, &[], &subscribe).await;
+    assert_eq!(reply.answer()["error"]["code"], -32600, "{}", reply.text());
+    // Reads work without a session.
+    let read = legacy(3, "resources/read", json!({"uri": "test://watched"}));
+    let reply = post(&s.url, &[], &read).await;
+    assert_eq!(reply.answer()["result"]["contents"][0]["text"], "v1");
+}

@@ -145,6 +145,25 @@ pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> V
         tools.contains(&"echo") && tools.contains(&"add"),
         "echo-server must list echo and add, got {tools:?}"
     );
+    // The script listed, read and rendered the other primitives through the client's own
+    // API (text, blob and templated reads, a missing URI, prompts with arguments, an
+    // embedded resource and an image, a completion) and reports what it saw.
+    assert_eq!(
+        summary["resources"],
+        serde_json::json!(["echo://logo", "echo://readme"]),
+        "summary: {summary}"
+    );
+    assert_eq!(
+        summary["prompts"],
+        serde_json::json!(["greet", "logo", "readme"]),
+        "summary: {summary}"
+    );
+    assert!(
+        summary["completed"]
+            .as_array()
+            .is_some_and(|v| !v.is_empty()),
+        "summary: {summary}"
+    );
     summary
 }
 

@@ -1,4 +1,8 @@
-//! `echo-server`: the smallest useful MCP server, with tools `echo` and `add`.
+//! `echo-server`: the smallest useful MCP server, with tools `echo` and `add`, and one of each
+//! other primitive to try clients on: resources `echo://readme` (text) and `echo://logo`
+//! (a PNG, served as a blob), the template `echo://greeting/{name}` (with completions for
+//! `name`), and prompts `greet` (arguments), `readme` (the readme embedded) and `logo` (an
+//! image).
 //!
 //! ```text
 //! echo-server [--transport stdio]
@@ -7,7 +11,17 @@
 //! Serves both protocol eras over stdio. Logs go to stderr (`RUST_LOG` filters them).
 
 use clap::Parser;
+use futures::future::BoxFuture;
 use mcp_runtime::prelude::*;
+use mcp_runtime::prompt::{PromptError, prompt_fn};
+use mcp_runtime::protocol::{
+    Completion, PromptArgument, PromptDefinition, PromptMessage, ResourceContents,
+    ResourceDefinition, ResourceTemplateDefinition, Role,
+};
+use mcp_runtime::resource::{
+    IntoContents, ResourceError, ResourceTemplate, Variables, resource_fn,
+};
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 /// Command-line options.
@@ -43,11 +57,116 @@ async fn add(
     a + b
 }
 
+/// What `echo://readme` says.
+const README: &str = "# echo-server\n\nRepeats text (`echo`) and adds numbers (`add`).\n";
+
+/// A 1×1 transparent PNG, base64: `echo://logo` and the `logo` prompt's image.
+const LOGO_PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+/// The names `echo://greeting/{name}` suggests.
+const NAMES: [&str; 4] = ["Ada", "Alan", "Grace", "Linus"];
+
+/// `echo://greeting/{name}`: a greeting for anyone, with completions for `name`.
+struct Greeting;
+
+impl ResourceTemplate for Greeting {
+    fn definition(&self) -> ResourceTemplateDefinition {
+        ResourceTemplateDefinition::new("echo://greeting/{name}", "greeting")
+            .with_description("A greeting for `name`.")
+            .with_mime_type("text/plain")
+    }
+
+    fn read(
+        &self,
+        uri: String,
+        variables: Variables,
+        _cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+        let name = variables.get("name").unwrap_or_default().to_owned();
+        Box::pin(async move { format!("Hello, {name}!").into_contents(&uri, Some("text/plain")) })
+    }
+
+    fn complete(
+        &self,
+        _variable: &str,
+        value: &str,
+        _chosen: &BTreeMap<String, String>,
+    ) -> BoxFuture<'static, Completion> {
+        let typed = value.to_lowercase();
+        let values = NAMES
+            .iter()
+            .filter(|n| n.to_lowercase().starts_with(&typed))
+            .map(|n| (*n).to_owned());
+        Box::pin(std::future::ready(Completion::from_all(values)))
+    }
+}
+
 fn server() -> Result<Server, mcp_runtime::server::BuildError> {
+    let readme = resource_fn(
+        ResourceDefinition::new("echo://readme", "readme")
+            .with_description("What this server does.")
+            .with_mime_type("text/markdown"),
+        |_cx| async { README },
+    );
+    let logo = resource_fn(
+        ResourceDefinition::new("echo://logo", "logo")
+            .with_description("The server's logo.")
+            .with_mime_type("image/png"),
+        |_cx| async {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD
+                .decode(LOGO_PNG_BASE64)
+                .map_err(ResourceError::failed)
+        },
+    );
+    let greet = prompt_fn(
+        PromptDefinition::new("greet", "Asks the model to greet someone.")
+            .with_argument(PromptArgument::required("name", "Who to greet"))
+            .with_argument(PromptArgument::optional("style", "How: formal or casual")),
+        |args, _cx| async move {
+            let style = args.get("style").map_or("casual", String::as_str);
+            format!("Greet {} in a {style} way.", args["name"])
+        },
+    );
+    let embedded = prompt_fn(
+        PromptDefinition::new(
+            "readme",
+            "Asks for a summary of the server's readme, embedded.",
+        ),
+        |_args, cx: RequestContext| async move {
+            let contents = cx
+                .read_resource("echo://readme")
+                .await
+                .map_err(PromptError::failed)?;
+            let mut messages = vec![PromptMessage::user("Summarize this readme:")];
+            messages.extend(
+                contents
+                    .into_iter()
+                    .map(|c| PromptMessage::new(Role::User, Content::embedded(c))),
+            );
+            Ok::<_, PromptError>(messages)
+        },
+    );
+    let image = prompt_fn(
+        PromptDefinition::new("logo", "Asks the model to describe the server's logo."),
+        |_args, _cx| async {
+            vec![
+                PromptMessage::new(Role::User, Content::image(LOGO_PNG_BASE64, "image/png")),
+                PromptMessage::user("Describe this image."),
+            ]
+        },
+    );
     Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions("Use `echo` to repeat text and `add` to add two numbers.")
         .tool(echo::tool())
         .tool(add::tool())
+        .resource(readme)
+        .resource(logo)
+        .resource_template(Greeting)
+        .prompt(greet)
+        .prompt(embedded)
+        .prompt(image)
         .build()
 }
 

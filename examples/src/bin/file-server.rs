@@ -13,6 +13,12 @@
 //! - `--read-only`: refuse every change, and list only the tools that read.
 //! - `--transport`, `--bind`: see `mcp_examples::TransportArgs` (stdio by default).
 //!
+//! **Resources.** The same files are also resources ([`FileResources`]): `resources/list`
+//! shows a bounded listing taken at startup (the first 1,000 readable files, breadth-first,
+//! 10 levels deep), and the template `file:///{+path}` reads any file of the allowed
+//! directories under the same rules as the tools, with `path` completing from directory
+//! entries.
+//!
 //! **Startup cleanup.** Writes go through a temporary file that is renamed over the target.
 //! On Linux that file is anonymous until it is complete, so a server killed mid-write leaves
 //! nothing behind, except when killed in the instant between naming a complete temporary file
@@ -26,7 +32,7 @@
 
 use clap::Parser;
 use mcp_runtime::Server;
-use mcp_runtime::fs::{FileService, FileTools, FsPolicy};
+use mcp_runtime::fs::{FileResources, FileService, FileTools, FsPolicy};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -98,15 +104,16 @@ fn server(files: FileService) -> Result<Server, mcp_runtime::server::BuildError>
         .iter()
         .map(|d| d.display().to_string())
         .collect();
-    let tools = Arc::new(FileTools::new(files));
-    Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
+    let tools = Arc::new(FileTools::new(files.clone()));
+    let builder = Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(format!(
             "File access confined to these directories (relative paths resolve against the \
-             first): {}. Use list_allowed_directories to see them.",
+             first): {}. Use list_allowed_directories to see them. Files are also resources: \
+             file:///{{+path}} reads any of them.",
             dirs.join(", ")
         ))
-        .tools(tools.tools_for_policy())
-        .build()
+        .tools(tools.tools_for_policy());
+    FileResources::new(files).register(builder).build()
 }
 
 #[tokio::main]

@@ -1,12 +1,12 @@
-//! `cargo mcp list`: the tools of a server.
+//! `cargo mcp list`: what a server offers: tools, resources, resource templates, prompts.
 
 use super::{ServerArgs, block_on};
 use crate::ops::connect::bounded;
-use crate::ops::inspect;
+use crate::ops::inspect::{self, count};
 use anyhow::Result;
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
-/// List the tools of a server.
+/// List what a server offers: its tools, resources, resource templates and prompts.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -15,9 +15,12 @@ Examples:
   cargo mcp list --era legacy                             # speak the 2025 handshake
   cargo mcp list -- ~/notes                               # arguments for the project's server
   cargo mcp list --url http://127.0.0.1:8000/mcp          # a running server over HTTP
-  cargo mcp list --command npx -y @modelcontextprotocol/server-everything")]
+  cargo mcp list --command npx -y @modelcontextprotocol/server-everything
+
+Only what the server advertises in its capabilities is asked for and shown.")]
 pub struct Args {
-    /// Print JSON: `{server, era, protocolVersion, tools}`.
+    /// Print JSON: `{server, era, protocolVersion, capabilities}` and, for what the server
+    /// advertises, `tools`, `resources`, `resourceTemplates`, `prompts`.
     #[arg(long)]
     pub json: bool,
 
@@ -26,34 +29,92 @@ pub struct Args {
     pub server: ServerArgs,
 }
 
-/// Connects, lists every tool (all pages) and prints them.
+/// Connects, lists every advertised primitive (all pages) and prints them.
 pub fn exec(args: Args) -> Result<()> {
     block_on(async {
         let connection = args.server.connect().await?;
-        let tools = bounded(
-            args.server.timeout(),
-            "tools/list failed",
-            connection.client.list_tools(),
-        )
-        .await?;
+        let timeout = args.server.timeout();
+        let client = &connection.client;
+        let offers = &connection.capabilities;
+        let tools = match offers.tools {
+            Some(_) => Some(bounded(timeout, "tools/list failed", client.list_tools()).await?),
+            None => None,
+        };
+        let (resources, templates) = match offers.resources {
+            Some(_) => (
+                Some(bounded(timeout, "resources/list failed", client.list_resources()).await?),
+                Some(
+                    bounded(
+                        timeout,
+                        "resources/templates/list failed",
+                        client.list_resource_templates(),
+                    )
+                    .await?,
+                ),
+            ),
+            None => (None, None),
+        };
+        let prompts = match offers.prompts {
+            Some(_) => Some(bounded(timeout, "prompts/list failed", client.list_prompts()).await?),
+            None => None,
+        };
+
         if args.json {
-            let out = json!({
-                "server": connection.server_info,
-                "era": connection.era.to_string(),
-                "protocolVersion": connection.protocol_version,
-                "tools": tools,
-            });
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            let mut out = Map::new();
+            out.insert("server".into(), json!(connection.server_info));
+            out.insert("era".into(), json!(connection.era.to_string()));
+            out.insert("protocolVersion".into(), json!(connection.protocol_version));
+            out.insert("capabilities".into(), json!(connection.capabilities));
+            let lists = [
+                ("tools", tools.as_ref().map(|l| json!(l))),
+                ("resources", resources.as_ref().map(|l| json!(l))),
+                ("resourceTemplates", templates.as_ref().map(|l| json!(l))),
+                ("prompts", prompts.as_ref().map(|l| json!(l))),
+            ];
+            for (key, list) in lists {
+                if let Some(list) = list {
+                    out.insert(key.into(), list);
+                }
+            }
+            println!("{}", serde_json::to_string_pretty(&Value::Object(out))?);
         } else {
+            let mut sections: Vec<(&str, String, String)> = Vec::new();
+            if let Some(tools) = &tools {
+                let table = inspect::tools_table(tools);
+                sections.push(("Tools", count(tools.len(), "tool"), table));
+            }
+            if let (Some(resources), Some(templates)) = (&resources, &templates) {
+                let table = inspect::resources_table(resources);
+                sections.push(("Resources", count(resources.len(), "resource"), table));
+                let table = inspect::templates_table(templates);
+                let n = count(templates.len(), "resource template");
+                sections.push(("Resource templates", n, table));
+            }
+            if let Some(prompts) = &prompts {
+                let table = inspect::prompts_table(prompts);
+                sections.push(("Prompts", count(prompts.len(), "prompt"), table));
+            }
+            let counts: Vec<&str> = sections.iter().map(|(_, n, _)| n.as_str()).collect();
+            let offered = if counts.is_empty() {
+                "no tools, resources or prompts advertised".to_owned()
+            } else {
+                counts.join(", ")
+            };
             println!(
-                "{}: {} tool{} (protocol {}, {} era)\n",
+                "{}: {offered} (protocol {}, {} era)",
                 connection.server_label(),
-                tools.len(),
-                if tools.len() == 1 { "" } else { "s" },
                 connection.protocol_version,
                 connection.era
             );
-            print!("{}", inspect::tools_table(&tools));
+            // A server of tools alone prints as it always did: the table, untitled.
+            let titled = sections.len() > 1 || sections.iter().any(|(t, ..)| *t != "Tools");
+            for (title, _, table) in &sections {
+                println!();
+                if titled {
+                    println!("{title}:");
+                }
+                print!("{table}");
+            }
         }
         connection.close().await;
         Ok(())

@@ -7,6 +7,8 @@ pub mod init;
 pub mod install;
 pub mod list;
 pub mod new;
+pub mod prompt;
+pub mod read;
 pub mod schema;
 
 use crate::ops::connect::{self, Connection, ServerSpec};
@@ -38,7 +40,7 @@ impl From<EraArg> for EraMode {
     }
 }
 
-/// Which server `list`, `call` and `schema` talk to, and how.
+/// Which server `list`, `call`, `read`, `prompt` and `schema` talk to, and how.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ServerArgs {
     /// Start this command over stdio instead of building the current project. It takes the

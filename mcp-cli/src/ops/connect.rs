@@ -5,7 +5,7 @@ use super::project;
 use anyhow::{Context as _, Result, anyhow, bail};
 use mcp_runtime::client::{Client, ClientError, EraMode};
 use mcp_runtime::protocol::Era;
-use mcp_runtime::protocol::lifecycle::Implementation;
+use mcp_runtime::protocol::lifecycle::{Implementation, ServerCapabilities};
 use mcp_runtime::protocol::meta::SERVER_INFO_KEY;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -52,6 +52,9 @@ pub struct Connection {
     pub protocol_version: String,
     /// The server's name and version, when it said.
     pub server_info: Option<Implementation>,
+    /// What the server offers (`initialize` or `server/discover`); empty when it sent none
+    /// that could be read.
+    pub capabilities: ServerCapabilities,
 }
 
 impl Connection {
@@ -112,35 +115,49 @@ pub async fn connect(
         .await
         .map_err(|_| anyhow!("no answer within {} s", timeout.as_secs()))
         .and_then(|r| r);
-    let (era, protocol_version, server_info) =
-        connected.with_context(|| format!("cannot connect to {}", spec.describe()))?;
+    let handshake = connected.with_context(|| format!("cannot connect to {}", spec.describe()))?;
     Ok(Connection {
         client,
-        era,
-        protocol_version,
-        server_info,
+        era: handshake.era,
+        protocol_version: handshake.protocol_version,
+        server_info: handshake.server_info,
+        capabilities: handshake.capabilities,
     })
 }
 
-async fn handshake(
-    client: &Client,
-    mode: EraMode,
-) -> Result<(Era, String, Option<Implementation>)> {
+/// What the handshake told.
+struct Handshake {
+    era: Era,
+    protocol_version: String,
+    server_info: Option<Implementation>,
+    capabilities: ServerCapabilities,
+}
+
+async fn handshake(client: &Client, mode: EraMode) -> Result<Handshake> {
     let modern = |discovered: Value| {
         let info = discovered
             .get("_meta")
             .and_then(|m| m.get(SERVER_INFO_KEY))
             .and_then(|i| serde_json::from_value(i.clone()).ok());
-        let version = mcp_runtime::protocol::version::MODERN_VERSION.to_owned();
-        (Era::Modern, version, info)
+        let capabilities = discovered
+            .get("capabilities")
+            .and_then(|c| serde_json::from_value(c.clone()).ok())
+            .unwrap_or_default();
+        Handshake {
+            era: Era::Modern,
+            protocol_version: mcp_runtime::protocol::version::MODERN_VERSION.to_owned(),
+            server_info: info,
+            capabilities,
+        }
     };
     let legacy = |client: Client| async move {
         let result = client.initialize().await.map_err(describe)?;
-        Ok::<_, anyhow::Error>((
-            Era::Legacy,
-            result.protocol_version,
-            Some(result.server_info),
-        ))
+        Ok::<_, anyhow::Error>(Handshake {
+            era: Era::Legacy,
+            protocol_version: result.protocol_version,
+            server_info: Some(result.server_info),
+            capabilities: result.capabilities,
+        })
     };
     match mode {
         EraMode::Legacy => legacy(client.clone()).await,

@@ -1,9 +1,12 @@
-//! What `list`, `call` and `schema` show: a table of tools, arguments from `key=value`
-//! pairs typed by the tool's schema, a readable tool result, and the `tools/list` snapshot
-//! format with its comparison.
+//! What `list`, `call` and `schema` show: tables of tools, resources, resource templates and
+//! prompts, arguments from `key=value` pairs typed by the tool's schema, a readable tool
+//! result, and the `tools/list` snapshot format with its comparison.
 
 use anyhow::{Result, anyhow};
-use mcp_runtime::protocol::{CallToolResult, Content, ToolDefinition};
+use mcp_runtime::protocol::{
+    CallToolResult, Content, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition,
+    ToolDefinition,
+};
 use serde_json::{Map, Value, json};
 
 /// The longest description shown in a table cell.
@@ -47,6 +50,40 @@ fn first_line(text: &str, width: usize) -> String {
     }
 }
 
+/// Rows under a header, each column as wide as its widest cell, two spaces between
+/// columns, no trailing spaces.
+pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+    let header = header.map(str::to_owned);
+    let widths: Vec<usize> = (0..N)
+        .map(|i| {
+            rows.iter()
+                .chain(std::iter::once(&header))
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(rows) {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The first line of a description (or of the title when there is none), cut to fit a cell.
+fn about(description: Option<&str>, title: Option<&str>) -> String {
+    first_line(description.or(title).unwrap_or(""), DESCRIPTION_WIDTH)
+}
+
 /// The tools as a table: name, arguments, the first line of the description.
 pub fn tools_table(tools: &[ToolDefinition]) -> String {
     let rows: Vec<[String; 3]> = tools
@@ -55,30 +92,80 @@ pub fn tools_table(tools: &[ToolDefinition]) -> String {
             [
                 t.name.clone(),
                 argument_summary(t),
-                first_line(t.description.as_deref().unwrap_or(""), DESCRIPTION_WIDTH),
+                about(t.description.as_deref(), None),
             ]
         })
         .collect();
-    let header = [
-        "NAME".to_owned(),
-        "ARGUMENTS".to_owned(),
-        "DESCRIPTION".to_owned(),
-    ];
-    let width = |i: usize| {
-        rows.iter()
-            .chain(std::iter::once(&header))
-            .map(|r| r[i].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let (w0, w1) = (width(0), width(1));
-    let mut out = String::new();
-    for row in std::iter::once(&header).chain(&rows) {
-        let line = format!("{:<w0$}  {:<w1$}  {}", row[0], row[1], row[2]);
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows)
+}
+
+/// The resources as a table: URI, name, MIME type, the first line of the description.
+pub fn resources_table(resources: &[ResourceDefinition]) -> String {
+    let rows: Vec<[String; 4]> = resources
+        .iter()
+        .map(|r| {
+            [
+                r.uri.clone(),
+                r.name.clone(),
+                r.mime_type.clone().unwrap_or_default(),
+                about(r.description.as_deref(), r.title.as_deref()),
+            ]
+        })
+        .collect();
+    table(["URI", "NAME", "MIME TYPE", "DESCRIPTION"], &rows)
+}
+
+/// The resource templates as a table: URI template, name, the first line of the
+/// description.
+pub fn templates_table(templates: &[ResourceTemplateDefinition]) -> String {
+    let rows: Vec<[String; 3]> = templates
+        .iter()
+        .map(|t| {
+            [
+                t.uri_template.clone(),
+                t.name.clone(),
+                about(t.description.as_deref(), t.title.as_deref()),
+            ]
+        })
+        .collect();
+    table(["URI TEMPLATE", "NAME", "DESCRIPTION"], &rows)
+}
+
+/// A prompt's arguments as `name, style?` (`?` marks the optional ones).
+pub fn prompt_argument_summary(prompt: &PromptDefinition) -> String {
+    prompt
+        .arguments
+        .iter()
+        .flatten()
+        .map(|a| {
+            if a.required == Some(true) {
+                a.name.clone()
+            } else {
+                format!("{}?", a.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The prompts as a table: name, arguments, the first line of the description.
+pub fn prompts_table(prompts: &[PromptDefinition]) -> String {
+    let rows: Vec<[String; 3]> = prompts
+        .iter()
+        .map(|p| {
+            [
+                p.name.clone(),
+                prompt_argument_summary(p),
+                about(p.description.as_deref(), p.title.as_deref()),
+            ]
+        })
+        .collect();
+    table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows)
+}
+
+/// `1 tool`, `2 prompts`, `1 resource template`.
+pub fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
 /// The JSON type(s) a property's schema names.
@@ -140,14 +227,14 @@ pub fn call_arguments(
 
 /// The closest tool names to `name`, for "did you mean".
 pub fn similar_names<'a>(name: &str, tools: &'a [ToolDefinition]) -> Vec<&'a str> {
-    let mut scored: Vec<(f64, &str)> = tools
-        .iter()
-        .map(|t| {
-            (
-                similar::TextDiff::from_chars(name, &t.name).ratio() as f64,
-                t.name.as_str(),
-            )
-        })
+    closest(name, tools.iter().map(|t| t.name.as_str()))
+}
+
+/// The (at most three) candidates closest to `name`, best first, for "did you mean".
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut scored: Vec<(f64, &str)> = candidates
+        .into_iter()
+        .map(|c| (similar::TextDiff::from_chars(name, c).ratio() as f64, c))
         .filter(|(score, _)| *score >= 0.6)
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -247,6 +334,42 @@ mod tests {
             table,
             "NAME         ARGUMENTS                 DESCRIPTION\n\
              get_weather  city, days, tags?, unit?  Current weather for a city.\n"
+        );
+    }
+
+    #[test]
+    fn other_primitives_have_tables_too() {
+        let readme = ResourceDefinition::new("echo://readme", "readme")
+            .with_mime_type("text/markdown")
+            .with_description("What this server does.\nMore.");
+        let bare = ResourceDefinition::new("a://b", "b");
+        assert_eq!(
+            resources_table(&[readme, bare]),
+            "URI            NAME    MIME TYPE      DESCRIPTION\n\
+             echo://readme  readme  text/markdown  What this server does.\n\
+             a://b          b\n"
+        );
+        let greeting = ResourceTemplateDefinition::new("echo://greeting/{name}", "greeting");
+        assert_eq!(
+            templates_table(&[greeting]),
+            "URI TEMPLATE            NAME      DESCRIPTION\n\
+             echo://greeting/{name}  greeting\n"
+        );
+        let greet = PromptDefinition::new("greet", "Asks for a greeting.")
+            .with_argument(mcp_runtime::protocol::PromptArgument::required(
+                "name", "Who",
+            ))
+            .with_argument(mcp_runtime::protocol::PromptArgument::optional(
+                "style", "How",
+            ));
+        assert_eq!(
+            prompts_table(&[greet]),
+            "NAME   ARGUMENTS     DESCRIPTION\n\
+             greet  name, style?  Asks for a greeting.\n"
+        );
+        assert_eq!(
+            (count(1, "tool"), count(0, "prompt")),
+            ("1 tool".into(), "0 prompts".into())
         );
     }
 

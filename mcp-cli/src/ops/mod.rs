@@ -2,6 +2,7 @@
 //! without a process).
 
 pub mod connect;
+pub mod content;
 pub mod doctor;
 pub mod inspect;
 pub mod install;

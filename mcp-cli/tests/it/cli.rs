@@ -9,7 +9,9 @@ fn help_lists_every_command_with_examples_and_the_exit_codes() {
     let out = output(cargo_mcp().arg("--help"));
     assert!(out.status.success(), "{}", show(&out));
     let help = stdout(&out);
-    for command in ["new", "init", "list", "call", "schema", "install", "doctor"] {
+    for command in [
+        "new", "init", "list", "call", "read", "prompt", "schema", "install", "doctor",
+    ] {
         assert!(
             help.contains(&format!("\n  {command} ")),
             "{command}: {help}"

@@ -1,11 +1,13 @@
 //! `cargo-mcp` end to end, compiled as one test binary (link time dominates on small
 //! machines): generated projects built and tested, generated trees against snapshots,
-//! `list`/`call`/`schema` against `echo-server` over stdio and HTTP in both eras, `install`
-//! on temporary client configurations, and the command line's exit codes.
+//! `list`/`call`/`schema`/`read`/`prompt` against the example servers over stdio and HTTP in
+//! both eras, `install` on temporary client configurations, and the command line's exit
+//! codes.
 
 mod cli;
 mod generate;
 mod inspect;
 mod install;
+mod primitives;
 mod support;
 mod tree;

@@ -7,7 +7,11 @@ use crate::protocol::jsonrpc::{ErrorObject, JSONRPC_VERSION, Request, encode_not
 use crate::protocol::lifecycle::{Implementation, InitializeResult};
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::version::{LATEST_LEGACY_VERSION, MODERN_VERSION};
-use crate::protocol::{CallToolResult, Era, McpError, RequestId, ToolDefinition};
+use crate::protocol::{
+    CallToolResult, Completion, CompletionReference, Era, GetPromptResult, McpError,
+    PromptDefinition, ReadResourceResult, RequestId, ResourceDefinition,
+    ResourceTemplateDefinition, ToolDefinition,
+};
 use crate::server::Server;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -219,21 +223,82 @@ impl Client {
 
     /// Every tool, following `nextCursor` through all pages.
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
-        let mut tools = Vec::new();
+        self.list_all("tools/list", "tools").await
+    }
+
+    /// Every resource (`resources/list`, all pages).
+    pub async fn list_resources(&self) -> Result<Vec<ResourceDefinition>, ClientError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    /// Every resource template (`resources/templates/list`, all pages).
+    pub async fn list_resource_templates(
+        &self,
+    ) -> Result<Vec<ResourceTemplateDefinition>, ClientError> {
+        self.list_all("resources/templates/list", "resourceTemplates")
+            .await
+    }
+
+    /// Every prompt (`prompts/list`, all pages).
+    pub async fn list_prompts(&self) -> Result<Vec<PromptDefinition>, ClientError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// Reads a resource.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        decode(
+            self.request("resources/read", Some(json!({ "uri": uri })))
+                .await?,
+        )
+    }
+
+    /// Gets a prompt rendered with `arguments`.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: &std::collections::BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, ClientError> {
+        let params = json!({ "name": name, "arguments": arguments });
+        decode(self.request("prompts/get", Some(params)).await?)
+    }
+
+    /// Asks for completions of `argument` (typed so far: `value`) of a prompt or template.
+    pub async fn complete(
+        &self,
+        reference: &CompletionReference,
+        argument: &str,
+        value: &str,
+        context: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Completion, ClientError> {
+        let params = json!({
+            "ref": reference,
+            "argument": {"name": argument, "value": value},
+            "context": {"arguments": context},
+        });
+        let result = self.request("completion/complete", Some(params)).await?;
+        decode(result.get("completion").cloned().unwrap_or(Value::Null))
+    }
+
+    /// Every item of a paginated list, following `nextCursor` through all pages.
+    async fn list_all<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        field: &str,
+    ) -> Result<Vec<T>, ClientError> {
+        let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let page = self.request("tools/list", params).await?;
+            let page = self.request(method, params).await?;
             let next = page
                 .get("nextCursor")
                 .and_then(Value::as_str)
                 .map(str::to_owned);
-            let list: Vec<ToolDefinition> =
-                decode(page.get("tools").cloned().unwrap_or(Value::Null))?;
-            tools.extend(list);
+            let list: Vec<T> = decode(page.get(field).cloned().unwrap_or(Value::Null))?;
+            items.extend(list);
             match next {
                 Some(c) => cursor = Some(c),
-                None => return Ok(tools),
+                None => return Ok(items),
             }
         }
     }

@@ -157,6 +157,20 @@ pub(crate) fn js_date(time: Option<SystemTime>) -> String {
     )
 }
 
+/// An ISO 8601 UTC time to the second, `2025-01-12T15:00:58Z` (a resource's `lastModified`
+/// annotation); `None` before 1970, which no file of interest has.
+pub(crate) fn iso8601(time: SystemTime) -> Option<String> {
+    let secs = i64::try_from(time.duration_since(UNIX_EPOCH).ok()?.as_secs()).ok()?;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    ))
+}
+
 /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
 /// `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, u32, u32) {
@@ -228,6 +242,21 @@ mod tests {
             js_date(Some(UNIX_EPOCH - Duration::from_millis(500))),
             "Wed Dec 31 1969 23:59:59 GMT+0000 (Coordinated Universal Time)"
         );
+    }
+
+    #[test]
+    fn iso_times_for_annotations() {
+        let iso = |t: Option<SystemTime>| iso8601(t.unwrap());
+        assert_eq!(iso(at(0)).as_deref(), Some("1970-01-01T00:00:00Z"));
+        assert_eq!(
+            iso(at(1_709_647_387)).as_deref(),
+            Some("2024-03-05T14:03:07Z")
+        );
+        assert_eq!(
+            iso(at(951_782_400)).as_deref(),
+            Some("2000-02-29T00:00:00Z")
+        );
+        assert_eq!(iso8601(UNIX_EPOCH - Duration::from_secs(1)), None);
     }
 
     #[test]

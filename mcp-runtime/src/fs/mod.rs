@@ -6,7 +6,9 @@
 //! mirror the reference `@modelcontextprotocol/server-filesystem` tools, and [`FileTools`] is
 //! those tools (same names, arguments and result shapes) as a thin layer over this module.
 //! For tools of your own, a parameter of type `FileService` is injected from the server's
-//! state (`ServerBuilder::state`).
+//! state (`ServerBuilder::state`). [`FileResources`] serves the same files as `file://`
+//! resources (a bounded listing and the template `file:///{+path}`), read through the same
+//! rules.
 //!
 //! ```
 //! use mcp_runtime::fs::{FileService, FileTools, FsPolicy};
@@ -99,6 +101,7 @@ mod path;
 mod policy;
 mod read;
 mod resolve;
+mod resources;
 mod service;
 mod tool_io;
 mod tools;
@@ -114,6 +117,10 @@ pub use info::FileInfo;
 pub use path::FsPath;
 pub use policy::{DEFAULT_MAX_BYTES, FsPolicy, WalkLimits};
 pub use read::{LineRange, MediaFile, MediaKind, media_type};
+pub use resources::{
+    DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILES, FILE_URI_TEMPLATE, FileResources, FileTemplate,
+    ListingChange,
+};
 pub use service::{FileService, MoveOutcome};
 pub use tools::FileTools;
 pub use walk::{

@@ -7,10 +7,11 @@ use super::info::FileInfo;
 use super::path::FsPath;
 use super::policy::FsPolicy;
 use super::read::{LineRange, MediaFile};
-use super::resolve::{Core, Root};
-use super::walk::{DirListing, DirectoryTree, SearchMatches};
+use super::resolve::{Core, Location, Root};
+use super::walk::{DirListing, DirectoryTree, FoundFiles, SearchMatches};
 use super::write::WriteOutcome;
 use super::{atomic, edit, info, read, walk, write};
+use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -153,6 +154,21 @@ impl FileService {
             audit.located(core, &loc);
             let open = read::open_regular(core, &loc)?;
             read::read_all(core, &loc, &open)
+        })
+        .await
+    }
+
+    /// Reads a file's bytes (up to the read limit), with the name it resolved to (the final
+    /// component after following a symlink inside its root): what a file resource needs to
+    /// choose its MIME type.
+    pub(crate) async fn read_file_resolved(&self, path: &str) -> FsResult<(Vec<u8>, OsString)> {
+        let p = path.to_owned();
+        self.run("read_bytes", path, move |core, audit| {
+            let loc = core.locate(&p)?;
+            audit.located(core, &loc);
+            let open = read::open_regular(core, &loc)?;
+            let bytes = read::read_all(core, &loc, &open)?;
+            Ok((bytes, open.resolved))
         })
         .await
     }
@@ -349,6 +365,32 @@ impl FileService {
             Ok(removed)
         })
         .await
+    }
+
+    /// The files a bounded listing of every allowed directory shows (see
+    /// `walk::readable_files`), walked on this thread. One audit event per allowed directory.
+    pub(crate) fn readable_files_blocking(&self, max_files: usize, max_depth: usize) -> FoundFiles {
+        let found = walk::readable_files(&self.core, max_files, max_depth);
+        for (root, r) in self.core.roots.iter().enumerate() {
+            let loc = Location {
+                raw: r.display.to_string_lossy().into_owned(),
+                root,
+                rel: Vec::new(),
+                trailing_slash: false,
+            };
+            let mut record = AuditRecord::new("list_files", self.tool.clone(), &loc.raw);
+            record.located(&self.core, &loc);
+            record.emit(&Ok::<(), FsError>(()));
+        }
+        found
+    }
+
+    /// [`readable_files_blocking`](Self::readable_files_blocking) on a blocking thread.
+    pub(crate) async fn readable_files(&self, max_files: usize, max_depth: usize) -> FoundFiles {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || this.readable_files_blocking(max_files, max_depth))
+            .await
+            .unwrap_or_default()
     }
 
     /// The allowed directory a path belongs to and the path below it, without touching the

@@ -170,8 +170,10 @@ impl FileTools {
     }
 }
 
-/// An injected [`FileService`]: a tool parameter of this type receives the one given to
-/// [`ServerBuilder::state`](crate::ServerBuilder::state), for writing file tools of your own.
+/// An injected [`FileService`]: a tool parameter of this type, marked `#[mcp(inject)]`,
+/// receives the one given to [`ServerBuilder::state`](crate::ServerBuilder::state), for
+/// writing file tools of your own. (Without the attribute, the macro refuses it at compile
+/// time: only `RequestContext` and `State<T>` are injected by their spelling.)
 ///
 /// ```
 /// use mcp_runtime::fs::{FileService, FsError, FsPolicy, LineRange};
@@ -179,7 +181,7 @@ impl FileTools {
 ///
 /// /// Counts the lines of a text file in the allowed directories.
 /// #[mcp_tool(read_only)]
-/// async fn count_lines(files: FileService, path: String) -> Result<String, FsError> {
+/// async fn count_lines(#[mcp(inject)] files: FileService, path: String) -> Result<String, FsError> {
 ///     let text = files.read_text_file(&path, LineRange::All).await?;
 ///     Ok(text.lines().count().to_string())
 /// }

@@ -379,6 +379,95 @@ pub(crate) fn visit_dirs(
     Ok(budget.truncated)
 }
 
+/// A regular file found by [`readable_files`].
+#[derive(Debug, Clone)]
+pub(crate) struct FoundFile {
+    /// Where it is.
+    pub(crate) path: FsPath,
+    /// Its size in bytes.
+    pub(crate) size: u64,
+    /// When it was last modified.
+    pub(crate) modified: Option<SystemTime>,
+}
+
+/// What [`readable_files`] found.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FoundFiles {
+    /// The files, shallowest first.
+    pub(crate) files: Vec<FoundFile>,
+    /// Set when the walk stopped early (at `max_files`, the depth, or a policy bound).
+    pub(crate) truncated: Option<Truncation>,
+}
+
+/// The regular files below every root that a whole read would return, at most `max_files`,
+/// entering directories at most `max_depth` levels below a root (and never more than the
+/// policy's walk limits allow).
+///
+/// Breadth-first, across the roots at once: every root's top-level files come before any
+/// file one level down, so a cap keeps the shallow files (the ones a person names first)
+/// rather than the first deep subtree. Directories are entered as the other walks enter them
+/// (never through a symlink). Left out, so that every file listed can be read: symlinks,
+/// hard-linked files (unless the policy admits them), files over the read limit, files whose
+/// extension is not allowed, and names that are not UTF-8 or that the path rules refuse (a
+/// backslash), which no request could name. Unreadable subdirectories are skipped.
+pub(crate) fn readable_files(core: &Core, max_files: usize, max_depth: usize) -> FoundFiles {
+    use std::collections::VecDeque;
+    let mut budget = Budget::new(core);
+    budget.max_depth = budget.max_depth.min(max_depth);
+    let mut found = FoundFiles::default();
+    let mut queue: VecDeque<(Dir, FsPath, usize)> = core
+        .roots
+        .iter()
+        .filter_map(|root| {
+            let dir = root.dir.try_clone().ok()?;
+            Some((dir, FsPath::new(root.display.clone(), &[] as &[&str]), 1))
+        })
+        .collect();
+    while let Some((dir, at, level)) = queue.pop_front() {
+        let Ok(listed) = entries(core, &dir, &mut budget) else {
+            continue;
+        };
+        for e in listed {
+            let Some(name) = e.raw.to_str() else { continue };
+            if name.contains('\\') {
+                continue;
+            }
+            match e.kind {
+                EntryKind::Directory => {
+                    if budget.may_enter(level)
+                        && let Ok(sub) = open_dir_nofollow(&dir, &e.raw)
+                    {
+                        queue.push_back((sub, at.child(name), level + 1));
+                    }
+                }
+                EntryKind::File => {
+                    let Ok(meta) = dir.symlink_metadata(&e.raw) else {
+                        continue;
+                    };
+                    let admitted = meta.is_file()
+                        && (meta.nlink() == 1 || core.policy.allow_hard_links)
+                        && meta.len() <= core.policy.max_read_bytes;
+                    if !admitted {
+                        continue;
+                    }
+                    if found.files.len() == max_files {
+                        found.truncated = Some(Truncation::Entries);
+                        return found;
+                    }
+                    found.files.push(FoundFile {
+                        path: at.child(name),
+                        size: meta.len(),
+                        modified: meta.modified().ok().map(|t| t.into_std()),
+                    });
+                }
+                EntryKind::Symlink | EntryKind::Other => {}
+            }
+        }
+    }
+    found.truncated = budget.truncated;
+    found
+}
+
 pub(crate) fn search_files(
     core: &Core,
     loc: &Location,

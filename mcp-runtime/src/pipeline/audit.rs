@@ -84,6 +84,13 @@ impl AuditLayer {
     }
 }
 
+impl AuditLayer {
+    /// Whether audit events record the arguments.
+    pub(crate) fn logs_arguments(&self) -> bool {
+        self.options.arguments
+    }
+}
+
 impl<S> tower::Layer<S> for AuditLayer {
     type Service = Audit<S>;
 

@@ -616,6 +616,7 @@ mod tests {
             Outcome::Tool(r) => r.first_text().unwrap_or_default().to_owned(),
             Outcome::Refused(r) => r.message().to_owned(),
             Outcome::Error(e) => e.to_string(),
+            other => panic!("a tool call answered with {other:?}"),
         };
         assert_eq!(
             text(call(context(Caller::connection())).await.unwrap()),

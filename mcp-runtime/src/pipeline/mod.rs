@@ -86,7 +86,7 @@ pub use cache::{
     DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
 };
 pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer, DEFAULT_QUEUE_WAIT};
-pub use invoke::Invoke;
+pub use invoke::{GetPrompt, Invoke, ReadResource};
 pub use output::OutputCheck;
 pub use panic::{CatchPanic, CatchPanicLayer};
 pub use rate_limit::{RateLimit, RateLimitLayer};
@@ -94,9 +94,10 @@ pub use timeout::{Timeout, TimeoutLayer};
 pub use validate::Validate;
 
 pub(crate) use cache::LazyStore;
-pub(crate) use stack::{ServerPolicies, ToolStack, boxed};
+pub(crate) use invoke::ReadTarget;
+pub(crate) use stack::{ItemStack, ServerPolicies, ToolStack, boxed};
 
-use crate::protocol::{CallToolResult, JsonObject, McpError};
+use crate::protocol::{CallToolResult, GetPromptResult, JsonObject, McpError, ReadResourceResult};
 use crate::tool::RequestContext;
 use std::fmt;
 use std::sync::Arc;
@@ -115,6 +116,10 @@ pub struct McpRequest {
     target: Arc<str>,
     arguments: JsonObject,
     context: RequestContext,
+    /// A template read's variables, typed, when nothing before [`ReadResource`] looks at the
+    /// arguments (no user layers, no argument audit): the read then skips building them as
+    /// JSON and back. Otherwise `None`, and the variables are the arguments.
+    variables: Option<crate::resource::Variables>,
 }
 
 impl McpRequest {
@@ -130,7 +135,14 @@ impl McpRequest {
             target: target.into(),
             arguments,
             context,
+            variables: None,
         }
+    }
+
+    /// A template read whose variables travel typed (see the field's docs).
+    pub(crate) fn with_variables(mut self, variables: crate::resource::Variables) -> Self {
+        self.variables = Some(variables);
+        self
     }
 
     /// The JSON-RPC method: `"tools/call"`.
@@ -173,6 +185,10 @@ pub enum Outcome {
     Refused(Refusal),
     /// A protocol error: the request is answered with a JSON-RPC error.
     Error(McpError),
+    /// A resource was read (`resources/read`).
+    Read(ReadResourceResult),
+    /// A prompt was rendered (`prompts/get`).
+    Prompt(GetPromptResult),
 }
 
 impl Outcome {
@@ -190,6 +206,7 @@ impl Outcome {
             Self::Tool(_) => "ok",
             Self::Refused(r) => r.kind,
             Self::Error(_) => "protocol_error",
+            Self::Read(_) | Self::Prompt(_) => "ok",
         }
     }
 
@@ -245,6 +262,23 @@ impl Refusal {
     /// The `isError` result a model sees.
     pub fn into_tool_result(self) -> CallToolResult {
         CallToolResult::error(self.message)
+    }
+
+    /// The JSON-RPC error a request that has no `isError` form (`resources/read`,
+    /// `prompts/get`) is answered with: `-32602` for arguments a layer found invalid,
+    /// `-32603` otherwise, with the refusal's kind in `data.reason` (and `data.retryAfterMs`
+    /// when known).
+    pub fn into_mcp_error(self) -> McpError {
+        let code = if self.kind == "invalid_arguments" {
+            crate::protocol::ErrorCode::INVALID_PARAMS
+        } else {
+            crate::protocol::ErrorCode::INTERNAL_ERROR
+        };
+        let mut data = serde_json::json!({ "reason": self.kind });
+        if let Some(after) = self.retry_after {
+            data["retryAfterMs"] = (after.as_millis() as u64).into();
+        }
+        McpError::new(code, self.message).with_data(data)
     }
 }
 

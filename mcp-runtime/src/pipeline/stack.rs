@@ -121,6 +121,72 @@ impl ToolStack {
     }
 }
 
+/// The stack of a resource read or a prompt rendering: audit, panic isolation and the
+/// server-wide layers ([`ServerBuilder::layer`](crate::ServerBuilder::layer)) around the
+/// innermost service `S`. Tool policies (validation, timeouts, limits, caches) are a tool's
+/// and are not here; a layer that needs to tell requests apart reads
+/// [`McpRequest::method`](super::McpRequest::method).
+pub(crate) struct ItemStack<S> {
+    stack: Audit<CatchPanic<Either<S, McpService>>>,
+    /// Whether anything before the innermost service reads a request's arguments (a user
+    /// layer, or the audit recording them).
+    sees_arguments: bool,
+}
+
+impl<S: Clone> Clone for ItemStack<S> {
+    fn clone(&self) -> Self {
+        Self {
+            stack: self.stack.clone(),
+            sees_arguments: self.sees_arguments,
+        }
+    }
+}
+
+impl<S> fmt::Debug for ItemStack<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ItemStack").finish_non_exhaustive()
+    }
+}
+
+impl<S> ItemStack<S>
+where
+    S: tower::Service<McpRequest, Response = Outcome, Error = BoxError>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    S::Future: Send + 'static,
+{
+    pub(crate) fn new(core: S, server: &ServerPolicies) -> Self {
+        let inner = if server.layers.is_empty() {
+            Either::Left(core)
+        } else {
+            let mut service = McpService::new(core);
+            for layer in server.layers.iter().rev() {
+                service = layer(service);
+            }
+            Either::Right(service)
+        };
+        Self {
+            stack: server.audit.layer(CatchPanicLayer.layer(inner)),
+            sees_arguments: !server.layers.is_empty() || server.audit.logs_arguments(),
+        }
+    }
+
+    /// Whether a layer or the audit reads the requests' arguments.
+    pub(crate) fn sees_arguments(&self) -> bool {
+        self.sees_arguments
+    }
+
+    /// Sends `request` through the stack.
+    pub(crate) fn call(
+        &self,
+        request: McpRequest,
+    ) -> Oneshot<Audit<CatchPanic<Either<S, McpService>>>, McpRequest> {
+        self.stack.clone().oneshot(request)
+    }
+}
+
 /// Erases a user's layer.
 pub(crate) fn boxed<L>(layer: L) -> BoxedLayer
 where

@@ -65,6 +65,16 @@ impl Content {
         Content::Audio(BinaryContent::new(data_base64, mime_type))
     }
 
+    /// An embedded resource: contents read from a resource (see
+    /// [`RequestContext::read_resource`](crate::tool::RequestContext::read_resource)).
+    pub fn embedded(contents: ResourceContents) -> Self {
+        Content::Resource(EmbeddedResource {
+            resource: contents,
+            annotations: None,
+            meta: None,
+        })
+    }
+
     /// An embedded text resource.
     pub fn embedded_text(
         uri: impl Into<String>,

@@ -70,6 +70,16 @@ pub struct ServerCapabilities {
     /// Tools, when the server has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolsCapability>,
+    /// Resources, when the server has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesCapability>,
+    /// Prompts, when the server has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts: Option<PromptsCapability>,
+    /// `completion/complete`, when the server completes prompt arguments or template
+    /// variables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completions: Option<JsonObject>,
     /// Logging (legacy `logging/setLevel`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub logging: Option<JsonObject>,
@@ -86,6 +96,28 @@ pub struct ServerCapabilities {
 #[serde(rename_all = "camelCase")]
 pub struct ToolsCapability {
     /// Whether the server announces changes of its tool list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The `resources` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcesCapability {
+    /// Whether clients may subscribe to a resource's updates (legacy
+    /// `resources/subscribe`; modern `resourceSubscriptions` on `subscriptions/listen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscribe: Option<bool>,
+    /// Whether the server announces changes of its resource list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub list_changed: Option<bool>,
+}
+
+/// The `prompts` capability.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PromptsCapability {
+    /// Whether the server announces changes of its prompt list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
 }

@@ -23,6 +23,7 @@
 //! no session; it keeps nothing between requests.
 
 mod call;
+mod items;
 
 use super::Server;
 use crate::protocol::jsonrpc::{
@@ -42,7 +43,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
@@ -76,6 +77,10 @@ struct ConnInner {
     /// Whether the tool-list watcher runs; it starts with `notifications/initialized`, so
     /// connections that never complete a handshake never spawn it.
     watching: AtomicBool,
+    /// The URIs this (legacy) connection subscribed to with `resources/subscribe`.
+    subscriptions: Mutex<HashSet<Arc<str>>>,
+    /// Whether the resource-update watcher runs; it starts with the first subscription.
+    watching_updates: AtomicBool,
 }
 
 /// What `initialize` established on this connection.
@@ -173,6 +178,8 @@ impl Connection {
                 aborted: CancellationToken::new(),
                 stateless,
                 watching: AtomicBool::new(false),
+                subscriptions: Mutex::new(HashSet::new()),
+                watching_updates: AtomicBool::new(false),
             }),
         }
     }
@@ -294,6 +301,9 @@ impl Connection {
     ) -> Routed {
         match method {
             "tools/call" => self.call_tool(id, params, scope),
+            "resources/read" => self.read_resource(id, params, scope),
+            "prompts/get" => self.get_prompt(id, params, scope),
+            "completion/complete" => self.complete(id, params, scope),
             "subscriptions/listen" => self.listen(id, params, scope),
             _ => match self.simple(&id, method, params, scope.checks) {
                 Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
@@ -327,15 +337,30 @@ impl Connection {
                 }
                 Ok(self.initialize(id, p)?)
             }
-            "tools/list" => {
+            "tools/list" | "resources/list" | "resources/templates/list" | "prompts/list" => {
                 let p: PaginatedParams = optional_params(params)?;
                 let env = self.envelope(p.meta, method, checks)?;
-                let tools = &server.registry.tools;
-                if !tools.advertised() {
+                let registry = self.inner.server.registry();
+                let primitive = match method {
+                    "tools/list" => Primitive::Tools,
+                    "prompts/list" => Primitive::Prompts,
+                    _ => Primitive::Resources,
+                };
+                if !registry.advertises(primitive) {
                     return Err(unoffered(method, env.era));
                 }
-                let page = tools.list_page(p.cursor.as_deref(), env.era == Era::Modern)?;
+                let cursor = p.cursor.as_deref();
+                let modern = env.era == Era::Modern;
+                let page = match method {
+                    "tools/list" => registry.tools.list_page(cursor, modern),
+                    "prompts/list" => registry.prompts.list_page(cursor, modern),
+                    "resources/list" => registry.resources.list_page(cursor, modern),
+                    _ => registry.resources.templates_page(cursor, modern),
+                }?;
                 Ok(encode_raw_result(id, &page))
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                self.subscription(id, method, params, checks)
             }
             "server/discover" => {
                 let p: MetaOnlyParams = optional_params(params)?;
@@ -562,18 +587,40 @@ impl Connection {
                 p.notifications.get(kind.listen_filter()) == Some(&serde_json::Value::Bool(true))
             })
             .collect();
+        // The resources asked for, when the server honours subscriptions (it does whenever
+        // it advertises resources); bounded like a legacy session's.
+        let resource_uris: Option<HashSet<Arc<str>>> = registry
+            .advertises(Primitive::Resources)
+            .then(|| p.notifications.get("resourceSubscriptions"))
+            .flatten()
+            .and_then(serde_json::Value::as_array)
+            .map(|uris| {
+                uris.iter()
+                    .filter_map(serde_json::Value::as_str)
+                    .take(items::MAX_SUBSCRIPTIONS)
+                    .map(Arc::from)
+                    .collect()
+            });
         let outlet = scope.outlet;
         let peer = self.notifications_for(&outlet);
         let token = self.cancellation_for(&outlet);
         let tracked = self.track(&id, &token, &outlet, Era::Modern);
         let this = self.clone();
         let mut changes = registry.subscribe();
+        let mut updates = resource_uris
+            .as_ref()
+            .map(|_| registry.resources.subscribe_updates());
         self.inner.tasks.spawn(async move {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
-            let honoured: Map<String, serde_json::Value> = wanted
+            let mut honoured: Map<String, serde_json::Value> = wanted
                 .iter()
                 .map(|p| (p.listen_filter().to_owned(), true.into()))
                 .collect();
+            if let Some(uris) = &resource_uris {
+                let mut listed: Vec<&str> = uris.iter().map(|u| &**u).collect();
+                listed.sort_unstable();
+                honoured.insert("resourceSubscriptions".to_owned(), json!(listed));
+            }
             let ack = json!({ "notifications": honoured, "_meta": tag });
             peer.send_line(encode_notification("notifications/subscriptions/acknowledged", Some(ack))).await;
             let mut seen = *changes.borrow_and_update();
@@ -593,6 +640,13 @@ impl Connection {
                             peer.send_line(encode_notification(kind.list_changed_method(), Some(params))).await;
                         }
                         seen = now;
+                    }
+                    Some(update) = next_update(&mut updates) => {
+                        let Ok(uri) = update else { continue };
+                        if resource_uris.as_ref().is_some_and(|u| u.contains(&uri)) {
+                            let params = json!({ "uri": &*uri, "_meta": tag });
+                            peer.send_line(encode_notification("notifications/resources/updated", Some(params))).await;
+                        }
                     }
                 }
             }
@@ -686,6 +740,22 @@ impl Connection {
             .inflight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The next announced resource update, for a listen stream that follows resources (never,
+/// for one that does not). A stream that fell behind skips what it missed.
+async fn next_update(
+    updates: &mut Option<tokio::sync::broadcast::Receiver<Arc<str>>>,
+) -> Option<Result<Arc<str>, ()>> {
+    use tokio::sync::broadcast::error::RecvError;
+    match updates {
+        None => std::future::pending().await,
+        Some(rx) => match rx.recv().await {
+            Ok(uri) => Some(Ok(uri)),
+            Err(RecvError::Lagged(_)) => Some(Err(())),
+            Err(RecvError::Closed) => None,
+        },
     }
 }
 

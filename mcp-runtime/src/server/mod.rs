@@ -6,19 +6,25 @@
 
 mod connection;
 pub(crate) mod projection;
-mod registry;
+pub(crate) mod registry;
 
 pub use connection::Connection;
-pub use registry::{Primitive, RegistrationError, ToolRegistry, validate_tool_name};
+pub use registry::{
+    Primitive, PromptRegistry, RegistrationError, ResourceRegistry, ToolRegistry,
+    validate_tool_name,
+};
 
 use crate::pipeline::{
     AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, LazyStore, McpRequest, McpService,
     Outcome, ServerPolicies,
 };
+use crate::prompt::Prompt;
 use crate::protocol::lifecycle::{
-    CachePolicy, DiscoverResult, Implementation, ServerCapabilities, ToolsCapability,
+    CachePolicy, DiscoverResult, Implementation, PromptsCapability, ResourcesCapability,
+    ServerCapabilities, ToolsCapability,
 };
 use crate::protocol::version::MODERN_VERSIONS;
+use crate::resource::{Resource, ResourceTemplate};
 use crate::tool::{Extensions, FromRef, Tool};
 use projection::{Modern, to_raw};
 use registry::catalog::PageSettings;
@@ -63,6 +69,8 @@ pub(crate) struct ServerInner {
     /// `server/discover`'s result, serialized once.
     discover_json: Arc<str>,
     shutdown_grace: Duration,
+    /// `ttlMs` and `cacheScope` of modern `resources/read` results.
+    read_cache: CachePolicy,
 }
 
 impl fmt::Debug for Server {
@@ -83,6 +91,10 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            read_cache: CachePolicy::default(),
             page_size: DEFAULT_PAGE_SIZE,
             list_cache: CachePolicy::default(),
             discover_cache: CachePolicy::default(),
@@ -102,6 +114,17 @@ impl Server {
     /// The server's tools; register or remove tools at run time through it.
     pub fn tools(&self) -> &ToolRegistry {
         &self.inner.registry.tools
+    }
+
+    /// The server's resources and resource templates; register, remove, or announce
+    /// updates through it.
+    pub fn resources(&self) -> &ResourceRegistry {
+        &self.inner.registry.resources
+    }
+
+    /// The server's prompts; register or remove prompts at run time through it.
+    pub fn prompts(&self) -> &PromptRegistry {
+        &self.inner.registry.prompts
     }
 
     /// Every primitive's catalog.
@@ -135,6 +158,10 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<Arc<dyn Tool>>,
+    resources: Vec<Arc<dyn Resource>>,
+    templates: Vec<Arc<dyn ResourceTemplate>>,
+    prompts: Vec<Arc<dyn Prompt>>,
+    read_cache: CachePolicy,
     page_size: usize,
     list_cache: CachePolicy,
     discover_cache: CachePolicy,
@@ -185,6 +212,80 @@ impl ServerBuilder {
     /// ([`tool::collected()`](crate::tool::collected)).
     pub fn collected_tools(self) -> Self {
         self.tools(crate::tool::collected())
+    }
+
+    /// Adds a resource with a fixed URI (see [`resource`](crate::resource)).
+    pub fn resource(mut self, resource: impl Resource) -> Self {
+        self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// Adds several resources.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = Arc<dyn Resource>>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
+    /// Adds a resource template: the resources whose URIs match its RFC 6570 template (see
+    /// [`resource::uri_template`](crate::resource::uri_template)).
+    pub fn resource_template(mut self, template: impl ResourceTemplate) -> Self {
+        self.templates.push(Arc::new(template));
+        self
+    }
+
+    /// Adds several resource templates.
+    pub fn resource_templates(
+        mut self,
+        templates: impl IntoIterator<Item = Arc<dyn ResourceTemplate>>,
+    ) -> Self {
+        self.templates.extend(templates);
+        self
+    }
+
+    /// Adds a prompt (see [`prompt`](crate::prompt)).
+    pub fn prompt(mut self, prompt: impl Prompt) -> Self {
+        self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Adds several prompts, e.g. the templates of a
+    /// [`PromptTemplates`](crate::prompt::PromptTemplates) directory.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = Arc<dyn Prompt>>) -> Self {
+        self.prompts.extend(prompts);
+        self
+    }
+
+    /// Adds the prompts of a directory of template files (JSON, YAML or Markdown; see
+    /// [`prompt::templates`](crate::prompt::templates)). Every problem in every file is
+    /// reported by [`build`](Self::build) ([`RegistrationError::PromptFiles`]), each with its
+    /// file and line.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    ///
+    /// # fn main() -> std::io::Result<()> {
+    /// # let dir = tempfile::tempdir()?;
+    /// # let prompts = dir.path();
+    /// std::fs::write(prompts.join("hello.md"), "---\ndescription: Says hello.\n---\nHello!\n")?;
+    /// std::fs::write(prompts.join("broken.yaml"), "description: [unclosed\n")?;
+    /// let error = Server::builder("demo", "1.0.0").prompt_dir(prompts).build().unwrap_err();
+    /// assert!(error.to_string().contains("broken.yaml:2:1: invalid YAML"), "{error}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "prompt-files")]
+    pub fn prompt_dir(mut self, dir: impl AsRef<std::path::Path>) -> Self {
+        match crate::prompt::PromptTemplates::from_dir(dir) {
+            Ok(templates) => self.prompts.extend(templates),
+            Err(e) => self.problems.push(RegistrationError::PromptFiles(e)),
+        }
+        self
+    }
+
+    /// `ttlMs` and `cacheScope` of modern `resources/read` results (default `0`, `private`).
+    pub fn read_cache(mut self, policy: CachePolicy) -> Self {
+        self.read_cache = policy;
+        self
     }
 
     /// Shares `value` with every tool: a parameter `State<T>` receives a clone of it.
@@ -368,9 +469,22 @@ impl ServerBuilder {
         };
         let feed = ChangeFeed::new();
         let extensions = Arc::new(self.extensions);
+        let mut resources =
+            ResourceRegistry::new(settings.clone(), feed.clone(), self.policies.clone());
+        let mut prompts =
+            PromptRegistry::new(settings.clone(), feed.clone(), self.policies.clone());
         let mut tools =
             ToolRegistry::new(settings, feed.clone(), self.policies, extensions.clone());
         if let Err(found) = tools.register_all(self.tools) {
+            errors.extend(found);
+        }
+        if let Err(found) = resources.register_resources(self.resources) {
+            errors.extend(found);
+        }
+        if let Err(found) = resources.register_templates(self.templates) {
+            errors.extend(found);
+        }
+        if let Err(found) = prompts.register_all(self.prompts) {
             errors.extend(found);
         }
         let mut unknown: Vec<&String> = tools
@@ -389,10 +503,26 @@ impl ServerBuilder {
             return Err(BuildError { errors });
         }
         tools.set_advertised(!tools.is_empty() || self.advertised.contains(&Primitive::Tools));
+        resources.set_advertised(
+            !resources.is_empty() || self.advertised.contains(&Primitive::Resources),
+        );
+        prompts
+            .set_advertised(!prompts.is_empty() || self.advertised.contains(&Primitive::Prompts));
+        // Completions are offered for prompt arguments and template variables, so with
+        // either primitive (an item without suggestions answers an empty list).
+        let completions = prompts.advertised() || resources.advertised();
         let capabilities = ServerCapabilities {
             tools: tools.advertised().then_some(ToolsCapability {
                 list_changed: Some(true),
             }),
+            resources: resources.advertised().then_some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            prompts: prompts.advertised().then_some(PromptsCapability {
+                list_changed: Some(true),
+            }),
+            completions: completions.then(Default::default),
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
@@ -414,10 +544,11 @@ impl ServerBuilder {
                 server_info_raw,
                 instructions: self.instructions,
                 capabilities,
-                registry: Registry::new(tools, feed),
+                registry: Registry::new(tools, resources, prompts, feed),
                 extensions,
                 discover_json,
                 shutdown_grace: self.shutdown_grace,
+                read_cache: self.read_cache,
             }),
         })
     }

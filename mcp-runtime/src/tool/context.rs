@@ -141,6 +141,8 @@ struct ContextInner {
     peer: Option<Peer>,
     extensions: Arc<Extensions>,
     caller: Caller,
+    /// The server the request came to (`None` for a context made outside one).
+    server: Option<crate::server::Server>,
     last_progress: Mutex<Option<f64>>,
     finished: AtomicBool,
     answered_from_cache: AtomicBool,
@@ -174,6 +176,16 @@ pub struct RequestContextParts {
 impl RequestContext {
     /// A context from its parts.
     pub fn new(parts: RequestContextParts) -> Self {
+        Self::with_server(parts, None)
+    }
+
+    /// A context of a request served by `server`: [`read_resource`](Self::read_resource)
+    /// reaches its resources.
+    pub(crate) fn for_server(parts: RequestContextParts, server: crate::server::Server) -> Self {
+        Self::with_server(parts, Some(server))
+    }
+
+    fn with_server(parts: RequestContextParts, server: Option<crate::server::Server>) -> Self {
         Self {
             inner: Arc::new(ContextInner {
                 era: parts.era,
@@ -186,6 +198,7 @@ impl RequestContext {
                 peer: parts.peer,
                 extensions: parts.extensions,
                 caller: parts.caller,
+                server,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 answered_from_cache: AtomicBool::new(false),
@@ -313,5 +326,51 @@ impl RequestContext {
     /// Marks the request answered: later progress is dropped.
     pub(crate) fn finish(&self) {
         self.inner.finished.store(true, Ordering::Release);
+    }
+
+    /// Reads one of the server's own resources, as a client's `resources/read` would: routed
+    /// to the resource with exactly this URI or the first matching template, through its
+    /// stack (audited as `resources/read`, the server's layers included), on behalf of the
+    /// same caller. A prompt that embeds a resource uses this, so file access stays as
+    /// confined as the resource makes it.
+    ///
+    /// A context made outside a server ([`detached`](Self::detached), [`new`](Self::new))
+    /// reaches no resources: every URI is not found.
+    pub fn read_resource(
+        &self,
+        uri: &str,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError>,
+    > {
+        use crate::pipeline::{BoxError, Outcome};
+        use crate::resource::ResourceError;
+        use crate::server::registry::resources::Route;
+        let Some(server) = &self.inner.server else {
+            return Box::pin(std::future::ready(Err(ResourceError::NotFound)));
+        };
+        let resources = &server.registry().resources;
+        // Boxed with its type spelled out: the compiler cannot prove the stack's nested
+        // future `Send` through an `async` block on its own (as in `tools/call`).
+        let read: futures::future::BoxFuture<'static, Result<Outcome, BoxError>> =
+            match resources.route(uri) {
+                None => return Box::pin(std::future::ready(Err(ResourceError::NotFound))),
+                Some(Route::Exact(r)) => Box::pin(r.stack.call(r.request(uri, self.clone()))),
+                Some(Route::Template(t, variables)) => {
+                    Box::pin(t.stack.call(t.request(uri, variables, self.clone())))
+                }
+            };
+        Box::pin(async move {
+            match read.await.unwrap_or_else(Outcome::from_error) {
+                Outcome::Read(result) => Ok(result.contents),
+                Outcome::Refused(refusal) => {
+                    Err(ResourceError::Failed(refusal.message().to_owned()))
+                }
+                Outcome::Error(error) => Err(ResourceError::from_mcp_error(error)),
+                _ => Err(ResourceError::failed(
+                    "a layer answered a read with another kind of result",
+                )),
+            }
+        })
     }
 }

@@ -3,10 +3,12 @@
 //! A parameter of an `#[mcp_tool]` function is either an *argument* (deserialized from the
 //! call's `arguments`, described in the input schema) or *injected* (built from the request
 //! context by [`FromContext`], absent from the schema). The macro treats a parameter as
-//! injected when its type is named `RequestContext`, `State` or `FileService` (see
-//! [`crate::fs`]), or when it is marked `#[mcp(inject)]`; `#[mcp(arg)]` forces an argument.
-//! The name is only a first guess: an injected parameter must implement [`FromContext`], so a
-//! look-alike type fails to compile with a message saying what to do.
+//! injected when its type is written `RequestContext` or `State<…>`, or when it is marked
+//! `#[mcp(inject)]` (a `FileService`, see [`crate::fs`], or your own extractor);
+//! `#[mcp(arg)]` forces an argument. The spelling is only a first guess, checked both ways
+//! through the traits: an injected parameter must implement [`FromContext`], and an argument
+//! must not (unless forced), so a look-alike type or an alias fails to compile with a
+//! message saying what to do instead of silently changing the tool's schema.
 //!
 //! # Rejections
 //!
@@ -81,9 +83,9 @@ use std::sync::Arc;
 /// );
 /// ```
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be injected into an MCP tool",
+    message = "`{Self}` cannot be injected by the server",
     label = "this parameter is injected, but its type does not implement `FromContext`",
-    note = "injectable types are `RequestContext`, `State<T>` and types implementing `FromContext`; mark the parameter `#[mcp(arg)]` to read it from the tool's JSON arguments instead"
+    note = "injectable types are `RequestContext`, `State<T>` and types implementing `FromContext`; mark the parameter `#[mcp(arg)]` to read it from the client instead"
 )]
 pub trait FromContext: Sized {
     /// Why extraction failed. Its text becomes the `isError` result the model gets instead

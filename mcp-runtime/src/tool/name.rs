@@ -3,7 +3,8 @@
 //! The spec phrases this rule as a SHOULD; this toolkit enforces it so a tool name always
 //! fits the `Mcp-Name` header of 2026-07-28 without encoding. Two checks follow it:
 //! registration ([`validate_tool_name`](crate::server::validate_tool_name), for tools built
-//! at run time) and `#[mcp_tool]`, at compile time. A proc-macro crate cannot call into the
+//! at run time) and `#[mcp_tool]`, at compile time; prompt names follow the same rule
+//! (registration and `#[mcp_prompt]`). A proc-macro crate cannot call into the
 //! runtime, so the macro does not check the name itself: it emits
 //! `const _: () = mcp_runtime::__private::assert_tool_name("…");`, spanned on the name, and
 //! the compiler evaluates this very function. One rule, so the two cannot drift apart.
@@ -139,6 +140,55 @@ pub const fn assert_fn_tool_name(name: &str) {
     }
 }
 
+/// The compile-time check of a name given as `#[mcp_prompt(name = "…")]`: prompt names
+/// follow the tool-name rule (they travel in the same `Mcp-Name` header).
+#[doc(hidden)]
+#[track_caller]
+pub const fn assert_prompt_name(name: &str) {
+    match problem(name) {
+        None => {}
+        Some(Problem::Empty) => panic!(concat!(
+            "invalid prompt name (prompt names follow the tool-name rule): ",
+            empty!(),
+            "; fix `name = \"...\"`"
+        )),
+        Some(Problem::TooLong) => panic!(concat!(
+            "invalid prompt name (prompt names follow the tool-name rule): ",
+            too_long!(),
+            "; shorten `name = \"...\"`"
+        )),
+        Some(Problem::BadCharacter) => panic!(concat!(
+            "invalid prompt name (prompt names follow the tool-name rule): ",
+            bad_character!(),
+            "; fix `name = \"...\"`"
+        )),
+    }
+}
+
+/// The compile-time check of a prompt name taken from the function's name.
+#[doc(hidden)]
+#[track_caller]
+pub const fn assert_fn_prompt_name(name: &str) {
+    match problem(name) {
+        None => {}
+        Some(Problem::Empty) => panic!(concat!(
+            "invalid prompt name (prompt names follow the tool-name rule): ",
+            empty!(),
+            "; set `name = \"...\"`"
+        )),
+        Some(Problem::TooLong) => panic!(concat!(
+            "invalid prompt name (prompt names follow the tool-name rule): ",
+            too_long!(),
+            ", and this function's name is longer; rename the function or set a shorter `name = \"...\"`"
+        )),
+        Some(Problem::BadCharacter) => panic!(concat!(
+            "invalid prompt name (prompt names follow the tool-name rule): ",
+            bad_character!(),
+            ", and this function's name has another character; rename the function or set `name = \"...\"`"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +238,8 @@ mod tests {
         const BAD: Option<&str> = tool_name_problem("route length");
         const { assert_tool_name("route.length") };
         const { assert_fn_tool_name("route_length") };
+        const { assert_prompt_name("code.review") };
+        const { assert_fn_prompt_name("code_review") };
         assert_eq!(GOOD, None);
         assert_eq!(BAD, Some(bad_character!()));
     }

@@ -3,9 +3,13 @@
 //! The tools live here as plain async functions marked `#[mcp_tool]`. They reach files only
 //! through a [`FileService`], which confines every path to the directories the server was
 //! started with: `..`, absolute paths elsewhere and symlinks that lead out are refused by
-//! the kernel (openat2 `RESOLVE_BENEATH` on Linux), not by string checks.
+//! the kernel (openat2 `RESOLVE_BENEATH` on Linux), not by string checks. The same
+//! directories are also served as `file://` resources (a bounded listing, and the
+//! `file:///{+path}` template), read through the same `FileService`.
 
-use mcp_runtime::fs::{EntryKind, FileService, FsError, FsPolicy, LineRange, format_size};
+use mcp_runtime::fs::{
+    EntryKind, FileResources, FileService, FsError, FsPolicy, LineRange, format_size,
+};
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::BuildError;
 use std::ffi::OsString;
@@ -83,14 +87,16 @@ pub fn file_service(dirs: &[PathBuf]) -> Result<FileService, FsError> {
 
 /// The server: its name and version come from `Cargo.toml`, its tools from this file.
 pub fn server(files: FileService) -> Result<Server, BuildError> {
-    Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(
             "Use `list_directory` to see what the served directory holds and `read_file` to read a text file.",
         )
-        .state(files)
+        .state(files.clone())
         .tool(read_file::tool())
-        .tool(list_directory::tool())
-        .build()
+        .tool(list_directory::tool());
+    // The files as resources too: clients that browse resources see them listed (the
+    // listing is taken now; `FileResources::refresh` updates it) and read them by URI.
+    FileResources::new(files).register(builder).build()
 }
 
 #[cfg(test)]

@@ -121,6 +121,34 @@ async fn assert_refused(client: &Client, path: &str) {
 }
 
 #[tokio::test]
+async fn the_files_are_resources_too_and_reads_stay_inside() {
+    let fixture = fixture();
+    for era in ERAS {
+        let client = session(&fixture, era).await;
+        let uris: Vec<String> = client
+            .list_resources()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.uri)
+            .collect();
+        let hello = uris
+            .iter()
+            .find(|u| u.ends_with("/hello.txt"))
+            .unwrap_or_else(|| panic!("{era:?}: hello.txt is listed: {uris:?}"));
+        let read = client.read_resource(hello).await.unwrap();
+        let text = serde_json::to_value(&read.contents).unwrap()[0]["text"].clone();
+        assert_eq!(text, "hello, files", "{era:?}");
+        let secret = format!("file://{}", fixture.outside.join("secret.txt").display());
+        for uri in [secret, format!("{hello}/../../outside/secret.txt")] {
+            let err = client.read_resource(&uri).await.unwrap_err();
+            assert!(err.as_protocol().is_some(), "{era:?}: {uri} was read");
+            assert!(!err.to_string().contains(SECRET), "{era:?}: {err}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn parent_directories_are_refused() {
     let fixture = fixture();
     let client = session(&fixture, EraMode::Legacy).await;

@@ -2,13 +2,15 @@
 //!
 //! The tools live here as plain async functions marked `#[mcp_tool]`: a tool's doc comment
 //! becomes its description, its parameters (with their doc comments) its input schema, and
-//! its return type its result (and output schema, for `Json<T>`). `src/main.rs` serves them,
+//! its return type its result (and output schema, for `Json<T>`). So does a resource
+//! (`#[mcp_resource]`); the prompts are template files in `prompts/`. `src/main.rs` serves them,
 //! over Streamable HTTP with the options of [`http_options`].
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::BuildError;
 use mcp_runtime::transport::http::{HttpOptions, LegacyMode};
 use serde::Serialize;
+use std::path::{Path, PathBuf};
 
 /// Adds two numbers and returns the sum.
 #[mcp_tool(read_only, idempotent, open_world = false)]
@@ -49,12 +51,41 @@ pub async fn text_stats(
     }))
 }
 
-/// The server: its name and version come from `Cargo.toml`, its tools from this file.
+/// What this server offers and how to use it.
+#[mcp_resource(uri = "info://about", mime_type = "text/markdown")]
+pub async fn about() -> String {
+    format!(
+        "# {}\n\n{}\n",
+        env!("CARGO_PKG_NAME"),
+        env!("CARGO_PKG_DESCRIPTION")
+    )
+}
+
+/// Where the prompt templates are read from: `MCP_PROMPTS_DIR` when set, else this
+/// project's `prompts/` folder. One file per prompt (Markdown with front matter, JSON or
+/// YAML); add a file and it is served at the next start.
+pub fn prompts_dir() -> PathBuf {
+    std::env::var_os("MCP_PROMPTS_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts"),
+        PathBuf::from,
+    )
+}
+
+/// The server: its name and version come from `Cargo.toml`, its tools and resource from
+/// this file, its prompts from [`prompts_dir`].
 pub fn server() -> Result<Server, BuildError> {
+    server_with_prompts(prompts_dir())
+}
+
+/// The server, with the prompt templates of `prompts` (a problem in any file is reported
+/// by `build()`, with the file and line).
+pub fn server_with_prompts(prompts: impl AsRef<Path>) -> Result<Server, BuildError> {
     Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions("Use `add` to add two numbers and `text_stats` to measure a text.")
         .tool(add::tool())
         .tool(text_stats::tool())
+        .resource(about::resource())
+        .prompt_dir(prompts)
         .build()
 }
 
@@ -98,6 +129,15 @@ mod tests {
             }
         );
         assert!(text_stats("  ".into()).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn about_names_the_package() {
+        assert!(
+            about()
+                .await
+                .starts_with(&format!("# {}", env!("CARGO_PKG_NAME")))
+        );
     }
 
     #[test]

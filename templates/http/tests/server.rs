@@ -85,6 +85,90 @@ async fn bad_arguments_come_back_as_a_tool_error() {
     }
 }
 
+#[tokio::test]
+async fn reads_the_resource() {
+    for era in ERAS {
+        let client = session(era).await;
+        let listed = client.list_resources().await.unwrap();
+        assert_eq!(listed[0].uri, "info://about", "{era:?}");
+        let read = client.read_resource("info://about").await.unwrap();
+        let text = serde_json::to_value(&read.contents).unwrap()[0]["text"].clone();
+        assert!(
+            text.as_str()
+                .unwrap_or_default()
+                .contains(env!("CARGO_PKG_NAME")),
+            "{era:?}: {text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn serves_the_prompt_templates() {
+    for era in ERAS {
+        let client = session(era).await;
+        let prompts = client.list_prompts().await.unwrap();
+        let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["summarize"], "{era:?}");
+        let args = std::collections::BTreeMap::from([(
+            "text".to_owned(),
+            "MCP is a protocol.".to_owned(),
+        )]);
+        let got = client.get_prompt("summarize", &args).await.unwrap();
+        let text = got.messages[0]
+            .content
+            .as_text()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(text.ends_with("MCP is a protocol."), "{era:?}: {text}");
+        // A missing argument is the client's mistake, named.
+        let err = client
+            .get_prompt("summarize", &Default::default())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.as_protocol().expect("a JSON-RPC error").code,
+            ErrorCode::INVALID_PARAMS
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_file_dropped_into_the_folder_is_served() {
+    let dir = std::env::temp_dir().join(format!(
+        "{}-prompts-{}",
+        env!("CARGO_PKG_NAME"),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir({{crate_name}}::prompts_dir()).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+    }
+    std::fs::write(
+        dir.join("translate.yaml"),
+        "description: Asks for a translation.\ninputSchema:\n  type: object\n  properties:\n    text: {type: string}\n    language: {type: string, default: French}\n  required: [text]\nmessages:\n  - role: user\n    content:\n      - type: text\n        text: \"Translate into {{ language }}: {{ text }}\"\n",
+    )
+    .unwrap();
+    let server = {{crate_name}}::server_with_prompts(&dir).expect("every prompt file is valid");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let names: Vec<String> = client
+        .list_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(names, ["summarize", "translate"]);
+    let args = std::collections::BTreeMap::from([("text".to_owned(), "hello".to_owned())]);
+    let got = client.get_prompt("translate", &args).await.unwrap();
+    assert_eq!(
+        got.messages[0].content.as_text(),
+        Some("Translate into French: hello")
+    );
+}
+
 /// Runs the built binary with `args`, sends `lines` on stdin, closes it and returns stdout.
 /// Fails if the server does not exit by itself once its input is closed.
 fn run_over_stdio(args: &[&str], envs: &[(&str, &Path)], lines: &[Value]) -> String {

@@ -19,6 +19,7 @@ and exits 0. Any failed check prints a message to stderr and exits 1.
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 import traceback
@@ -26,6 +27,7 @@ from typing import Any
 
 import anyio
 from mcp import Client, Implementation, StdioServerParameters
+from mcp_types import ResourceTemplateReference
 
 OVERALL_TIMEOUT_S = 30.0
 REQUEST_TIMEOUT_S = 10.0
@@ -98,13 +100,84 @@ async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
             raise CheckError(f'add {{a:"x",b:3}}: expected an isError result, but the call failed: {error!r}') from error
         check(bad.is_error is True, f'add {{a:"x",b:3}}: expected isError: true, got {show(bad)}')
 
+        primitives = await check_primitives(client)
+
         return {
             "client": "python",
             "mode": mode,
             "protocolVersion": protocol_version,
             "tools": sorted(by_name),
+            **primitives,
             "transport": "http" if isinstance(target, str) else "stdio",
         }
+
+
+async def check_primitives(client: Any) -> dict[str, Any]:
+    """The resources, templates and prompts of echo-server, as the client's own API sees them."""
+    resources = (await client.list_resources()).resources
+    uris = sorted(str(r.uri) for r in resources)
+    check(uris == ["echo://logo", "echo://readme"], f"resources/list: {show(resources)}")
+    templates = (await client.list_resource_templates()).resource_templates
+    check(
+        [t.uri_template for t in templates] == ["echo://greeting/{name}"],
+        f"resources/templates/list: {show(templates)}",
+    )
+
+    readme = await client.read_resource("echo://readme")
+    check(
+        len(readme.contents) == 1
+        and readme.contents[0].mime_type == "text/markdown"
+        and readme.contents[0].text.startswith("# echo-server"),
+        f"read echo://readme: {show(readme)}",
+    )
+    logo = await client.read_resource("echo://logo")
+    check(
+        logo.contents[0].mime_type == "image/png"
+        and base64.b64decode(logo.contents[0].blob)[1:4] == b"PNG",
+        f"read echo://logo: {show(logo)}",
+    )
+    hello = await client.read_resource("echo://greeting/Grace")
+    check(
+        str(hello.contents[0].uri) == "echo://greeting/Grace" and hello.contents[0].text == "Hello, Grace!",
+        f"read echo://greeting/Grace: {show(hello)}",
+    )
+    try:
+        await client.read_resource("echo://missing")
+    except Exception as error:  # noqa: BLE001 - the error is what is checked
+        code = getattr(getattr(error, "error", None), "code", None)
+        check(code in (-32602, -32002), f"read echo://missing: expected 'Resource not found', got {error!r}")
+    else:
+        raise CheckError("read echo://missing: expected an error, got a result")
+
+    prompts = (await client.list_prompts()).prompts
+    names = sorted(p.name for p in prompts)
+    check(names == ["greet", "logo", "readme"], f"prompts/list: {show(prompts)}")
+    check(all(p.description for p in prompts), f"prompts/list: a prompt without description: {show(prompts)}")
+    greet = await client.get_prompt("greet", {"name": "Grace"})
+    check(
+        len(greet.messages) == 1
+        and greet.messages[0].role == "user"
+        and greet.messages[0].content.text == "Greet Grace in a casual way.",
+        f"prompts/get greet: {show(greet)}",
+    )
+    embedded = await client.get_prompt("readme")
+    resource = [m for m in embedded.messages if m.content.type == "resource"]
+    check(
+        len(resource) == 1 and str(resource[0].content.resource.uri) == "echo://readme",
+        f"prompts/get readme: {show(embedded)}",
+    )
+    image = await client.get_prompt("logo")
+    check(
+        image.messages[0].content.type == "image" and image.messages[0].content.mime_type == "image/png",
+        f"prompts/get logo: {show(image)}",
+    )
+
+    completion = await client.complete(
+        ResourceTemplateReference(type="ref/resource", uri="echo://greeting/{name}"),
+        {"name": "name", "value": "g"},
+    )
+    check(completion.completion.values == ["Grace"], f"completion/complete: {show(completion)}")
+    return {"resources": uris, "prompts": names, "completed": completion.completion.values}
 
 
 def describe(error: BaseException) -> str:

@@ -122,11 +122,14 @@ async function run({ mode, url, command, args }, client) {
     }
     check(bad && bad.isError === true, `add {a:"x",b:3}: expected isError: true, got ${show(bad)}`);
 
+    const primitives = await checkPrimitives(client, opts);
+
     const summary = {
         client: 'ts',
         mode,
         protocolVersion,
         tools: [...byName.keys()].sort(),
+        ...primitives,
         transport: url === undefined ? 'stdio' : 'http'
     };
     if (url !== undefined) {
@@ -135,6 +138,48 @@ async function run({ mode, url, command, args }, client) {
         if (transport.sessionId !== undefined) await transport.terminateSession();
     }
     return summary;
+}
+
+/** The resources, templates and prompts of echo-server, as the client's own API sees them. */
+async function checkPrimitives(client, opts) {
+    const caps = client.getServerCapabilities();
+    check(caps?.resources && caps?.prompts && caps?.completions, `capabilities lack resources, prompts or completions: ${show(caps)}`);
+
+    const { resources } = await client.listResources(undefined, opts);
+    const uris = resources.map((r) => r.uri).sort();
+    check(show(uris) === show(['echo://logo', 'echo://readme']), `resources/list: ${show(resources)}`);
+    const { resourceTemplates } = await client.listResourceTemplates(undefined, opts);
+    check(resourceTemplates.length === 1 && resourceTemplates[0].uriTemplate === 'echo://greeting/{name}', `resources/templates/list: ${show(resourceTemplates)}`);
+
+    const readme = await client.readResource({ uri: 'echo://readme' }, opts);
+    check(readme.contents.length === 1 && readme.contents[0].mimeType === 'text/markdown' && readme.contents[0].text.startsWith('# echo-server'), `read echo://readme: ${show(readme)}`);
+    const logo = await client.readResource({ uri: 'echo://logo' }, opts);
+    check(logo.contents[0].mimeType === 'image/png' && Buffer.from(logo.contents[0].blob, 'base64').subarray(1, 4).toString() === 'PNG', `read echo://logo: ${show(logo)}`);
+    const hello = await client.readResource({ uri: 'echo://greeting/Ada' }, opts);
+    check(hello.contents[0].uri === 'echo://greeting/Ada' && hello.contents[0].text === 'Hello, Ada!', `read echo://greeting/Ada: ${show(hello)}`);
+    let missing;
+    try {
+        await client.readResource({ uri: 'echo://missing' }, opts);
+    } catch (error) {
+        missing = error;
+    }
+    check(missing !== undefined && [-32602, -32002].includes(missing.code), `read echo://missing: expected "Resource not found", got ${missing?.stack ?? 'a result'}`);
+
+    const { prompts } = await client.listPrompts(undefined, opts);
+    check(show(prompts.map((p) => p.name).sort()) === show(['greet', 'logo', 'readme']), `prompts/list: ${show(prompts)}`);
+    check(prompts.every((p) => typeof p.description === 'string' && p.description.length > 0), `prompts/list: a prompt without description: ${show(prompts)}`);
+    const greet = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada', style: 'formal' } }, opts);
+    check(greet.messages.length === 1 && greet.messages[0].role === 'user' && greet.messages[0].content.text === 'Greet Ada in a formal way.', `prompts/get greet: ${show(greet)}`);
+    const embedded = await client.getPrompt({ name: 'readme' }, opts);
+    const resource = embedded.messages.find((m) => m.content.type === 'resource');
+    check(resource && resource.content.resource.uri === 'echo://readme' && resource.content.resource.text.startsWith('# echo-server'), `prompts/get readme: ${show(embedded)}`);
+    const image = await client.getPrompt({ name: 'logo' }, opts);
+    check(image.messages[0].content.type === 'image' && image.messages[0].content.mimeType === 'image/png', `prompts/get logo: ${show(image)}`);
+
+    const completion = await client.complete({ ref: { type: 'ref/resource', uri: 'echo://greeting/{name}' }, argument: { name: 'name', value: 'a' } }, opts);
+    check(show(completion.completion.values) === show(['Ada', 'Alan']), `completion/complete: ${show(completion)}`);
+
+    return { resources: uris, prompts: prompts.map((p) => p.name).sort(), completed: completion.completion.values };
 }
 
 async function main() {

@@ -1,11 +1,11 @@
-//! An injected `FileService`: recognised by its type name, taken from the server's state.
+//! An injected `FileService`: marked `#[mcp(inject)]`, taken from the server's state.
 
 use mcp_runtime::fs::{FileService, FsError, FsPolicy, LineRange};
 use mcp_runtime::prelude::*;
 
 /// Reads the first line of a file through the injected service.
 #[mcp_tool(read_only)]
-async fn first_line(files: FileService, path: String) -> Result<String, FsError> {
+async fn first_line(#[mcp(inject)] files: FileService, path: String) -> Result<String, FsError> {
     files.read_text_file(&path, LineRange::Head(1)).await
 }
 

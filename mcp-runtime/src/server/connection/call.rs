@@ -136,7 +136,13 @@ impl Connection {
         let mut result = match out.unwrap_or_else(Outcome::from_error) {
             Outcome::Tool(result) => result,
             Outcome::Refused(refusal) => refusal.into_tool_result(),
-            Outcome::Error(error) => {
+            other => {
+                let error = match other {
+                    Outcome::Error(error) => error,
+                    _ => McpError::internal(
+                        "a layer answered tools/call with the result of another kind of request",
+                    ),
+                };
                 let rejection = Rejection::from(error);
                 return (
                     encode_error(Some(id), &rejection.error),

@@ -100,6 +100,11 @@ impl<K: Kind> Snapshot<K> {
     pub(crate) fn get(&self, key: &str) -> Option<&Arc<K::Item>> {
         self.by_key.get(key)
     }
+
+    /// Every item, in list order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<K::Item>> {
+        self.order.iter()
+    }
 }
 
 /// The registered items of one kind.
@@ -134,6 +139,18 @@ impl<K: Kind> Catalog<K> {
         &self,
         prepared: Vec<Result<K::Item, RegistrationError>>,
     ) -> Result<(), Vec<RegistrationError>> {
+        self.replace(&[], prepared)
+    }
+
+    /// Removes the items keyed `remove` (those that are there) and adds `prepared`, as one
+    /// change: one snapshot swap, so no reader sees the catalog between the two, and one
+    /// change signal. All or none, like [`insert_all`](Self::insert_all); an added item may
+    /// take the key of a removed one.
+    pub(crate) fn replace(
+        &self,
+        remove: &[&str],
+        prepared: Vec<Result<K::Item, RegistrationError>>,
+    ) -> Result<(), Vec<RegistrationError>> {
         let mut errors = Vec::new();
         let mut items = Vec::with_capacity(prepared.len());
         for p in prepared {
@@ -143,9 +160,15 @@ impl<K: Kind> Catalog<K> {
             }
         }
         let mut guard = self.snapshot.write().unwrap_or_else(|p| p.into_inner());
-        let mut all: Vec<Arc<K::Item>> = guard.order.clone();
-        let mut keys: std::collections::HashSet<&str> =
-            guard.order.iter().map(|i| K::key(i)).collect();
+        let before = guard.order.len();
+        let mut all: Vec<Arc<K::Item>> = guard
+            .order
+            .iter()
+            .filter(|i| !remove.contains(&K::key(i)))
+            .cloned()
+            .collect();
+        let removed = all.len() != before;
+        let mut keys: std::collections::HashSet<&str> = all.iter().map(|i| K::key(i)).collect();
         let mut added = Vec::with_capacity(items.len());
         for item in &items {
             if keys.insert(K::key(item)) {
@@ -157,7 +180,7 @@ impl<K: Kind> Catalog<K> {
         if !errors.is_empty() {
             return Err(errors);
         }
-        if added.is_empty() {
+        if added.is_empty() && !removed {
             return Ok(());
         }
         all.extend(added);
@@ -397,5 +420,28 @@ mod tests {
         assert_eq!(errors.len(), 3, "{errors:?}");
         assert_eq!(c.keys(), ["a"], "nothing of a failed registration stays");
         assert!(!changes.has_changed().unwrap(), "and nothing is announced");
+    }
+
+    #[test]
+    fn replace_is_one_change_or_none() {
+        let (c, feed) = catalog(10);
+        c.insert_all(vec![Ok("a".to_owned()), Ok("b".to_owned())])
+            .unwrap();
+        let mut changes = feed.subscribe();
+        // "a" replaced by a new "a", "b" removed, "c" added: one swap, one signal.
+        c.replace(&["a", "b"], vec![Ok("a".to_owned()), Ok("c".to_owned())])
+            .unwrap();
+        assert_eq!(c.keys(), ["a", "c"]);
+        assert!(changes.has_changed().unwrap());
+        changes.borrow_and_update();
+        // A clash with an item that stays: nothing changes.
+        let errors = c.replace(&["a"], vec![Ok("c".to_owned())]).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(c.keys(), ["a", "c"]);
+        assert!(!changes.has_changed().unwrap());
+        // Removing only is a change too.
+        c.replace(&["c"], Vec::new()).unwrap();
+        assert_eq!(c.keys(), ["a"]);
+        assert!(changes.has_changed().unwrap());
     }
 }

@@ -91,6 +91,40 @@ pub enum RegistrationError {
         /// The primitive.
         primitive: Primitive,
     },
+    /// A resource or resource template is unusable (its URI, its template, its name).
+    #[error("resource `{uri}` cannot be registered: {reason}")]
+    InvalidResource {
+        /// The URI or URI template.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Another resource (or template) already has this URI (or URI template).
+    #[error("a resource `{uri}` is already registered")]
+    DuplicateResource {
+        /// The URI or URI template.
+        uri: String,
+    },
+    /// A prompt is unusable (its name, its description, its arguments).
+    #[error("prompt `{name}` cannot be registered: {reason}")]
+    InvalidPrompt {
+        /// The prompt.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Another prompt already has this name.
+    #[error("a prompt named `{name}` is already registered")]
+    DuplicatePrompt {
+        /// The name.
+        name: String,
+    },
+    /// A directory of prompt files
+    /// ([`ServerBuilder::prompt_dir`](crate::ServerBuilder::prompt_dir)) could not be
+    /// loaded: every problem of every file, each with its file and line.
+    #[cfg(feature = "prompt-files")]
+    #[error("{0}")]
+    PromptFiles(crate::prompt::LoadError),
 }
 
 fn quoted(names: &[&str]) -> String {

@@ -18,9 +18,13 @@
 
 pub(crate) mod catalog;
 mod error;
+pub(crate) mod prompts;
+pub(crate) mod resources;
 pub(crate) mod tools;
 
 pub use error::RegistrationError;
+pub use prompts::PromptRegistry;
+pub use resources::ResourceRegistry;
 pub use tools::{ToolRegistry, validate_tool_name};
 
 use std::fmt;
@@ -32,16 +36,23 @@ use tokio::sync::watch;
 pub enum Primitive {
     /// Tools (`tools/list`, `tools/call`).
     Tools,
+    /// Resources and resource templates (`resources/list`, `resources/templates/list`,
+    /// `resources/read`).
+    Resources,
+    /// Prompts (`prompts/list`, `prompts/get`).
+    Prompts,
 }
 
 impl Primitive {
     /// Every primitive.
-    pub const ALL: [Primitive; 1] = [Primitive::Tools];
+    pub const ALL: [Primitive; 3] = [Primitive::Tools, Primitive::Resources, Primitive::Prompts];
 
     /// The notification that tells a client this primitive's list changed.
     pub const fn list_changed_method(self) -> &'static str {
         match self {
             Primitive::Tools => "notifications/tools/list_changed",
+            Primitive::Resources => "notifications/resources/list_changed",
+            Primitive::Prompts => "notifications/prompts/list_changed",
         }
     }
 
@@ -49,12 +60,16 @@ impl Primitive {
     pub const fn listen_filter(self) -> &'static str {
         match self {
             Primitive::Tools => "toolsListChanged",
+            Primitive::Resources => "resourcesListChanged",
+            Primitive::Prompts => "promptsListChanged",
         }
     }
 
     const fn index(self) -> usize {
         match self {
             Primitive::Tools => 0,
+            Primitive::Resources => 1,
+            Primitive::Prompts => 2,
         }
     }
 }
@@ -63,6 +78,8 @@ impl fmt::Display for Primitive {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Primitive::Tools => "tools",
+            Primitive::Resources => "resources",
+            Primitive::Prompts => "prompts",
         })
     }
 }
@@ -110,18 +127,32 @@ impl ChangeFeed {
 #[derive(Debug)]
 pub(crate) struct Registry {
     pub(crate) tools: ToolRegistry,
+    pub(crate) resources: resources::ResourceRegistry,
+    pub(crate) prompts: prompts::PromptRegistry,
     feed: ChangeFeed,
 }
 
 impl Registry {
-    pub(crate) fn new(tools: ToolRegistry, feed: ChangeFeed) -> Self {
-        Self { tools, feed }
+    pub(crate) fn new(
+        tools: ToolRegistry,
+        resources: resources::ResourceRegistry,
+        prompts: prompts::PromptRegistry,
+        feed: ChangeFeed,
+    ) -> Self {
+        Self {
+            tools,
+            resources,
+            prompts,
+            feed,
+        }
     }
 
     /// Whether the server advertises `primitive` in its capabilities.
     pub(crate) fn advertises(&self, primitive: Primitive) -> bool {
         match primitive {
             Primitive::Tools => self.tools.advertised(),
+            Primitive::Resources => self.resources.advertised(),
+            Primitive::Prompts => self.prompts.advertised(),
         }
     }
 

@@ -1,0 +1,96 @@
+//! The rules of `#[mcp_tool]`: a description, consistent annotations, safe policies, and
+//! arguments that can be fields of the arguments struct.
+
+use super::{SignatureWords, ValueWords, description, params, signature};
+use crate::ast::ToolFn;
+use crate::attr::Spanned;
+use crate::ctxt::Ctxt;
+
+/// Where the function stands: a free function, or a method in an `#[mcp_tools]` impl.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Position {
+    Free,
+    Method,
+}
+
+/// Checks every rule, recording each violation.
+pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, position: Position) {
+    signature(
+        cx,
+        &tool.func,
+        &SignatureWords {
+            what: "mcp_tool",
+            fixed: "the input schema",
+            hidden: "whether it returns structured output",
+        },
+    );
+    receiver(cx, tool, position);
+    description(
+        cx,
+        &tool.attrs.description,
+        &tool.func,
+        "tool",
+        Some("models choose tools by their descriptions"),
+    );
+    annotations(cx, tool);
+    policy(cx, tool);
+    params(
+        cx,
+        &tool.func,
+        ValueWords {
+            item: "a tool",
+            noun: "tool argument",
+            made: "deserialized",
+            name_reason: "it becomes the JSON property name",
+            rename_frees_pattern: false,
+        },
+    );
+}
+
+fn receiver(cx: &Ctxt, tool: &ToolFn, position: Position) {
+    let func = &tool.func;
+    if let Some(r) = &func.bad_receiver {
+        cx.error_spanned_by(
+            r,
+            "an `#[mcp_tool]` method takes `&self`; other receivers (`self`, `&mut self`, `self: T`) are not supported because calls run concurrently",
+        );
+    }
+    if position == Position::Free && (func.has_self || func.bad_receiver.is_some()) {
+        cx.error_spanned_by(
+            &func.sig.ident,
+            "an `#[mcp_tool]` method needs `#[mcp_tools]` on its `impl` block, which registers the tools of an instance",
+        );
+    }
+}
+
+fn annotations(cx: &Ctxt, tool: &ToolFn) {
+    if let (Some(r), Some(d)) = (&tool.attrs.read_only, &tool.attrs.destructive)
+        && r.value
+        && d.value
+    {
+        cx.error_at(
+            d.span,
+            "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing",
+        );
+    }
+}
+
+fn policy(cx: &Ctxt, tool: &ToolFn) {
+    let a = &tool.attrs;
+    if let Some(cache) = &a.cache {
+        let marked = |flag: &Option<Spanned<bool>>| flag.as_ref().is_some_and(|f| f.value);
+        let (problem, fix) = match (marked(&a.read_only), marked(&a.idempotent)) {
+            (true, true) => return,
+            (false, false) => (
+                "is neither `read_only` nor `idempotent`",
+                "`read_only` and `idempotent` if it is both",
+            ),
+            (false, true) => ("is not `read_only`", "`read_only` if it is"),
+            (true, false) => ("is not `idempotent`", "`idempotent` if it is"),
+        };
+        cx.error_at(
+            cache.span,
+            format!("a cached result is only safe for read-only, idempotent tools, and this tool {problem}: mark it {fix}, or remove `cache`"),
+        );
+    }
+}

@@ -1,0 +1,365 @@
+//! The resources and resource-templates kinds: what is checked at registration (the URI,
+//! the name, the template's syntax) and how each is listed. Routing a read (an exact URI
+//! first, then the templates in registration order) is [`ResourceRegistry::route`].
+
+use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
+use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::pipeline::{ItemStack, McpRequest, ReadResource, ReadTarget, ServerPolicies};
+use crate::protocol::JsonObject;
+use crate::protocol::{McpError, ResourceDefinition, ResourceTemplateDefinition};
+use crate::resource::{Resource, ResourceTemplate, UriTemplate, Variables};
+use crate::tool::RequestContext;
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::broadcast;
+
+/// How many announced updates a slow connection may fall behind by before it misses some
+/// (it then gets the ones that follow; an update says only "read it again").
+const UPDATE_BACKLOG: usize = 1024;
+
+/// A registered resource.
+pub(crate) struct RegisteredResource {
+    pub(crate) uri: Arc<str>,
+    pub(crate) stack: ItemStack<ReadResource>,
+    definition: ResourceDefinition,
+}
+
+impl RegisteredResource {
+    /// The pipeline request of a read of this resource.
+    pub(crate) fn request(&self, uri: impl Into<Arc<str>>, cx: RequestContext) -> McpRequest {
+        McpRequest::new(READ, uri, JsonObject::new(), cx)
+    }
+}
+
+/// A registered resource template.
+pub(crate) struct RegisteredTemplate {
+    pub(crate) template: UriTemplate,
+    pub(crate) inner: Arc<dyn ResourceTemplate>,
+    pub(crate) stack: ItemStack<ReadResource>,
+    /// Registration order: templates are tried in it.
+    order: u64,
+    definition: ResourceTemplateDefinition,
+}
+
+impl RegisteredTemplate {
+    /// The pipeline request of a read of `uri`, which matched with `variables`: they are
+    /// the request's arguments when a layer or the audit reads those, and travel typed
+    /// otherwise (no JSON built and parsed back on the plain path).
+    pub(crate) fn request(
+        &self,
+        uri: impl Into<Arc<str>>,
+        variables: Variables,
+        cx: RequestContext,
+    ) -> McpRequest {
+        if self.stack.sees_arguments() {
+            McpRequest::new(READ, uri, variables.to_json(), cx)
+        } else {
+            McpRequest::new(READ, uri, JsonObject::new(), cx).with_variables(variables)
+        }
+    }
+}
+
+const READ: &str = "resources/read";
+
+/// The resources kind.
+pub(crate) struct Resources;
+
+impl Kind for Resources {
+    type Item = RegisteredResource;
+    const PRIMITIVE: Primitive = Primitive::Resources;
+    const LIST_FIELD: &'static str = "resources";
+
+    fn key(item: &RegisteredResource) -> &str {
+        &item.uri
+    }
+
+    fn listed(item: &RegisteredResource, _modern: bool) -> impl Serialize + '_ {
+        &item.definition
+    }
+
+    fn duplicate(uri: &str) -> RegistrationError {
+        RegistrationError::DuplicateResource {
+            uri: uri.to_owned(),
+        }
+    }
+}
+
+/// The resource-templates kind.
+pub(crate) struct Templates;
+
+impl Kind for Templates {
+    type Item = RegisteredTemplate;
+    const PRIMITIVE: Primitive = Primitive::Resources;
+    const LIST_FIELD: &'static str = "resourceTemplates";
+
+    fn key(item: &RegisteredTemplate) -> &str {
+        item.template.as_str()
+    }
+
+    fn listed(item: &RegisteredTemplate, _modern: bool) -> impl Serialize + '_ {
+        &item.definition
+    }
+
+    fn duplicate(template: &str) -> RegistrationError {
+        RegistrationError::DuplicateResource {
+            uri: template.to_owned(),
+        }
+    }
+}
+
+/// What a URI resolved to.
+pub(crate) enum Route {
+    /// A resource with exactly this URI.
+    Exact(Arc<RegisteredResource>),
+    /// A template that matched, with its variables.
+    Template(Arc<RegisteredTemplate>, Variables),
+}
+
+/// The server's resources and resource templates. Reached through
+/// [`Server::resources`](crate::Server::resources).
+///
+/// Changes at run time ([`register`](Self::register),
+/// [`register_template`](Self::register_template), [`remove`](Self::remove)) notify
+/// connected clients like tool changes do (`notifications/resources/list_changed`);
+/// [`updated`](Self::updated) tells the clients subscribed to a resource that its contents
+/// changed (`notifications/resources/updated`).
+pub struct ResourceRegistry {
+    resources: Catalog<Resources>,
+    templates: Catalog<Templates>,
+    next_order: AtomicU64,
+    advertised: bool,
+    policies: ServerPolicies,
+    updates: broadcast::Sender<Arc<str>>,
+}
+
+impl fmt::Debug for ResourceRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResourceRegistry")
+            .field("resources", &self.resources.keys())
+            .field("templates", &self.templates.keys())
+            .finish_non_exhaustive()
+    }
+}
+
+fn has_name(name: &str) -> bool {
+    !name.trim().is_empty()
+}
+
+impl ResourceRegistry {
+    pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
+        Self {
+            resources: Catalog::new(settings.clone(), feed.clone()),
+            templates: Catalog::new(settings, feed),
+            next_order: AtomicU64::new(0),
+            advertised: true,
+            policies,
+            updates: broadcast::channel(UPDATE_BACKLOG).0,
+        }
+    }
+
+    /// Registers a resource with a fixed URI. The URI needs a scheme and no spaces, the
+    /// resource a name; a URI already registered is refused.
+    pub fn register(&self, resource: impl Resource) -> Result<(), RegistrationError> {
+        self.register_resources(vec![Arc::new(resource)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// Registers a resource template; its `uriTemplate` must parse (see
+    /// [`UriTemplate`]) and be new.
+    pub fn register_template(
+        &self,
+        template: impl ResourceTemplate,
+    ) -> Result<(), RegistrationError> {
+        self.register_templates(vec![Arc::new(template)])
+            .map_err(|mut e| e.remove(0))
+    }
+
+    /// Tells every client subscribed to `uri` (legacy `resources/subscribe`, modern
+    /// `subscriptions/listen` with `resourceSubscriptions`) that its contents changed. Clients
+    /// that did not subscribe hear nothing; with nobody connected it costs nothing.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::ResourceDefinition;
+    /// use mcp_runtime::resource::resource_fn;
+    ///
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .resource(resource_fn(ResourceDefinition::new("config://app", "config"), |_| async { "{}" }))
+    ///     .build()
+    ///     .unwrap();
+    /// // …after the configuration changed:
+    /// server.resources().updated("config://app");
+    /// ```
+    pub fn updated(&self, uri: &str) {
+        // No receiver means nobody subscribed: nothing to do.
+        let _ = self.updates.send(uri.into());
+    }
+
+    /// A receiver of every later announced update.
+    pub(crate) fn subscribe_updates(&self) -> broadcast::Receiver<Arc<str>> {
+        self.updates.subscribe()
+    }
+
+    pub(crate) fn set_advertised(&mut self, advertised: bool) {
+        self.advertised = advertised;
+    }
+
+    pub(crate) fn advertised(&self) -> bool {
+        self.advertised
+    }
+
+    /// Whether no resource and no template is registered.
+    pub fn is_empty(&self) -> bool {
+        self.resources.is_empty() && self.templates.is_empty()
+    }
+
+    fn check_advertised(&self, adding: bool) -> Result<(), Vec<RegistrationError>> {
+        if adding && !self.advertised {
+            return Err(vec![RegistrationError::NotAdvertised {
+                primitive: Primitive::Resources,
+            }]);
+        }
+        Ok(())
+    }
+
+    /// Registers resources: all or none, every problem reported.
+    pub(crate) fn register_resources(
+        &self,
+        resources: Vec<Arc<dyn Resource>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.check_advertised(!resources.is_empty())?;
+        let prepared = resources
+            .into_iter()
+            .map(|resource| {
+                let definition = resource.definition();
+                let uri = definition.uri.clone();
+                if uri.is_empty() || uri.chars().any(char::is_whitespace) || !uri.contains(':') {
+                    return Err(RegistrationError::InvalidResource {
+                        uri,
+                        reason: "a resource URI needs a scheme (`config://app`) and no spaces"
+                            .into(),
+                    });
+                }
+                if !has_name(&definition.name) {
+                    return Err(RegistrationError::InvalidResource {
+                        uri,
+                        reason: "a resource needs a name".into(),
+                    });
+                }
+                Ok(RegisteredResource {
+                    uri: uri.into(),
+                    stack: ItemStack::new(
+                        ReadResource::new(ReadTarget::Resource(resource)),
+                        &self.policies,
+                    ),
+                    definition,
+                })
+            })
+            .collect();
+        self.resources.insert_all(prepared)
+    }
+
+    /// Registers resource templates: all or none, every problem reported.
+    pub(crate) fn register_templates(
+        &self,
+        templates: Vec<Arc<dyn ResourceTemplate>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.check_advertised(!templates.is_empty())?;
+        let prepared = templates
+            .into_iter()
+            .map(|inner| {
+                let definition = inner.definition();
+                let source = definition.uri_template.clone();
+                let template = UriTemplate::parse(&source)
+                    .map_err(|e| RegistrationError::InvalidResource {
+                        uri: source.clone(),
+                        reason: e.to_string(),
+                    })?
+                    .allow_dot_segments(inner.allow_dot_segments());
+                if !has_name(&definition.name) {
+                    return Err(RegistrationError::InvalidResource {
+                        uri: source,
+                        reason: "a resource template needs a name".into(),
+                    });
+                }
+                Ok(RegisteredTemplate {
+                    template,
+                    stack: ItemStack::new(
+                        ReadResource::new(ReadTarget::Template(inner.clone())),
+                        &self.policies,
+                    ),
+                    inner,
+                    order: self.next_order.fetch_add(1, Ordering::Relaxed),
+                    definition,
+                })
+            })
+            .collect();
+        self.templates.insert_all(prepared)
+    }
+
+    /// Removes the resource with this URI, or the template with this URI template; returns
+    /// whether there was one.
+    pub fn remove(&self, uri: &str) -> bool {
+        self.resources.remove(uri) || self.templates.remove(uri)
+    }
+
+    /// The URIs of the resources, in `resources/list` order.
+    pub fn uris(&self) -> Vec<String> {
+        self.resources.keys()
+    }
+
+    /// The URI templates, in `resources/templates/list` order.
+    pub fn templates(&self) -> Vec<String> {
+        self.templates.keys()
+    }
+
+    /// The definition of the resource with this URI.
+    pub fn definition(&self, uri: &str) -> Option<ResourceDefinition> {
+        self.resources
+            .snapshot()
+            .get(uri)
+            .map(|r| r.definition.clone())
+    }
+
+    /// What `uri` resolves to: the resource with exactly this URI, else the first template
+    /// (in registration order) that matches it.
+    pub(crate) fn route(&self, uri: &str) -> Option<Route> {
+        if let Some(r) = self.resources.snapshot().get(uri) {
+            return Some(Route::Exact(r.clone()));
+        }
+        let templates: Arc<Snapshot<Templates>> = self.templates.snapshot();
+        templates
+            .iter()
+            .filter_map(|t| t.template.matches(uri).map(|vars| (t, vars)))
+            .min_by_key(|(t, _)| t.order)
+            .map(|(t, vars)| Route::Template(t.clone(), vars))
+    }
+
+    /// The template registered with exactly this URI template string.
+    pub(crate) fn template(&self, uri_template: &str) -> Option<Arc<RegisteredTemplate>> {
+        self.templates.snapshot().get(uri_template).cloned()
+    }
+
+    /// Whether a resource has exactly this URI.
+    pub(crate) fn has_resource(&self, uri: &str) -> bool {
+        self.resources.snapshot().get(uri).is_some()
+    }
+
+    pub(crate) fn list_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        self.resources.list_page(cursor, modern)
+    }
+
+    pub(crate) fn templates_page(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        self.templates.list_page(cursor, modern)
+    }
+}
