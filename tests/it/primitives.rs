@@ -603,6 +603,39 @@ async fn server_layers_run_around_reads_and_prompts() {
     assert_eq!(e.message, "prompts/get is not for you");
 }
 
+#[tokio::test]
+async fn tools_read_the_servers_resources_too() {
+    let s = Server::builder("reader", "1.0.0")
+        .resource(resource_fn(
+            ResourceDefinition::new("config://app", "config"),
+            |_| async { "dark" },
+        ))
+        .tool(tool_fn(
+            ToolDefinition::new(
+                "theme",
+                "Reads the theme from the configuration resource.",
+                json!({"type": "object"}),
+            ),
+            |_, cx: RequestContext| async move {
+                let contents = cx
+                    .read_resource("config://app")
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let missing = cx.read_resource("config://other").await;
+                assert_eq!(missing, Err(ResourceError::NotFound));
+                match &contents[0] {
+                    ResourceContents::Text(t) => Ok(t.text.clone()),
+                    _ => Err("not text".to_owned()),
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    let c = connected(&s, EraMode::Modern).await;
+    let result = c.call_tool("theme", json!({})).await.unwrap();
+    assert_eq!(result.first_text(), Some("dark"), "{result:?}");
+}
+
 #[test]
 fn registration_checks_resources_and_prompts() {
     let e = Server::builder("bad", "1.0.0")

@@ -11,7 +11,7 @@ use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, Re
 use crate::server::Server;
 use crate::server::projection::Modern;
 use crate::server::registry::tools::RegisteredTool;
-use crate::tool::{RequestContext, RequestContextParts};
+use crate::tool::RequestContext;
 use crate::transport::{Disposition, Rejection};
 use futures::FutureExt as _;
 use serde_json::value::RawValue;
@@ -70,18 +70,8 @@ impl Connection {
         };
         let era = env.era;
         let outlet = scope.outlet;
-        let cx = RequestContext::new(RequestContextParts {
-            era,
-            protocol_version: env.version,
-            client_capabilities: env.client_capabilities,
-            client_info: env.client_info,
-            request_id: id.clone(),
-            progress_token: env.progress_token,
-            cancellation: self.cancellation_for(&outlet),
-            peer: Some(self.notifications_for(&outlet)),
-            extensions: self.inner.server.inner.extensions.clone(),
-            caller: self.caller_for(&outlet),
-        });
+        // With the server in it, so a tool can read the server's resources too.
+        let cx = self.context(&id, env, &outlet);
         let request = McpRequest::new("tools/call", tool.name.clone(), arguments, cx.clone());
         let mut call = tool.stack.call(request);
         // Poll once inline: most tools answer without waiting, and skipping the task spawn
