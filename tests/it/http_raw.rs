@@ -383,7 +383,12 @@ async fn modern_errors_carry_the_spec_statuses() {
     assert_status(&reply, StatusCode::BAD_REQUEST, -32602);
 
     // Unknown method, and methods the modern leg does not have: 404 -32601.
-    for method in ["prompts/get", "ping", "logging/setLevel"] {
+    for method in [
+        "resources/subscribe",
+        "ping",
+        "logging/setLevel",
+        "no/such/method",
+    ] {
         let reply = post_modern(&s.url, 4, method, json!({})).await;
         assert_status(&reply, StatusCode::NOT_FOUND, -32601);
     }

@@ -10,10 +10,13 @@
 //! an unknown prompt, a missing or unknown argument, an unknown completion reference are
 //! `-32602`; a failure inside is `-32603`.
 
-use super::{Connection, Envelope, Outlet, Routed, Scope, required_params, unoffered};
+use super::{
+    Connection, Envelope, Outlet, Routed, Scope, optional_params, required_params, unoffered,
+};
 use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::prompt::PromptArguments;
 use crate::protocol::jsonrpc::{encode_error, encode_notification, encode_result};
+use crate::protocol::lifecycle::MetaOnlyParams;
 use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionReference, Era, ErrorCode,
     GetPromptParams, McpError, RequestId, ResourceUriParams,
@@ -285,11 +288,14 @@ impl Connection {
         params: Option<&RawValue>,
         checks: Option<&dyn RequestChecks>,
     ) -> Result<Vec<u8>, Rejection> {
-        let p: ResourceUriParams = required_params(params)?;
-        let env = self.envelope(p.meta, method, checks)?;
+        // The era first: on the modern leg the method does not exist, whatever its params
+        // (404 `-32601`, checked by the suite's `server-stateless`).
+        let meta: MetaOnlyParams = optional_params(params)?;
+        let env = self.envelope(meta.meta, method, checks)?;
         if env.era == Era::Modern || !self.inner.server.registry().resources.advertised() {
             return Err(unoffered(method, env.era));
         }
+        let p: ResourceUriParams = required_params(params)?;
         if self.inner.stateless {
             return Err(McpError::invalid_request(
                 "resource subscriptions need a session: updates are delivered on the \
