@@ -86,9 +86,12 @@ pub fn exec(args: Args) -> Result<()> {
             if let (Some(resources), Some(templates)) = (&resources, &templates) {
                 let table = inspect::resources_table(resources);
                 sections.push(("Resources", count(resources.len(), "resource"), table));
-                let table = inspect::templates_table(templates);
-                let n = count(templates.len(), "resource template");
-                sections.push(("Resource templates", n, table));
+                // An empty table of templates beside the resources says nothing.
+                if !templates.is_empty() {
+                    let table = inspect::templates_table(templates);
+                    let n = count(templates.len(), "resource template");
+                    sections.push(("Resource templates", n, table));
+                }
             }
             if let Some(prompts) = &prompts {
                 let table = inspect::prompts_table(prompts);
