@@ -60,6 +60,33 @@ async fn writes_keep_permissions_and_edits_keep_crlf() {
         std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
         0o640
     );
+
+    // A setuid/setgid file keeps its permissions through a write or an edit, but never
+    // those two bits: content a client wrote does not run with the owner's privileges.
+    for (i, edit) in [false, true].into_iter().enumerate() {
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o6755)).unwrap();
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777,
+            0o6755
+        );
+        if edit {
+            let edits = vec![TextEdit::new("new", "newer")];
+            assert!(
+                fx.files
+                    .edit_file("script.txt", edits, false)
+                    .await
+                    .unwrap()
+                    .written
+            );
+        } else {
+            fx.files.write_file("script.txt", "new").await.unwrap();
+        }
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o7777,
+            0o755,
+            "case {i}"
+        );
+    }
 }
 
 #[tokio::test]

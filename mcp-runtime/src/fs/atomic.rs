@@ -74,12 +74,14 @@ impl<'d> TempFile<'d> {
         Err(io::Error::from(io::ErrorKind::AlreadyExists))
     }
 
-    /// Writes everything and flushes it to disk; sets the permission bits if given.
+    /// Writes everything and flushes it to disk; sets the permission bits if given, without
+    /// setuid, setgid and sticky: a file whose content a client wrote must never run with
+    /// its owner's (or group's) privileges, whatever the file it replaces allowed.
     pub(crate) fn finish(&mut self, content: &[u8], mode: Option<u32>) -> io::Result<()> {
         self.file.write_all(content)?;
         if let Some(mode) = mode {
             self.file
-                .set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+                .set_permissions(std::fs::Permissions::from_mode(mode & 0o777))?;
         }
         self.file.sync_all()
     }
@@ -248,6 +250,14 @@ mod tests {
         assert_eq!(
             dir.metadata("f").unwrap().permissions().mode() & 0o777,
             0o600
+        );
+        // Replacing a setuid/setgid file keeps its permissions, not those bits.
+        let mut tmp = TempFile::create(&dir).unwrap();
+        tmp.finish(b"four", Some(0o6755)).unwrap();
+        tmp.publish(OsStr::new("f")).unwrap();
+        assert_eq!(
+            dir.metadata("f").unwrap().permissions().mode() & 0o7777,
+            0o755
         );
         // Dropped unpublished: nothing remains. On Linux the file never had a name.
         let mut tmp = TempFile::create(&dir).unwrap();
