@@ -187,8 +187,8 @@ impl FileService {
 
     /// Creates or replaces a file, atomically: readers see the old content or the new,
     /// never a mix, and a crash leaves no partial file. The parent directory must exist. An
-    /// existing file keeps its permission bits (not its owner, and never setuid or setgid). A final symlink that stays
-    /// inside the allowed directory is followed.
+    /// existing file keeps its permission bits (not its owner, and never setuid or setgid).
+    /// A final symlink that stays inside the allowed directory is followed.
     pub async fn write_file(
         &self,
         path: &str,
