@@ -497,6 +497,23 @@ impl Connection {
         })
     }
 
+    /// [`envelope`](Self::envelope) for a request that names its target (`tools/call`,
+    /// `prompts/get`, `resources/read`): on the modern leg the transport's `Mcp-Name` is
+    /// checked against `name` too.
+    fn named_envelope(
+        &self,
+        meta: Option<RequestMeta>,
+        method: &str,
+        name: &str,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Envelope, Rejection> {
+        let env = self.envelope(meta, method, checks)?;
+        if let Some(checks) = checks.filter(|_| env.era == Era::Modern) {
+            checks.name(method, name).map_err(Rejection::invalid)?;
+        }
+        Ok(env)
+    }
+
     /// Where a request's notifications go: its exchange, or the connection's peer.
     fn notifications_for(&self, outlet: &Outlet) -> Peer {
         match outlet {

@@ -28,14 +28,9 @@ impl Connection {
         let checks = scope.checks;
         let prepared = (|| -> Result<_, Rejection> {
             let p: CallToolParams = required_params(params)?;
-            let env = self.envelope(p.meta, "tools/call", checks)?;
+            let env = self.named_envelope(p.meta, "tools/call", &p.name, checks)?;
             // The mirrored headers exist on the modern leg only.
             let header_checks = checks.filter(|_| env.era == Era::Modern);
-            if let Some(checks) = header_checks {
-                checks
-                    .name("tools/call", &p.name)
-                    .map_err(Rejection::invalid)?;
-            }
             let tool = self
                 .inner
                 .server

@@ -120,10 +120,7 @@ impl Connection {
         const METHOD: &str = "resources/read";
         let prepared = (|| -> Result<_, Rejection> {
             let p: ResourceUriParams = required_params(params)?;
-            let env = self.envelope(p.meta, METHOD, scope.checks)?;
-            if let Some(checks) = scope.checks.filter(|_| env.era == Era::Modern) {
-                checks.name(METHOD, &p.uri).map_err(Rejection::invalid)?;
-            }
+            let env = self.named_envelope(p.meta, METHOD, &p.uri, scope.checks)?;
             let resources = &self.inner.server.registry().resources;
             if !resources.advertised() {
                 return Err(unoffered(METHOD, env.era));
@@ -162,10 +159,7 @@ impl Connection {
         const METHOD: &str = "prompts/get";
         let prepared = (|| -> Result<_, Rejection> {
             let p: GetPromptParams = required_params(params)?;
-            let env = self.envelope(p.meta, METHOD, scope.checks)?;
-            if let Some(checks) = scope.checks.filter(|_| env.era == Era::Modern) {
-                checks.name(METHOD, &p.name).map_err(Rejection::invalid)?;
-            }
+            let env = self.named_envelope(p.meta, METHOD, &p.name, scope.checks)?;
             let prompts = &self.inner.server.registry().prompts;
             if !prompts.advertised() {
                 return Err(unoffered(METHOD, env.era));
