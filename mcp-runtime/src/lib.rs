@@ -72,6 +72,7 @@ mod collect;
 pub mod completion;
 #[cfg(feature = "fs")]
 pub mod fs;
+pub mod input;
 pub mod pipeline;
 pub mod prompt;
 pub mod protocol;

@@ -17,6 +17,7 @@ mod http_scale;
 mod http_security;
 mod http_session;
 mod http_stream;
+mod input;
 mod interop;
 mod policies;
 mod primitives;

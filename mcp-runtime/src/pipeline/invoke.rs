@@ -2,10 +2,12 @@
 //! template read) and [`GetPrompt`] (a prompt rendered).
 
 use super::{BoxError, McpRequest, Outcome};
+use crate::input::log::with_current;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
+use crate::protocol::McpError;
 use crate::protocol::{CallToolResult, Era, GetPromptResult, ReadResourceResult, ResourceContents};
 use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
-use crate::tool::Tool;
+use crate::tool::{RequestContext, Tool};
 use futures::future::BoxFuture;
 use std::fmt;
 use std::future::Future;
@@ -42,8 +44,10 @@ impl tower::Service<McpRequest> for Invoke {
     }
 
     fn call(&mut self, request: McpRequest) -> InvokeFuture {
+        let context = request.context.clone();
         InvokeFuture {
             call: self.tool.call(request.arguments, request.context),
+            context,
         }
     }
 }
@@ -51,6 +55,7 @@ impl tower::Service<McpRequest> for Invoke {
 /// [`Invoke`]'s future: the tool's own.
 pub struct InvokeFuture {
     call: BoxFuture<'static, CallToolResult>,
+    context: RequestContext,
 }
 
 impl fmt::Debug for InvokeFuture {
@@ -63,7 +68,42 @@ impl Future for InvokeFuture {
     type Output = Result<Outcome, BoxError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.call.as_mut().poll(cx).map(|r| Ok(Outcome::Tool(r)))
+        let this = &mut *self;
+        let polled = with_current(&this.context, || this.call.as_mut().poll(cx));
+        settle(
+            &this.context,
+            polled,
+            |r: &CallToolResult| r.is_error(),
+            Outcome::Tool,
+        )
+    }
+}
+
+/// Turns a handler's poll into the pipeline's: a handler still waiting after it asked the
+/// client something its request did not answer is suspended (`Outcome::InputRequired`; its
+/// future is dropped with this one), and a handler that failed after an ask found a
+/// capability missing is answered with `-32021` naming it (`crate::input`).
+fn settle<T>(
+    context: &RequestContext,
+    polled: Poll<T>,
+    failed: impl FnOnce(&T) -> bool,
+    outcome: impl FnOnce(T) -> Outcome,
+) -> Poll<Result<Outcome, BoxError>> {
+    match polled {
+        Poll::Pending => match context.round() {
+            Some(round) if round.suspended() => Poll::Ready(Ok(Outcome::InputRequired)),
+            _ => Poll::Pending,
+        },
+        Poll::Ready(out) => {
+            if failed(&out)
+                && let Some(required) = context.missing_capability()
+            {
+                return Poll::Ready(Ok(Outcome::Error(McpError::missing_client_capability(
+                    required,
+                ))));
+            }
+            Poll::Ready(Ok(outcome(out)))
+        }
     }
 }
 
@@ -107,6 +147,7 @@ impl tower::Service<McpRequest> for ReadResource {
 
     fn call(&mut self, request: McpRequest) -> ReadFuture {
         let era = request.context.era();
+        let context = request.context.clone();
         let read = match &self.target {
             ReadTarget::Resource(resource) => resource.read(request.context),
             ReadTarget::Template(template) => {
@@ -121,6 +162,7 @@ impl tower::Service<McpRequest> for ReadResource {
             read,
             uri: request.target,
             era,
+            context,
         }
     }
 }
@@ -130,6 +172,7 @@ pub struct ReadFuture {
     read: BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>>,
     uri: Arc<str>,
     era: Era,
+    context: RequestContext,
 }
 
 impl fmt::Debug for ReadFuture {
@@ -144,14 +187,15 @@ impl Future for ReadFuture {
     type Output = Result<Outcome, BoxError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.read.as_mut().poll(cx).map(|r| {
-            Ok(match r {
-                Ok(contents) => Outcome::Read(ReadResourceResult {
-                    contents,
-                    meta: None,
-                }),
-                Err(e) => Outcome::Error(e.into_mcp_error(&self.uri, self.era)),
-            })
+        let this = &mut *self;
+        let polled = with_current(&this.context, || this.read.as_mut().poll(cx));
+        let (uri, era) = (&this.uri, this.era);
+        settle(&this.context, polled, Result::is_err, |r| match r {
+            Ok(contents) => Outcome::Read(ReadResourceResult {
+                contents,
+                meta: None,
+            }),
+            Err(e) => Outcome::Error(e.into_mcp_error(uri, era)),
         })
     }
 }
@@ -194,8 +238,10 @@ impl tower::Service<McpRequest> for GetPrompt {
                 other => (name, other.to_string()),
             })
             .collect();
+        let context = request.context.clone();
         PromptFuture {
             get: self.prompt.get(arguments, request.context),
+            context,
         }
     }
 }
@@ -203,6 +249,7 @@ impl tower::Service<McpRequest> for GetPrompt {
 /// [`GetPrompt`]'s future.
 pub struct PromptFuture {
     get: BoxFuture<'static, Result<GetPromptResult, PromptError>>,
+    context: RequestContext,
 }
 
 impl fmt::Debug for PromptFuture {
@@ -215,11 +262,11 @@ impl Future for PromptFuture {
     type Output = Result<Outcome, BoxError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.get.as_mut().poll(cx).map(|r| {
-            Ok(match r {
-                Ok(result) => Outcome::Prompt(result),
-                Err(e) => Outcome::Error(e.into_mcp_error()),
-            })
+        let this = &mut *self;
+        let polled = with_current(&this.context, || this.get.as_mut().poll(cx));
+        settle(&this.context, polled, Result::is_err, |r| match r {
+            Ok(result) => Outcome::Prompt(result),
+            Err(e) => Outcome::Error(e.into_mcp_error()),
         })
     }
 }

@@ -189,6 +189,10 @@ pub enum Outcome {
     Read(ReadResourceResult),
     /// A prompt was rendered (`prompts/get`).
     Prompt(GetPromptResult),
+    /// The handler asked the client for something this request did not answer (modern
+    /// leg; see [`crate::input`]): the request is answered with an `input_required` result
+    /// listing the request context's asks.
+    InputRequired,
 }
 
 impl Outcome {
@@ -207,6 +211,7 @@ impl Outcome {
             Self::Refused(r) => r.kind,
             Self::Error(_) => "protocol_error",
             Self::Read(_) | Self::Prompt(_) => "ok",
+            Self::InputRequired => "input_required",
         }
     }
 

@@ -122,11 +122,24 @@ impl McpError {
         .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
     }
 
-    /// `-32021` with `data.requiredCapabilities`.
+    /// `-32021` with `data.requiredCapabilities` (a `ClientCapabilities` object); the
+    /// message names them (`sampling`, `elicitation.url`, …).
     pub fn missing_client_capability(required: Value) -> Self {
+        let mut names = Vec::new();
+        if let Some(top) = required.as_object() {
+            for (name, inner) in top {
+                match inner.as_object().filter(|o| !o.is_empty()) {
+                    Some(sub) => names.extend(sub.keys().map(|k| format!("{name}.{k}"))),
+                    None => names.push(name.clone()),
+                }
+            }
+        }
         Self::new(
             ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability",
+            format!(
+                "Missing required client capability: {} (declare it to use this)",
+                names.join(", ")
+            ),
         )
         .with_data(serde_json::json!({ "requiredCapabilities": required }))
     }

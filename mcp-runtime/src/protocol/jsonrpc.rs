@@ -318,6 +318,34 @@ pub fn encode_notification<P: Serialize>(method: &str, params: Option<P>) -> Vec
         .unwrap_or_else(|e| encode_error(None, &McpError::internal(e)))
 }
 
+/// Serializes a request (server to client, or client to server) as one line.
+///
+/// ```
+/// use mcp_runtime::protocol::RequestId;
+/// use mcp_runtime::protocol::jsonrpc::encode_request;
+///
+/// let line = encode_request(&RequestId::Number(7), "roots/list", None::<()>);
+/// assert_eq!(line, b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\"}\n");
+/// ```
+pub fn encode_request<P: Serialize>(id: &RequestId, method: &str, params: Option<P>) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct Request<'a, P> {
+        jsonrpc: &'static str,
+        id: &'a RequestId,
+        method: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        params: Option<P>,
+    }
+    let r = Request {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        method,
+        params,
+    };
+    finish_line(serde_json::to_vec(&r))
+        .unwrap_or_else(|e| encode_error(None, &McpError::internal(e)))
+}
+
 fn finish_line(bytes: serde_json::Result<Vec<u8>>) -> serde_json::Result<Vec<u8>> {
     bytes.map(|mut b| {
         b.push(b'\n');

@@ -85,3 +85,17 @@ pub enum LoggingLevel {
     Alert,
     Emergency,
 }
+
+impl LoggingLevel {
+    /// Every level, least severe first.
+    pub const ALL: [LoggingLevel; 8] = [
+        LoggingLevel::Debug,
+        LoggingLevel::Info,
+        LoggingLevel::Notice,
+        LoggingLevel::Warning,
+        LoggingLevel::Error,
+        LoggingLevel::Critical,
+        LoggingLevel::Alert,
+        LoggingLevel::Emergency,
+    ];
+}

@@ -156,6 +156,12 @@ pub struct GetPromptParams {
     /// `_meta`.
     #[serde(rename = "_meta", default)]
     pub meta: Option<RequestMeta>,
+    /// Modern retries: the answers to an input-required result's requests, by key.
+    #[serde(rename = "inputResponses", default)]
+    pub input_responses: Option<serde_json::Value>,
+    /// Modern retries: the `requestState` of the input-required result, echoed.
+    #[serde(rename = "requestState", default)]
+    pub request_state: Option<serde_json::Value>,
 }
 
 /// `prompts/get` result.

@@ -26,6 +26,7 @@ mod call;
 mod items;
 
 use super::Server;
+use crate::input::Outgoing;
 use crate::protocol::jsonrpc::{
     Message, decode, encode_error, encode_notification, encode_raw_result, encode_result,
 };
@@ -34,7 +35,9 @@ use crate::protocol::lifecycle::{
 };
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
-use crate::protocol::{Era, McpError, PaginatedParams, ProgressToken, RequestId};
+use crate::protocol::{
+    Era, LoggingLevel, McpError, PaginatedParams, ProgressToken, RequestId, SetLevelParams,
+};
 use crate::server::projection::Modern;
 use crate::server::registry::Primitive;
 use crate::tool::Caller;
@@ -45,7 +48,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, json};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -81,6 +84,8 @@ struct ConnInner {
     subscriptions: Mutex<HashSet<Arc<str>>>,
     /// Whether the resource-update watcher runs; it starts with the first subscription.
     watching_updates: AtomicBool,
+    /// Requests to the client awaiting its answer (legacy asks; `crate::input`).
+    outgoing: Arc<Outgoing>,
 }
 
 /// What `initialize` established on this connection.
@@ -89,6 +94,23 @@ struct LegacySession {
     client_capabilities: Arc<ClientCapabilities>,
     client_info: Arc<Implementation>,
     initialized: AtomicBool,
+    /// The level `logging/setLevel` chose ([`LEVEL_UNSET`] before it ran).
+    log_level: AtomicU8,
+}
+
+/// `LegacySession::log_level` before any `logging/setLevel`.
+const LEVEL_UNSET: u8 = u8::MAX;
+
+/// What a legacy session gets before it chooses a level (the spec lets the server choose).
+const DEFAULT_LEGACY_LEVEL: LoggingLevel = LoggingLevel::Info;
+
+impl LegacySession {
+    fn log_level(&self) -> LoggingLevel {
+        match self.log_level.load(Ordering::Relaxed) {
+            LEVEL_UNSET => DEFAULT_LEGACY_LEVEL,
+            n => LoggingLevel::ALL[usize::from(n)],
+        }
+    }
 }
 
 /// The era and client facts a request is served under.
@@ -98,6 +120,10 @@ struct Envelope {
     client_capabilities: Arc<ClientCapabilities>,
     client_info: Option<Arc<Implementation>>,
     progress_token: Option<ProgressToken>,
+    /// Modern: the request's `logLevel`. Legacy: unused (the session's level is read).
+    log_level: Option<LoggingLevel>,
+    /// Legacy: the `initialize` behind the request, if any.
+    session: Option<Arc<LegacySession>>,
 }
 
 static MODERN: LazyLock<Arc<str>> = LazyLock::new(|| MODERN_VERSION.into());
@@ -180,6 +206,11 @@ impl Connection {
                 watching: AtomicBool::new(false),
                 subscriptions: Mutex::new(HashSet::new()),
                 watching_updates: AtomicBool::new(false),
+                outgoing: Arc::new(if stateless {
+                    Outgoing::shared()
+                } else {
+                    Outgoing::new()
+                }),
             }),
         }
     }
@@ -197,8 +228,13 @@ impl Connection {
                 // With a server-wide concurrency limit, a line transport stops taking
                 // requests while every slot is taken: what the client sends meanwhile waits
                 // in its pipe, not in this process's memory.
+                //
+                // Not while a call waits for this client's answer to a request of ours: the
+                // answer is behind in the same input, and a reader waiting for a slot would
+                // never reach it (every slot held by calls waiting for answers).
                 if let Some(limit) = &self.inner.server.tools().policies().concurrency
                     && limit.saturated()
+                    && !self.inner.outgoing.is_waiting()
                 {
                     limit.ready().await;
                 }
@@ -211,8 +247,8 @@ impl Connection {
                 self.notification(&method, params);
                 return;
             }
-            Ok(Message::Response { id, .. }) => {
-                tracing::debug!(%id, "ignoring a response to a request this server did not send");
+            Ok(Message::Response { id, outcome }) => {
+                self.response(&id, outcome);
                 return;
             }
         };
@@ -241,6 +277,14 @@ impl Connection {
         match self.route(id, method, params, scope) {
             Routed::Reply(line, disposition) => Dispatched::Reply { line, disposition },
             Routed::Pending => Dispatched::Pending,
+        }
+    }
+
+    /// Routes a client's answer to the request of ours it answers (a legacy ask); an answer
+    /// nobody waits for (late, unknown, duplicated) is dropped.
+    pub(crate) fn response(&self, id: &RequestId, outcome: Result<&RawValue, &RawValue>) {
+        if !self.inner.outgoing.resolve(id, outcome) {
+            tracing::debug!(%id, "ignoring a response to no request of ours that is waiting");
         }
     }
 
@@ -375,6 +419,31 @@ impl Connection {
                 self.envelope(p.meta, method, checks)?;
                 Ok(encode_raw_result(id, &server.discover_json))
             }
+            "logging/setLevel" => {
+                #[derive(Deserialize)]
+                struct SetLevel {
+                    #[serde(rename = "_meta", default)]
+                    meta: Option<RequestMeta>,
+                }
+                // Classify first: on the modern leg the method does not exist, whatever
+                // its params (404, conformance-next.md §6 probe 11).
+                let p: SetLevel =
+                    optional_params::<Option<SetLevel>>(params)?.unwrap_or(SetLevel { meta: None });
+                let env = self.envelope(p.meta, method, checks)?;
+                if env.era == Era::Modern || !server.logging {
+                    return Err(unoffered(method, env.era));
+                }
+                let level: SetLevelParams = required_params(params)?;
+                if let Some(session) = &env.session {
+                    let index = LoggingLevel::ALL
+                        .iter()
+                        .position(|l| *l == level.level)
+                        .unwrap_or_default();
+                    session.log_level.store(index as u8, Ordering::Relaxed);
+                }
+                // Exactly `{}`: the official suite fails on any key, `_meta` included.
+                Ok(encode_result(id, &json!({})))
+            }
             "ping" => {
                 let p: MetaOnlyParams = optional_params(params)?;
                 match self.envelope(p.meta, method, checks)?.era {
@@ -409,6 +478,7 @@ impl Connection {
                 client_capabilities: Arc::new(p.capabilities),
                 client_info: Arc::new(p.client_info),
                 initialized: AtomicBool::new(false),
+                log_level: AtomicU8::new(LEVEL_UNSET),
             }));
         }
         let server = &self.inner.server.inner;
@@ -464,6 +534,8 @@ impl Connection {
                 client_capabilities: Arc::new(client_capabilities),
                 client_info: meta.client_info.map(Arc::new),
                 progress_token: meta.progress_token,
+                log_level: meta.log_level,
+                session: None,
             });
         }
         if let Some(checks) = checks {
@@ -486,6 +558,8 @@ impl Connection {
                 client_capabilities: s.client_capabilities.clone(),
                 client_info: Some(s.client_info.clone()),
                 progress_token: meta.progress_token,
+                log_level: None,
+                session: Some(s),
             },
             None => Envelope {
                 era: Era::Legacy,
@@ -493,6 +567,8 @@ impl Connection {
                 client_capabilities: NO_CAPABILITIES.clone(),
                 client_info: None,
                 progress_token: meta.progress_token,
+                log_level: None,
+                session: None,
             },
         })
     }

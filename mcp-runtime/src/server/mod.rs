@@ -14,6 +14,7 @@ pub use registry::{
     validate_tool_name,
 };
 
+use crate::input::RequestStateKeys;
 use crate::pipeline::{
     AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, LazyStore, McpRequest, McpService,
     Outcome, ServerPolicies,
@@ -71,6 +72,12 @@ pub(crate) struct ServerInner {
     shutdown_grace: Duration,
     /// `ttlMs` and `cacheScope` of modern `resources/read` results.
     read_cache: CachePolicy,
+    /// How long a legacy ask waits for the client.
+    input_timeout: Duration,
+    /// Signs and checks modern `requestState`.
+    request_state: crate::input::StateCodec,
+    /// Whether `logging` is declared (and log messages are sent at all).
+    logging: bool,
 }
 
 impl fmt::Debug for Server {
@@ -103,6 +110,9 @@ impl Server {
             problems: Vec::new(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             advertised: HashSet::new(),
+            input_timeout: crate::input::DEFAULT_INPUT_TIMEOUT,
+            request_state_keys: None,
+            logging: true,
         }
     }
 
@@ -114,6 +124,13 @@ impl Server {
     /// The server's tools; register or remove tools at run time through it.
     pub fn tools(&self) -> &ToolRegistry {
         &self.inner.registry.tools
+    }
+
+    /// Replaces the keys modern `requestState` is signed with, at run time: put the new key
+    /// first and keep the previous one after it for at least one state lifetime, so
+    /// requests between two rounds survive the rotation (see [`RequestStateKeys`]).
+    pub fn rotate_request_state_keys(&self, keys: RequestStateKeys) {
+        self.inner.request_state.set_keys(keys);
     }
 
     /// The server's resources and resource templates; register, remove, or announce
@@ -172,6 +189,9 @@ pub struct ServerBuilder {
     shutdown_grace: Duration,
     /// Primitives advertised even with nothing registered at build.
     advertised: HashSet<Primitive>,
+    input_timeout: Duration,
+    request_state_keys: Option<RequestStateKeys>,
+    logging: bool,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -407,6 +427,32 @@ impl ServerBuilder {
         self
     }
 
+    /// How long an ask of a legacy client (`cx.elicit`, `cx.sample`, `cx.roots`; see
+    /// [`crate::input`]) waits for the answer before it fails. Default
+    /// [`DEFAULT_INPUT_TIMEOUT`](crate::input::DEFAULT_INPUT_TIMEOUT) (10 minutes: a person
+    /// may be filling in a form).
+    pub fn input_timeout(mut self, timeout: Duration) -> Self {
+        self.input_timeout = timeout;
+        self
+    }
+
+    /// The keys modern `requestState` is signed with (see [`RequestStateKeys`]). Default: a
+    /// random key generated at [`build`](Self::build), right for one process; instances
+    /// behind a load balancer configure the same keys
+    /// ([`RequestStateKeys::from_env`]), so any of them continues any request.
+    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
+        self.request_state_keys = Some(keys);
+        self
+    }
+
+    /// Whether the server declares `logging` and sends log messages
+    /// ([`RequestContext::log`](crate::tool::RequestContext::log), the `tracing` bridge
+    /// [`ClientLogLayer`](crate::input::ClientLogLayer)). Default `true`.
+    pub fn logging(mut self, enabled: bool) -> Self {
+        self.logging = enabled;
+        self
+    }
+
     /// Adds a tool that is already shared.
     pub fn tool_arc(mut self, tool: Arc<dyn Tool>) -> Self {
         self.tools.push(tool);
@@ -523,6 +569,7 @@ impl ServerBuilder {
                 list_changed: Some(true),
             }),
             completions: completions.then(Default::default),
+            logging: self.logging.then(Default::default),
             ..ServerCapabilities::default()
         };
         let discover = DiscoverResult {
@@ -549,6 +596,12 @@ impl ServerBuilder {
                 discover_json,
                 shutdown_grace: self.shutdown_grace,
                 read_cache: self.read_cache,
+                input_timeout: self.input_timeout,
+                request_state: crate::input::StateCodec::new(
+                    self.request_state_keys
+                        .unwrap_or_else(RequestStateKeys::generate),
+                ),
+                logging: self.logging,
             }),
         })
     }

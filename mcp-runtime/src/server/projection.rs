@@ -53,6 +53,20 @@ impl<'a, T: Serialize> Modern<'a, T> {
             },
         }
     }
+
+    /// An `input_required` result (never with caching hints).
+    pub(crate) fn input_required(body: &'a T, server_info: &'a RawValue) -> Self {
+        Self {
+            body,
+            result_type: "input_required",
+            ttl_ms: None,
+            cache_scope: None,
+            meta: ModernMeta {
+                server_info,
+                extra: None,
+            },
+        }
+    }
 }
 
 /// Serializes any value to a boxed raw JSON value (used for results built once and served

@@ -1,9 +1,12 @@
 //! The per-request context a tool receives: era, client, progress, cancellation.
 
 use super::extract::Extensions;
+use crate::input::Channel;
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
+use crate::protocol::{InputRequest, LoggingLevel};
 use crate::transport::Peer;
+use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -146,6 +149,29 @@ struct ContextInner {
     last_progress: Mutex<Option<f64>>,
     finished: AtomicBool,
     answered_from_cache: AtomicBool,
+    /// How asks reach the client (`crate::input`).
+    input: Channel,
+    /// The least severe log level the client wants for this request; `None`: no messages.
+    log_threshold: Option<LoggingLevel>,
+    /// The client capabilities asks needed and the client lacked (merged).
+    missing_capability: Mutex<Option<Value>>,
+}
+
+/// How a request served by a server talks back to its client: its asks and its log level.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestIo {
+    pub(crate) input: Channel,
+    pub(crate) log_threshold: Option<LoggingLevel>,
+}
+
+impl RequestIo {
+    /// Nothing reaches the client.
+    pub(crate) fn none(reason: &'static str) -> Self {
+        Self {
+            input: Channel::Unavailable(reason),
+            log_threshold: None,
+        }
+    }
 }
 
 /// The parts a transport or test assembles a [`RequestContext`] from.
@@ -176,16 +202,28 @@ pub struct RequestContextParts {
 impl RequestContext {
     /// A context from its parts.
     pub fn new(parts: RequestContextParts) -> Self {
-        Self::with_server(parts, None)
+        Self::with_server(
+            parts,
+            None,
+            RequestIo::none("the request was not made by a client of a server"),
+        )
     }
 
     /// A context of a request served by `server`: [`read_resource`](Self::read_resource)
     /// reaches its resources.
-    pub(crate) fn for_server(parts: RequestContextParts, server: crate::server::Server) -> Self {
-        Self::with_server(parts, Some(server))
+    pub(crate) fn for_server(
+        parts: RequestContextParts,
+        server: crate::server::Server,
+        io: RequestIo,
+    ) -> Self {
+        Self::with_server(parts, Some(server), io)
     }
 
-    fn with_server(parts: RequestContextParts, server: Option<crate::server::Server>) -> Self {
+    fn with_server(
+        parts: RequestContextParts,
+        server: Option<crate::server::Server>,
+        io: RequestIo,
+    ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
                 era: parts.era,
@@ -202,6 +240,9 @@ impl RequestContext {
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 answered_from_cache: AtomicBool::new(false),
+                input: io.input,
+                log_threshold: io.log_threshold,
+                missing_capability: Mutex::new(None),
             }),
         }
     }
@@ -328,6 +369,57 @@ impl RequestContext {
         self.inner.finished.store(true, Ordering::Release);
     }
 
+    pub(crate) fn is_finished(&self) -> bool {
+        self.inner.finished.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn peer(&self) -> Option<&Peer> {
+        self.inner.peer.as_ref()
+    }
+
+    pub(crate) fn input_channel(&self) -> Channel {
+        self.inner.input.clone()
+    }
+
+    /// The modern round of this request, when it has one.
+    pub(crate) fn round(&self) -> Option<&Arc<crate::input::Round>> {
+        match &self.inner.input {
+            Channel::Modern(round) => Some(round),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn log_threshold(&self) -> Option<LoggingLevel> {
+        self.inner.log_threshold
+    }
+
+    /// Notes a capability an ask needed and the client lacked.
+    pub(crate) fn record_missing_capability(&self, request: &InputRequest) {
+        let required = request.required_capability();
+        let mut missing = self
+            .inner
+            .missing_capability
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        match (&mut *missing, required) {
+            (Some(Value::Object(all)), Value::Object(more)) => {
+                for (k, v) in more {
+                    all.entry(k).or_insert(v);
+                }
+            }
+            (slot, required) => *slot = Some(required),
+        }
+    }
+
+    /// The capabilities asks needed and the client lacked, if any.
+    pub(crate) fn missing_capability(&self) -> Option<Value> {
+        self.inner
+            .missing_capability
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
     /// Reads one of the server's own resources, as a client's `resources/read` would: routed
     /// to the resource with exactly this URI or the first matching template, through its
     /// stack (audited as `resources/read`, the server's layers included), on behalf of the
@@ -363,6 +455,9 @@ impl RequestContext {
         Box::pin(async move {
             match read.await.unwrap_or_else(Outcome::from_error) {
                 Outcome::Read(result) => Ok(result.contents),
+                // The read asked the client and this round could not answer: the round's
+                // ask is recorded, so the outer handler suspends with it.
+                Outcome::InputRequired => std::future::pending().await,
                 Outcome::Refused(refusal) => {
                     Err(ResourceError::Failed(refusal.message().to_owned()))
                 }

@@ -8,6 +8,7 @@ mod policy;
 mod result;
 pub mod schema;
 
+pub(crate) use context::RequestIo;
 pub use context::{Caller, RequestContext, RequestContextParts};
 pub(crate) use extract::check_state;
 pub use extract::{Extensions, FromContext, FromRef, MissingState, State};

@@ -93,6 +93,9 @@ pub struct Exchange {
     pub(crate) cancel: CancellationToken,
     /// Who sent the request, as far as the transport knows.
     pub(crate) caller: Caller,
+    /// Whether `notify` reaches the client while the request runs (HTTP: the client
+    /// accepts an event stream). Without it a legacy ask cannot be sent.
+    pub(crate) streams: bool,
 }
 
 impl Exchange {
@@ -110,7 +113,16 @@ impl Exchange {
             respond,
             cancel,
             caller,
+            streams: true,
         }
+    }
+
+    /// Marks the exchange as one whose notifications never reach the client while the
+    /// request runs (an HTTP client that accepts only JSON): asks of the client fail at once
+    /// instead of waiting for an answer that cannot come.
+    pub fn without_stream(mut self) -> Self {
+        self.streams = false;
+        self
     }
 }
 

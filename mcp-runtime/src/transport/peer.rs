@@ -37,4 +37,10 @@ impl Peer {
     pub async fn send_line(&self, line: Vec<u8>) -> bool {
         self.tx.send(line).await.is_ok()
     }
+
+    /// Queues one serialized line if there is room now; returns whether it was queued.
+    /// For what may be dropped under pressure (a best-effort notice from a destructor).
+    pub fn try_send_line(&self, line: Vec<u8>) -> bool {
+        self.tx.try_send(line).is_ok()
+    }
 }

@@ -57,16 +57,27 @@ impl Connection {
                     return Err(forbidden(&tool, &caller, &id, env.era));
                 }
             }
-            Ok((env, tool, arguments))
+            let round = match env.era {
+                Era::Modern => Some(self.round(
+                    "tools/call",
+                    &p.name,
+                    Some(&arguments),
+                    &self.caller_for(&scope.outlet),
+                    p.input_responses,
+                    p.request_state,
+                )?),
+                Era::Legacy => None,
+            };
+            Ok((env, tool, arguments, round))
         })();
-        let (env, tool, arguments) = match prepared {
+        let (env, tool, arguments, round) = match prepared {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
         let era = env.era;
         let outlet = scope.outlet;
         // With the server in it, so a tool can read the server's resources too.
-        let cx = self.context(&id, env, &outlet);
+        let cx = self.context(&id, env, &outlet, round);
         let request = McpRequest::new("tools/call", tool.name.clone(), arguments, cx.clone());
         let mut call = tool.stack.call(request);
         // Poll once inline: most tools answer without waiting, and skipping the task spawn
@@ -119,6 +130,7 @@ impl Connection {
     ) -> (Vec<u8>, Disposition) {
         cx.finish();
         let mut result = match out.unwrap_or_else(Outcome::from_error) {
+            Outcome::InputRequired => return self.input_required(id, cx),
             Outcome::Tool(result) => result,
             Outcome::Refused(refusal) => refusal.into_tool_result(),
             other => {

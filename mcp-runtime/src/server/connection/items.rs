@@ -13,8 +13,11 @@
 use super::{
     Connection, Envelope, Outlet, Routed, Scope, optional_params, required_params, unoffered,
 };
+use crate::input::state::invalid_state_error;
+use crate::input::{Binding, Carried, Channel, LegacyLink, Round};
 use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::prompt::PromptArguments;
+use crate::protocol::InputRequiredResult;
 use crate::protocol::jsonrpc::{encode_error, encode_notification, encode_result};
 use crate::protocol::lifecycle::MetaOnlyParams;
 use crate::protocol::{
@@ -24,7 +27,8 @@ use crate::protocol::{
 use crate::resource::ResourceError;
 use crate::server::projection::Modern;
 use crate::server::registry::resources::Route;
-use crate::tool::{RequestContext, RequestContextParts};
+use crate::tool::RequestIo;
+use crate::tool::{Caller, RequestContext, RequestContextParts};
 use crate::transport::{Disposition, Rejection, RequestChecks};
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
@@ -42,11 +46,54 @@ use tokio::sync::broadcast;
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
 
 /// How a finished request's output becomes its answer.
-type Finish<T> = fn(&Connection, &RequestId, Era, T) -> (Vec<u8>, Disposition);
+type Finish<T> = fn(&Connection, &RequestId, &RequestContext, T) -> (Vec<u8>, Disposition);
 
 impl Connection {
-    /// The context of a request that runs user code.
-    pub(super) fn context(&self, id: &RequestId, env: Envelope, outlet: &Outlet) -> RequestContext {
+    /// The context of a request that runs user code. `round` is the modern round of a
+    /// request that may ask the client (`tools/call`, `prompts/get`, `resources/read`).
+    pub(super) fn context(
+        &self,
+        id: &RequestId,
+        env: Envelope,
+        outlet: &Outlet,
+        round: Option<Arc<Round>>,
+    ) -> RequestContext {
+        let server = &self.inner.server.inner;
+        let io = match env.era {
+            Era::Modern => RequestIo {
+                input: match round {
+                    Some(round) => Channel::Modern(round),
+                    None => Channel::Unavailable(
+                        "only tools/call, prompts/get and resources/read may ask the client",
+                    ),
+                },
+                log_threshold: env.log_level.filter(|_| server.logging),
+            },
+            Era::Legacy => {
+                let unavailable = match (&env.session, outlet) {
+                    (Some(s), _) if !s.initialized.load(Ordering::Acquire) => {
+                        Some("the client has not sent notifications/initialized yet")
+                    }
+                    (_, Outlet::Exchange(e)) if !e.streams => Some(
+                        "the client accepts only JSON responses, so nothing can reach it during the call",
+                    ),
+                    _ => None,
+                };
+                RequestIo {
+                    input: Channel::Legacy(LegacyLink {
+                        outgoing: self.inner.outgoing.clone(),
+                        timeout: server.input_timeout,
+                        unavailable,
+                        capabilities_known: env.session.is_some(),
+                    }),
+                    log_threshold: server.logging.then(|| {
+                        env.session
+                            .as_ref()
+                            .map_or(super::DEFAULT_LEGACY_LEVEL, |s| s.log_level())
+                    }),
+                }
+            }
+        };
         RequestContext::for_server(
             RequestContextParts {
                 era: env.era,
@@ -61,7 +108,75 @@ impl Connection {
                 caller: self.caller_for(outlet),
             },
             self.inner.server.clone(),
+            io,
         )
+    }
+
+    /// The modern round of a request that may ask the client: its `requestState` checked
+    /// (a state that fails any check is the one error `input::state` documents, in-band)
+    /// and its `inputResponses` read.
+    pub(super) fn round(
+        &self,
+        method: &str,
+        target: &str,
+        arguments: Option<&Map<String, Value>>,
+        caller: &Caller,
+        responses: Option<Value>,
+        state: Option<Value>,
+    ) -> Result<Arc<Round>, Rejection> {
+        let binding = Binding::new(method, target, arguments, caller.identity());
+        let carried = match state {
+            None | Some(Value::Null) => None,
+            Some(Value::String(state)) => Some(
+                self.inner
+                    .server
+                    .inner
+                    .request_state
+                    .open(&state, &binding)
+                    .map_err(|why| {
+                        tracing::debug!(?why, method, target, "requestState refused");
+                        Rejection::from(invalid_state_error())
+                    })?,
+            ),
+            Some(_) => return Err(invalid_state_error().into()),
+        };
+        let responses = match responses {
+            Some(Value::Object(answers)) => Some(answers),
+            // `null`, a number, …: nothing usable is answered, so everything is asked again.
+            _ => None,
+        };
+        Ok(Arc::new(Round::new(binding, carried, responses)))
+    }
+
+    /// The `input_required` answer of a handler that suspended: what it asked, and a new
+    /// signed state carrying the answers it used.
+    pub(super) fn input_required(
+        &self,
+        id: &RequestId,
+        cx: &RequestContext,
+    ) -> (Vec<u8>, Disposition) {
+        let Some(round) = cx.round() else {
+            return error_reply(
+                id,
+                McpError::internal("a layer answered input_required to a request that cannot ask"),
+            );
+        };
+        let server = &self.inner.server.inner;
+        let suspended = round.take();
+        let asked = suspended.requests.keys().map(str::to_owned).collect();
+        let state = server.request_state.seal(
+            &round.binding,
+            Carried {
+                answers: suspended.used,
+                asked,
+            },
+        );
+        let body = InputRequiredResult {
+            input_requests: (!suspended.requests.is_empty()).then_some(suspended.requests),
+            request_state: Some(state),
+        };
+        let projected = Modern::input_required(&body, &server.server_info_raw);
+        (encode_result(id, &projected), Disposition::Answered)
     }
 
     /// Runs a request's future: answered at once when its first poll finishes it (most
@@ -83,7 +198,7 @@ impl Connection {
         let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
         if let Poll::Ready(out) = future.poll_unpin(&mut poll_cx) {
             cx.finish();
-            let (line, disposition) = finish(self, &id, era, out);
+            let (line, disposition) = finish(self, &id, &cx, out);
             return Routed::Reply(line, disposition);
         }
         let token = cx.cancellation().clone();
@@ -95,7 +210,7 @@ impl Connection {
                 out = future => {
                     this.untrack(tracked, &id);
                     cx.finish();
-                    let (line, _) = finish(&this, &id, era, out);
+                    let (line, _) = finish(&this, &id, &cx, out);
                     this.deliver(outlet, line).await;
                 }
                 () = token.cancelled() => {
@@ -121,6 +236,17 @@ impl Connection {
         let prepared = (|| -> Result<_, Rejection> {
             let p: ResourceUriParams = required_params(params)?;
             let env = self.named_envelope(p.meta, METHOD, &p.uri, scope.checks)?;
+            let round = match env.era {
+                Era::Modern => Some(self.round(
+                    METHOD,
+                    &p.uri,
+                    None,
+                    &self.caller_for(&scope.outlet),
+                    p.input_responses,
+                    p.request_state,
+                )?),
+                Era::Legacy => None,
+            };
             let resources = &self.inner.server.registry().resources;
             if !resources.advertised() {
                 return Err(unoffered(METHOD, env.era));
@@ -133,14 +259,14 @@ impl Connection {
             let route = resources
                 .route(&p.uri)
                 .ok_or_else(|| ResourceError::NotFound.into_mcp_error(&p.uri, env.era))?;
-            Ok((env, p.uri, route))
+            Ok((env, p.uri, route, round))
         })();
-        let (env, uri, route) = match prepared {
+        let (env, uri, route, round) = match prepared {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
         let outlet = scope.outlet;
-        let cx = self.context(&id, env, &outlet);
+        let cx = self.context(&id, env, &outlet, round);
         let future: BoxFuture<'static, _> = match route {
             Route::Exact(r) => Box::pin(r.stack.call(r.request(uri, cx.clone()))),
             Route::Template(t, variables) => {
@@ -175,14 +301,25 @@ impl Connection {
             prompt
                 .check_arguments(&arguments)
                 .map_err(|e| e.into_mcp_error())?;
-            Ok((env, prompt, arguments))
+            let round = match env.era {
+                Era::Modern => Some(self.round(
+                    METHOD,
+                    &p.name,
+                    json!(arguments).as_object(),
+                    &self.caller_for(&scope.outlet),
+                    p.input_responses,
+                    p.request_state,
+                )?),
+                Era::Legacy => None,
+            };
+            Ok((env, prompt, arguments, round))
         })();
-        let (env, prompt, arguments) = match prepared {
+        let (env, prompt, arguments, round) = match prepared {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
         let outlet = scope.outlet;
-        let cx = self.context(&id, env, &outlet);
+        let cx = self.context(&id, env, &outlet, round);
         let arguments: Map<String, Value> = arguments
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
@@ -266,7 +403,7 @@ impl Connection {
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
         let outlet = scope.outlet;
-        let cx = self.context(&id, env, &outlet);
+        let cx = self.context(&id, env, &outlet, None);
         // Suggestions come from user code: a panic in it is answered like one in a tool.
         let future = std::panic::AssertUnwindSafe(suggestions).catch_unwind();
         self.run(id, future, outlet, cx, finish_complete)
@@ -403,10 +540,12 @@ fn error_reply(id: &RequestId, error: McpError) -> (Vec<u8>, Disposition) {
 fn finish_read(
     this: &Connection,
     id: &RequestId,
-    era: Era,
+    cx: &RequestContext,
     out: Result<Outcome, BoxError>,
 ) -> (Vec<u8>, Disposition) {
+    let era = cx.era();
     let mut result = match out.unwrap_or_else(Outcome::from_error) {
+        Outcome::InputRequired => return this.input_required(id, cx),
         Outcome::Read(result) => result,
         Outcome::Refused(refusal) => return error_reply(id, refusal.into_mcp_error()),
         Outcome::Error(error) => return error_reply(id, error),
@@ -432,10 +571,12 @@ fn finish_read(
 fn finish_prompt(
     this: &Connection,
     id: &RequestId,
-    era: Era,
+    cx: &RequestContext,
     out: Result<Outcome, BoxError>,
 ) -> (Vec<u8>, Disposition) {
+    let era = cx.era();
     let mut result = match out.unwrap_or_else(Outcome::from_error) {
+        Outcome::InputRequired => return this.input_required(id, cx),
         Outcome::Prompt(result) => result,
         Outcome::Refused(refusal) => return error_reply(id, refusal.into_mcp_error()),
         Outcome::Error(error) => return error_reply(id, error),
@@ -457,9 +598,10 @@ fn finish_prompt(
 fn finish_complete(
     this: &Connection,
     id: &RequestId,
-    era: Era,
+    cx: &RequestContext,
     out: std::thread::Result<Completion>,
 ) -> (Vec<u8>, Disposition) {
+    let era = cx.era();
     let Ok(completion) = out else {
         tracing::error!(%id, "a completion handler panicked");
         return error_reply(id, McpError::internal("the completion handler failed"));

@@ -182,6 +182,11 @@ where
                 _ => None,
             };
             let (exchange, pending) = Pending::new(hold, caller(&parts, &identity, session));
+            let exchange = if accept.sse {
+                exchange
+            } else {
+                exchange.without_stream()
+            };
             match connection.request(id, &method, params, &checks, exchange) {
                 Dispatched::Reply { line, disposition } => {
                     pending.now(line, disposition, accept, shared)
@@ -200,8 +205,21 @@ where
                 response::accepted()
             }
         },
-        // This server sends no requests, so no response is awaited; take it and move on.
-        Message::Response { .. } => response::accepted(),
+        // The client's answer to a request of ours (a legacy ask, sent on the stream of the
+        // call that asked): routed by its id to the call waiting for it, on the session's
+        // connection, or on the shared one when there is no session (whose ids are
+        // unguessable). Unknown ids are dropped; either way 202, as the spec says.
+        Message::Response { id, outcome } => match &lookup {
+            Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
+            Lookup::Found(s) => {
+                s.connection.response(&id, outcome);
+                response::accepted()
+            }
+            Lookup::Absent => {
+                shared.stateless.response(&id, outcome);
+                response::accepted()
+            }
+        },
     }
 }
 

@@ -1,0 +1,531 @@
+//! Asking the client: elicitation, sampling and roots, one API for both eras.
+//!
+//! A tool, a prompt or a resource read asks through its
+//! [`RequestContext`](crate::tool::RequestContext):
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//! use mcp_runtime::input::Elicitation;
+//! use mcp_runtime::protocol::CreateMessageParams;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Confirm {
+//!     /// Type the environment's name to confirm
+//!     environment: String,
+//! }
+//!
+//! /// Deploys to an environment, after the user confirms it.
+//! #[mcp_tool]
+//! async fn deploy(cx: RequestContext, env: String) -> Result<String, mcp_runtime::input::InputError> {
+//!     match cx.elicit::<Confirm>(format!("Deploy to {env}?")).await? {
+//!         Elicitation::Accepted(c) if c.environment == env => {}
+//!         _ => return Ok("not deployed".into()),
+//!     }
+//!     let roots = cx.roots().await?;
+//!     let summary = cx
+//!         .sample(CreateMessageParams::new(100).user(format!("Summarize a deploy to {env}")))
+//!         .await?;
+//!     Ok(format!("deployed from {} root(s): {}", roots.len(), summary.text().unwrap_or_default()))
+//! }
+//! # let _ = Server::builder("demo", "1.0.0").tool(deploy).build().unwrap();
+//! ```
+//!
+//! # How it travels
+//!
+//! - **Legacy sessions (2025-11-25)**: each ask is a JSON-RPC request to the client (on
+//!   stdio, or on the HTTP request's own event stream), and the call waits for the answer,
+//!   at most [`ServerBuilder::input_timeout`](crate::ServerBuilder::input_timeout) (default
+//!   10 minutes). Cancelling the call, or the timeout, tells the client with
+//!   `notifications/cancelled`. Only after `notifications/initialized`. On the stateless
+//!   HTTP endpoint the answer is routed by the request's id (128 random bits), so it works
+//!   on one instance; behind a load balancer legacy clients need sticky sessions.
+//! - **Modern requests (2026-07-28)**: there are no sessions and the server never sends a
+//!   request. An ask the request did not already answer **suspends** the handler: its
+//!   future is dropped and the client gets an `input_required` result with everything the
+//!   handler asked before it had to wait (asks made together, `futures::join!`, go in one
+//!   round), plus a signed [`requestState`](state). When the client retries with the
+//!   answers, the handler **runs again from the top**, and every ask it reaches returns
+//!   its answer at once: the answers of earlier rounds come back from the state, the
+//!   latest from the retry's `inputResponses`.
+//!
+//! # What the resumption model asks of a handler
+//!
+//! On the modern leg a handler that asks runs once per round, so the code before its last
+//! ask runs more than once. Keep it deterministic (ask the same things in the same order
+//! for the same arguments and answers) and put side effects after the asks, or make them
+//! idempotent. No state machine is needed: the answers are replayed, the code reads as if
+//! it waited. (On the legacy leg it does wait, and runs once.)
+//!
+//! Each ask has a key, the name of its answer in `inputRequests`/`inputResponses`: by
+//! default its kind and position (`elicit_1`, `sample_2`, `roots_3`), or one chosen with
+//! [`Ask::key`]. An answer the retry did not send, or one that does not parse (a number
+//! where an elicitation result belongs, content of the wrong type), is asked again; answers
+//! to keys nobody asked are ignored.
+//!
+//! # Capabilities
+//!
+//! An ask the client did not declare the capability for (this request's
+//! `clientCapabilities`, or the session's `initialize`) fails with
+//! [`InputError::MissingCapability`], and nothing is sent. A handler that can do without
+//! it goes on; one that fails because of it (an `Err`, an `isError` result) is answered with
+//! `-32021` naming the capability (HTTP 400), as the spec asks.
+
+pub(crate) mod log;
+mod outgoing;
+mod schema;
+pub mod state;
+
+pub use log::ClientLogLayer;
+pub use outgoing::MAX_OUTSTANDING;
+pub use state::{KeyError, RequestStateKeys};
+
+pub(crate) use outgoing::Outgoing;
+pub(crate) use state::{Binding, Carried, StateCodec};
+
+use crate::protocol::indexmap_like::Ordered;
+use crate::protocol::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
+    InputRequest, JsonObject, ListRootsResult, McpError, Root,
+};
+use crate::tool::RequestContext;
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+/// How long a legacy ask waits for the client unless configured otherwise.
+pub const DEFAULT_INPUT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What the user did with an elicitation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Elicitation<T> {
+    /// The user submitted the form: its content.
+    Accepted(T),
+    /// The user explicitly refused.
+    Declined,
+    /// The user dismissed it without choosing.
+    Cancelled,
+}
+
+impl<T> Elicitation<T> {
+    /// The content, when accepted.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Elicitation::Accepted(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The action, as the wire names it.
+    pub fn action(&self) -> ElicitAction {
+        match self {
+            Elicitation::Accepted(_) => ElicitAction::Accept,
+            Elicitation::Declined => ElicitAction::Decline,
+            Elicitation::Cancelled => ElicitAction::Cancel,
+        }
+    }
+}
+
+/// Why an ask got no answer.
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The client did not declare the capability this needs; nothing was sent. A handler
+    /// that fails because of it is answered with `-32021`.
+    #[error("the client did not declare the `{name}` capability this needs")]
+    MissingCapability {
+        /// The capability, as a `ClientCapabilities` object (`{"sampling":{}}`).
+        required: Value,
+        /// Its name (`sampling`, `elicitation`, `elicitation.url`, …).
+        name: String,
+    },
+    /// The request cannot reach its client: outside a server, on a client that accepts
+    /// only JSON responses, before `notifications/initialized`, or with too many asks
+    /// pending.
+    #[error("cannot ask the client: {0}")]
+    Unavailable(String),
+    /// The client did not answer in time (legacy leg).
+    #[error("the client did not answer within {0:?}")]
+    Timeout(Duration),
+    /// The request was cancelled while waiting.
+    #[error("the request was cancelled while waiting for the client")]
+    Cancelled,
+    /// The client answered with a JSON-RPC error.
+    #[error("the client refused: {0}")]
+    Client(McpError),
+    /// The client's answer does not have the shape asked for.
+    #[error("the client's answer is malformed: {0}")]
+    InvalidResponse(String),
+    /// The elicitation's type is not one a client can render as a form.
+    #[error("this cannot be asked in a form: {0}")]
+    InvalidSchema(String),
+}
+
+impl InputError {
+    fn missing(request: &InputRequest) -> Self {
+        let required = request.required_capability();
+        let name = capability_name(&required);
+        InputError::MissingCapability { required, name }
+    }
+}
+
+/// `{"elicitation":{"url":{}}}` → `elicitation.url`.
+pub(crate) fn capability_name(required: &Value) -> String {
+    let mut parts = Vec::new();
+    let mut at = required;
+    while let Some((k, v)) = at.as_object().and_then(|o| o.iter().next()) {
+        parts.push(k.as_str());
+        at = v;
+    }
+    parts.join(".")
+}
+
+/// The answer parser of one kind of ask.
+type Parse<T> = fn(Value) -> Result<T, String>;
+
+/// One ask of the client, not sent until awaited (optionally after choosing its
+/// [`key`](Self::key)). A future: `.await` it, or join several to ask them in one round.
+#[must_use = "an ask does nothing until awaited"]
+pub struct Ask<'a, T> {
+    cx: &'a RequestContext,
+    key: Option<String>,
+    kind: &'static str,
+    request: Option<Result<InputRequest, InputError>>,
+    parse: Parse<T>,
+    running: Option<BoxFuture<'static, Result<T, InputError>>>,
+}
+
+impl<T> fmt::Debug for Ask<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ask")
+            .field("kind", &self.kind)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T: Send + 'static> Ask<'a, T> {
+    fn new(
+        cx: &'a RequestContext,
+        kind: &'static str,
+        request: Result<InputRequest, InputError>,
+        parse: Parse<T>,
+    ) -> Self {
+        Self {
+            cx,
+            key: None,
+            kind,
+            request: Some(request),
+            parse,
+            running: None,
+        }
+    }
+
+    /// Names the answer in the modern leg's `inputRequests` and `inputResponses` (default:
+    /// the kind and the ask's position, e.g. `elicit_1`). Keys are unique within a request.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    fn start(&mut self) -> BoxFuture<'static, Result<T, InputError>> {
+        let cx = self.cx.clone();
+        let key = self.key.take();
+        let kind = self.kind;
+        let parse = self.parse;
+        let request = self
+            .request
+            .take()
+            .unwrap_or_else(|| Err(InputError::Unavailable("this ask was already sent".into())));
+        Box::pin(async move {
+            let request = request?;
+            match cx.input_channel() {
+                Channel::Unavailable(reason) => Err(InputError::Unavailable((*reason).into())),
+                Channel::Modern(round) => {
+                    let key = round.key(key, kind);
+                    if !request.allowed_by(cx.client_capabilities()) {
+                        let error = InputError::missing(&request);
+                        cx.record_missing_capability(&request);
+                        return Err(error);
+                    }
+                    if let Some(answer) = round.answer(&key)
+                        && let Ok(parsed) = parse(answer.clone())
+                    {
+                        round.use_answer(key, answer);
+                        return Ok(parsed);
+                    }
+                    // Not answered (or not usably): ask, and wait for the round to end. The
+                    // pipeline sees the ask after this poll and answers input_required; this
+                    // future is dropped with the handler.
+                    round.ask(key, request);
+                    std::future::pending().await
+                }
+                Channel::Legacy(link) => {
+                    if link.capabilities_known && !request.allowed_by(cx.client_capabilities()) {
+                        let error = InputError::missing(&request);
+                        cx.record_missing_capability(&request);
+                        return Err(error);
+                    }
+                    if let Some(reason) = link.unavailable {
+                        return Err(InputError::Unavailable(reason.into()));
+                    }
+                    let params = match &request {
+                        InputRequest::Elicit(p) => serde_json::to_value(p),
+                        InputRequest::Sample(p) => serde_json::to_value(p),
+                        InputRequest::Roots => Ok(Value::Null),
+                    }
+                    .map_err(|e| InputError::InvalidResponse(e.to_string()))?;
+                    let Some(peer) = cx.peer() else {
+                        return Err(InputError::Unavailable(
+                            "the request has no way back".into(),
+                        ));
+                    };
+                    let answer = link
+                        .outgoing
+                        .ask(
+                            peer,
+                            request.method(),
+                            &params,
+                            link.timeout,
+                            cx.cancellation(),
+                        )
+                        .await?;
+                    parse(answer).map_err(InputError::InvalidResponse)
+                }
+            }
+        })
+    }
+}
+
+impl<T: Send + 'static> Future for Ask<'_, T> {
+    type Output = Result<T, InputError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        if this.running.is_none() {
+            this.running = Some(this.start());
+        }
+        this.running
+            .as_mut()
+            .expect("started above")
+            .as_mut()
+            .poll(cx)
+    }
+}
+
+fn parse_elicit<T: DeserializeOwned>(answer: Value) -> Result<Elicitation<T>, String> {
+    let result: ElicitResult = serde_json::from_value(answer).map_err(|e| e.to_string())?;
+    Ok(match result.action {
+        ElicitAction::Accept => {
+            let content = Value::Object(result.content.unwrap_or_default());
+            Elicitation::Accepted(serde_json::from_value(content).map_err(|e| e.to_string())?)
+        }
+        ElicitAction::Decline => Elicitation::Declined,
+        ElicitAction::Cancel => Elicitation::Cancelled,
+    })
+}
+
+fn parse_action(answer: Value) -> Result<ElicitAction, String> {
+    let result: ElicitResult = serde_json::from_value(answer).map_err(|e| e.to_string())?;
+    Ok(result.action)
+}
+
+fn parse_sample(answer: Value) -> Result<CreateMessageResult, String> {
+    serde_json::from_value(answer).map_err(|e| e.to_string())
+}
+
+fn parse_roots(answer: Value) -> Result<Vec<Root>, String> {
+    let result: ListRootsResult = serde_json::from_value(answer).map_err(|e| e.to_string())?;
+    Ok(result.roots)
+}
+
+impl RequestContext {
+    /// Asks the user to fill in a form for `T`: a struct of strings, numbers, booleans and
+    /// unit enums (its schema comes from `schemars`; see the `input` module for what is
+    /// allowed). The answer is deserialized into `T`.
+    pub fn elicit<T>(&self, message: impl Into<String>) -> Ask<'_, Elicitation<T>>
+    where
+        T: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    {
+        let request = schema::of::<T>()
+            .map(|schema| InputRequest::Elicit(ElicitRequestParams::form(message, schema)));
+        Ask::new(self, "elicit", request, parse_elicit::<T>)
+    }
+
+    /// Asks the user to fill in a form with a hand-written `requestedSchema` (a flat object
+    /// schema, as the spec allows); the answer is the submitted object.
+    pub fn elicit_schema(
+        &self,
+        message: impl Into<String>,
+        requested_schema: Value,
+    ) -> Ask<'_, Elicitation<JsonObject>> {
+        let request = Ok(InputRequest::Elicit(ElicitRequestParams::form(
+            message,
+            requested_schema,
+        )));
+        Ask::new(self, "elicit", request, parse_elicit::<JsonObject>)
+    }
+
+    /// Asks the user to open `url` (a page of the server's, for what must not pass through
+    /// the client: credentials, payments). `Accepted` is the user's consent to open it, not
+    /// the end of the out-of-band step. Needs the client's `elicitation.url`.
+    pub fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Ask<'_, ElicitAction> {
+        let mut id = [0u8; 16];
+        getrandom::fill(&mut id).expect("the operating system's random generator works");
+        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let request = Ok(InputRequest::Elicit(ElicitRequestParams::url(
+            message, url, id,
+        )));
+        Ask::new(self, "elicit", request, parse_action)
+    }
+
+    /// Asks the client's model for a completion (`sampling/createMessage`).
+    pub fn sample(&self, request: CreateMessageParams) -> Ask<'_, CreateMessageResult> {
+        Ask::new(
+            self,
+            "sample",
+            Ok(InputRequest::Sample(Box::new(request))),
+            parse_sample,
+        )
+    }
+
+    /// Asks the client for its roots (`roots/list`).
+    pub fn roots(&self) -> Ask<'_, Vec<Root>> {
+        Ask::new(self, "roots", Ok(InputRequest::Roots), parse_roots)
+    }
+}
+
+/// How a request's asks reach its client.
+#[derive(Clone)]
+pub(crate) enum Channel {
+    /// They cannot (the reason is the error's text).
+    Unavailable(&'static str),
+    /// Server-to-client requests.
+    Legacy(LegacyLink),
+    /// Input-required results and retries.
+    Modern(Arc<Round>),
+}
+
+impl fmt::Debug for Channel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Channel::Unavailable(r) => write!(f, "Unavailable({r:?})"),
+            Channel::Legacy(_) => f.write_str("Legacy"),
+            Channel::Modern(_) => f.write_str("Modern"),
+        }
+    }
+}
+
+/// A legacy request's way to its client (its requests go where the request's
+/// notifications go: stdio's output, or the HTTP request's own event stream).
+#[derive(Clone)]
+pub(crate) struct LegacyLink {
+    pub(crate) outgoing: Arc<Outgoing>,
+    pub(crate) timeout: Duration,
+    /// Why nothing can be sent, when that is known up front.
+    pub(crate) unavailable: Option<&'static str>,
+    /// Whether the client's capabilities are known (an `initialize` is behind the request).
+    /// A request without one (stateless HTTP, a client that skipped the handshake) has
+    /// unknown capabilities, not none: its asks are sent, and a client that cannot answer
+    /// says so with an error. Without that, no ask could ever reach such a client.
+    pub(crate) capabilities_known: bool,
+}
+
+/// One modern round: the answers the request brought, and what the handler asks.
+pub(crate) struct Round {
+    answers: HashMap<String, Value>,
+    pub(crate) binding: Binding,
+    asked: AtomicBool,
+    counter: AtomicU32,
+    inner: Mutex<RoundInner>,
+}
+
+#[derive(Default)]
+struct RoundInner {
+    used: BTreeMap<String, Value>,
+    requests: Ordered<InputRequest>,
+}
+
+/// What a suspended handler asked, and what it used: the next state's content.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Suspended {
+    pub(crate) requests: Ordered<InputRequest>,
+    pub(crate) used: BTreeMap<String, Value>,
+}
+
+impl Round {
+    /// A round from a verified state (`None` on a first call) and the request's
+    /// `inputResponses`: with a state, only answers to the keys it asked are read.
+    pub(crate) fn new(
+        binding: Binding,
+        carried: Option<Carried>,
+        responses: Option<JsonObject>,
+    ) -> Self {
+        let mut answers: HashMap<String, Value> = HashMap::new();
+        let asked = carried.as_ref().map(|c| c.asked.clone());
+        if let Some(carried) = carried {
+            answers.extend(carried.answers);
+        }
+        for (key, value) in responses.into_iter().flatten() {
+            if asked.as_ref().is_none_or(|a| a.contains(&key)) {
+                answers.entry(key).or_insert(value);
+            }
+        }
+        Self {
+            answers,
+            binding,
+            asked: AtomicBool::new(false),
+            counter: AtomicU32::new(0),
+            inner: Mutex::new(RoundInner::default()),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, RoundInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn key(&self, chosen: Option<String>, kind: &str) -> String {
+        // Counted for every ask, chosen key or not, so default keys stay stable when a
+        // handler names some asks and not others.
+        let n = self.counter.fetch_add(1, Ordering::Relaxed) + 1;
+        chosen.unwrap_or_else(|| format!("{kind}_{n}"))
+    }
+
+    fn answer(&self, key: &str) -> Option<Value> {
+        self.answers.get(key).cloned()
+    }
+
+    fn use_answer(&self, key: String, answer: Value) {
+        self.lock().used.insert(key, answer);
+    }
+
+    fn ask(&self, key: String, request: InputRequest) {
+        self.lock().requests.insert_new(key, request);
+        self.asked.store(true, Ordering::Release);
+    }
+
+    /// Whether the handler asked something this round could not answer.
+    pub(crate) fn suspended(&self) -> bool {
+        self.asked.load(Ordering::Acquire)
+    }
+
+    /// What the handler asked and used (when it [`suspended`](Self::suspended)).
+    pub(crate) fn take(&self) -> Suspended {
+        let mut inner = self.lock();
+        Suspended {
+            requests: std::mem::take(&mut inner.requests),
+            used: std::mem::take(&mut inner.used),
+        }
+    }
+}
