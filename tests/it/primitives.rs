@@ -680,3 +680,43 @@ fn registration_checks_resources_and_prompts() {
         assert!(text.contains(needle), "{needle} in {text}");
     }
 }
+
+#[tokio::test]
+async fn each_primitive_lists_with_its_own_cache_hints() {
+    use mcp_runtime::protocol::lifecycle::{CachePolicy, CacheScope};
+    let hour = CachePolicy {
+        ttl_ms: 3_600_000,
+        scope: CacheScope::Public,
+    };
+    let minute = CachePolicy {
+        ttl_ms: 60_000,
+        scope: CacheScope::Private,
+    };
+    let s = Server::builder("cached", "1.0.0")
+        .resource(resource_fn(
+            ResourceDefinition::new("config://app", "config"),
+            |_cx| async { "{}" },
+        ))
+        .prompt(prompt_fn(
+            PromptDefinition::new("p", "A prompt."),
+            |_args, _cx| async { Ok::<_, PromptError>(vec![PromptMessage::user("hi")]) },
+        ))
+        .list_cache(minute)
+        .list_cache_for(Primitive::Prompts, hour)
+        .read_cache(hour)
+        .build()
+        .unwrap();
+    let modern = connected(&s, EraMode::Modern).await;
+    let hints = |v: &Value| (v["ttlMs"].clone(), v["cacheScope"].clone());
+    let prompts = modern.request("prompts/list", None).await.unwrap();
+    assert_eq!(hints(&prompts), (json!(3_600_000), json!("public")));
+    for method in ["resources/list", "resources/templates/list"] {
+        let page = modern.request(method, None).await.unwrap();
+        assert_eq!(hints(&page), (json!(60_000), json!("private")), "{method}");
+    }
+    let read = modern
+        .request("resources/read", Some(json!({"uri": "config://app"})))
+        .await
+        .unwrap();
+    assert_eq!(hints(&read), (json!(3_600_000), json!("public")));
+}

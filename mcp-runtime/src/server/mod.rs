@@ -104,6 +104,7 @@ impl Server {
             read_cache: CachePolicy::default(),
             page_size: DEFAULT_PAGE_SIZE,
             list_cache: CachePolicy::default(),
+            list_cache_for: Vec::new(),
             discover_cache: CachePolicy::default(),
             extensions: Extensions::default(),
             policies: ServerPolicies::default(),
@@ -181,6 +182,8 @@ pub struct ServerBuilder {
     read_cache: CachePolicy,
     page_size: usize,
     list_cache: CachePolicy,
+    /// Per-primitive overrides of `list_cache`.
+    list_cache_for: Vec<(Primitive, CachePolicy)>,
     discover_cache: CachePolicy,
     extensions: Extensions,
     policies: ServerPolicies,
@@ -498,6 +501,28 @@ impl ServerBuilder {
         self
     }
 
+    /// `ttlMs` and `cacheScope` of one primitive's modern list results, overriding
+    /// [`list_cache`](Self::list_cache) for it (`Primitive::Resources` covers
+    /// `resources/list` and `resources/templates/list`).
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::protocol::lifecycle::{CachePolicy, CacheScope};
+    /// use mcp_runtime::server::Primitive;
+    ///
+    /// let server = Server::builder("demo", "1.0.0")
+    ///     .list_cache(CachePolicy { ttl_ms: 0, scope: CacheScope::Private })
+    ///     .list_cache_for(Primitive::Prompts, CachePolicy { ttl_ms: 60_000, scope: CacheScope::Public })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn list_cache_for(mut self, primitive: Primitive, policy: CachePolicy) -> Self {
+        self.list_cache_for.retain(|(p, _)| *p != primitive);
+        self.list_cache_for.push((primitive, policy));
+        self
+    }
+
     /// `ttlMs` and `cacheScope` of the `server/discover` result (default `0`, `private`).
     pub fn discover_cache(mut self, policy: CachePolicy) -> Self {
         self.discover_cache = policy;
@@ -515,12 +540,30 @@ impl ServerBuilder {
         };
         let feed = ChangeFeed::new();
         let extensions = Arc::new(self.extensions);
-        let mut resources =
-            ResourceRegistry::new(settings.clone(), feed.clone(), self.policies.clone());
-        let mut prompts =
-            PromptRegistry::new(settings.clone(), feed.clone(), self.policies.clone());
-        let mut tools =
-            ToolRegistry::new(settings, feed.clone(), self.policies, extensions.clone());
+        let overrides = self.list_cache_for;
+        let settings_for = |primitive: Primitive| {
+            let mut settings = settings.clone();
+            if let Some((_, policy)) = overrides.iter().find(|(p, _)| *p == primitive) {
+                settings.cache = *policy;
+            }
+            settings
+        };
+        let mut resources = ResourceRegistry::new(
+            settings_for(Primitive::Resources),
+            feed.clone(),
+            self.policies.clone(),
+        );
+        let mut prompts = PromptRegistry::new(
+            settings_for(Primitive::Prompts),
+            feed.clone(),
+            self.policies.clone(),
+        );
+        let mut tools = ToolRegistry::new(
+            settings_for(Primitive::Tools),
+            feed.clone(),
+            self.policies,
+            extensions.clone(),
+        );
         if let Err(found) = tools.register_all(self.tools) {
             errors.extend(found);
         }
