@@ -96,7 +96,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -442,10 +442,25 @@ pub(crate) struct LegacyLink {
     pub(crate) capabilities_known: bool,
 }
 
+/// What a round's state is bound to, computed only when a state is checked or minted (a
+/// modern call that never asks pays for a copy of its params, not for a digest).
+pub(crate) struct BindingSource {
+    pub(crate) method: &'static str,
+    pub(crate) params: Box<str>,
+    pub(crate) principal: Option<String>,
+}
+
+impl BindingSource {
+    pub(crate) fn binding(&self) -> Binding {
+        Binding::from_params(self.method, &self.params, self.principal.as_deref())
+    }
+}
+
 /// One modern round: the answers the request brought, and what the handler asks.
 pub(crate) struct Round {
     answers: HashMap<String, Value>,
-    pub(crate) binding: Binding,
+    source: BindingSource,
+    binding: OnceLock<Binding>,
     asked: AtomicBool,
     counter: AtomicU32,
     inner: Mutex<RoundInner>,
@@ -468,7 +483,8 @@ impl Round {
     /// A round from a verified state (`None` on a first call) and the request's
     /// `inputResponses`: with a state, only answers to the keys it asked are read.
     pub(crate) fn new(
-        binding: Binding,
+        source: BindingSource,
+        binding: Option<Binding>,
         carried: Option<Carried>,
         responses: Option<JsonObject>,
     ) -> Self {
@@ -482,13 +498,23 @@ impl Round {
                 answers.entry(key).or_insert(value);
             }
         }
+        let once = OnceLock::new();
+        if let Some(binding) = binding {
+            let _ = once.set(binding);
+        }
         Self {
             answers,
-            binding,
+            source,
+            binding: once,
             asked: AtomicBool::new(false),
             counter: AtomicU32::new(0),
             inner: Mutex::new(RoundInner::default()),
         }
+    }
+
+    /// What the round's states are bound to.
+    pub(crate) fn binding(&self) -> &Binding {
+        self.binding.get_or_init(|| self.source.binding())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, RoundInner> {

@@ -228,6 +228,24 @@ pub(crate) struct Binding {
 }
 
 impl Binding {
+    /// The binding of a request from its raw `params`: the target is `params.name` or
+    /// `params.uri`, the arguments `params.arguments` (absent counts as `{}`), so the same
+    /// request binds the same whichever way it is read.
+    pub(crate) fn from_params(method: &str, params: &str, principal: Option<&str>) -> Self {
+        let params: Value = serde_json::from_str(params).unwrap_or(Value::Null);
+        let target = params
+            .get("name")
+            .or_else(|| params.get("uri"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let empty = serde_json::Map::new();
+        let arguments = params
+            .get("arguments")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        Self::new(method, target, Some(arguments), principal)
+    }
+
     /// The binding of a request: its method, its target (tool or prompt name, resource URI),
     /// its arguments (compared by a digest of their canonical JSON, so key order does not
     /// matter) and the caller's authenticated identity (`None` when unauthenticated).

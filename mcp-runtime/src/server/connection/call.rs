@@ -60,8 +60,7 @@ impl Connection {
             let round = match env.era {
                 Era::Modern => Some(self.round(
                     "tools/call",
-                    &p.name,
-                    Some(&arguments),
+                    params,
                     &self.caller_for(&scope.outlet),
                     p.input_responses,
                     p.request_state,

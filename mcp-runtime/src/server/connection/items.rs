@@ -14,7 +14,7 @@ use super::{
     Connection, Envelope, Outlet, Routed, Scope, optional_params, required_params, unoffered,
 };
 use crate::input::state::invalid_state_error;
-use crate::input::{Binding, Carried, Channel, LegacyLink, Round};
+use crate::input::{BindingSource, Carried, Channel, LegacyLink, Round};
 use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::prompt::PromptArguments;
 use crate::protocol::InputRequiredResult;
@@ -117,27 +117,33 @@ impl Connection {
     /// and its `inputResponses` read.
     pub(super) fn round(
         &self,
-        method: &str,
-        target: &str,
-        arguments: Option<&Map<String, Value>>,
+        method: &'static str,
+        params: Option<&RawValue>,
         caller: &Caller,
         responses: Option<Value>,
         state: Option<Value>,
     ) -> Result<Arc<Round>, Rejection> {
-        let binding = Binding::new(method, target, arguments, caller.identity());
-        let carried = match state {
-            None | Some(Value::Null) => None,
-            Some(Value::String(state)) => Some(
-                self.inner
+        let source = BindingSource {
+            method,
+            params: params.map_or("{}", RawValue::get).into(),
+            principal: caller.identity().map(str::to_owned),
+        };
+        let (binding, carried) = match state {
+            None | Some(Value::Null) => (None, None),
+            Some(Value::String(state)) => {
+                let binding = source.binding();
+                let carried = self
+                    .inner
                     .server
                     .inner
                     .request_state
                     .open(&state, &binding)
                     .map_err(|why| {
-                        tracing::debug!(?why, method, target, "requestState refused");
+                        tracing::debug!(?why, method, "requestState refused");
                         Rejection::from(invalid_state_error())
-                    })?,
-            ),
+                    })?;
+                (Some(binding), Some(carried))
+            }
             Some(_) => return Err(invalid_state_error().into()),
         };
         let responses = match responses {
@@ -145,7 +151,7 @@ impl Connection {
             // `null`, a number, …: nothing usable is answered, so everything is asked again.
             _ => None,
         };
-        Ok(Arc::new(Round::new(binding, carried, responses)))
+        Ok(Arc::new(Round::new(source, binding, carried, responses)))
     }
 
     /// The `input_required` answer of a handler that suspended: what it asked, and a new
@@ -165,7 +171,7 @@ impl Connection {
         let suspended = round.take();
         let asked = suspended.requests.keys().map(str::to_owned).collect();
         let state = server.request_state.seal(
-            &round.binding,
+            round.binding(),
             Carried {
                 answers: suspended.used,
                 asked,
@@ -239,8 +245,7 @@ impl Connection {
             let round = match env.era {
                 Era::Modern => Some(self.round(
                     METHOD,
-                    &p.uri,
-                    None,
+                    params,
                     &self.caller_for(&scope.outlet),
                     p.input_responses,
                     p.request_state,
@@ -304,8 +309,7 @@ impl Connection {
             let round = match env.era {
                 Era::Modern => Some(self.round(
                     METHOD,
-                    &p.name,
-                    json!(arguments).as_object(),
+                    params,
                     &self.caller_for(&scope.outlet),
                     p.input_responses,
                     p.request_state,
