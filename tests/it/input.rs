@@ -686,3 +686,44 @@ async fn log_messages_follow_the_level_each_era_sets() {
         .await;
     assert_eq!(set["error"]["code"], -32601, "{set}");
 }
+
+#[tokio::test]
+async fn tracing_events_inside_a_handler_reach_its_client() {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let subscriber = tracing_subscriber::registry().with(mcp_runtime::input::ClientLogLayer::new());
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let server = Server::builder("bridge", "1.0.0")
+        .tool(tool_fn(
+            def("traced"),
+            |_, _cx: RequestContext| async move {
+                tracing::warn!(disk = "sda", "low space");
+                tracing::debug!("below the session's level");
+                "done"
+            },
+        ))
+        .build()
+        .unwrap();
+    tracing::warn!("outside any handler: not forwarded");
+    let mut wire = Wire::new(&server);
+    wire.initialize(json!({})).await;
+    let (logs, done) = wire.request("tools/call", json!({"name": "traced"})).await;
+    assert_eq!(text(&done), "done");
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert_eq!(logs[0]["method"], "notifications/message");
+    assert_eq!(logs[0]["params"]["level"], "warning");
+    assert_eq!(
+        logs[0]["params"]["data"],
+        json!({"message": "low space", "disk": "sda"})
+    );
+    assert!(
+        logs[0]["params"]["logger"]
+            .as_str()
+            .unwrap()
+            .contains("input")
+    );
+    // A modern request without logLevel gets nothing from the bridge either.
+    let (logs, _) = wire
+        .request("tools/call", call("traced", json!({}), json!({})))
+        .await;
+    assert!(logs.is_empty(), "{logs:?}");
+}
