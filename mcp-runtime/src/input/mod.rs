@@ -27,7 +27,7 @@
 //!         .await?;
 //!     Ok(format!("deployed from {} root(s): {}", roots.len(), summary.text().unwrap_or_default()))
 //! }
-//! # let _ = Server::builder("demo", "1.0.0").tool(deploy).build().unwrap();
+//! # let _ = Server::builder("demo", "1.0.0").tool(deploy::tool()).build().unwrap();
 //! ```
 //!
 //! # How it travels
