@@ -1,6 +1,8 @@
 //! What the example servers share: their command line (`--transport`, `--bind`, …) and the
 //! code that serves a [`Server`] on the chosen transport.
 
+pub mod conformance_input;
+
 use clap::{Args, ValueEnum};
 use mcp_runtime::Server;
 use mcp_runtime::transport::http::{HttpOptions, HttpServer, LegacyMode};
