@@ -56,7 +56,7 @@ async fn a_sessionful_legacy_client_lives_and_dies_by_its_session_id() {
         assert_eq!(reply.status, StatusCode::OK, "{version}: {}", reply.text());
         let result = &reply.json()["result"];
         assert!(
-            result["tools"].as_array().is_some_and(|t| t.len() == 2),
+            result["tools"].as_array().is_some_and(|t| t.len() == 5),
             "{result}"
         );
         assert!(

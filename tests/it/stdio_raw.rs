@@ -206,7 +206,11 @@ async fn cache_fields_only_on_modern_list_results() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["add", "echo"], "deterministic (sorted) order");
+    assert_eq!(
+        names,
+        ["add", "ask_model", "ask_name", "echo", "list_roots"],
+        "deterministic (sorted) order"
+    );
 }
 
 #[tokio::test]

@@ -4,6 +4,13 @@
 //! `name`), and prompts `greet` (arguments), `readme` (the readme embedded) and `logo` (an
 //! image).
 //!
+//! Three tools ask the client something while they run, one of each kind: `ask_name` asks
+//! the user to fill in a form (elicitation), `ask_model` asks the client's model (sampling)
+//! and `list_roots` asks for the client's roots. The same code serves both protocol eras: on
+//! a 2025 session each ask is a request to the client that the tool waits for; on a
+//! 2026-07-28 request the tool is answered `input_required` and runs again when the client
+//! retries with the answer (see `mcp_runtime::input`).
+//!
 //! ```text
 //! echo-server [--transport stdio]
 //! ```
@@ -12,11 +19,12 @@
 
 use clap::Parser;
 use futures::future::BoxFuture;
+use mcp_runtime::input::{Elicitation, InputError};
 use mcp_runtime::prelude::*;
 use mcp_runtime::prompt::{PromptError, prompt_fn};
 use mcp_runtime::protocol::{
-    Completion, PromptArgument, PromptDefinition, PromptMessage, ResourceContents,
-    ResourceDefinition, ResourceTemplateDefinition, Role,
+    Completion, CreateMessageParams, PromptArgument, PromptDefinition, PromptMessage,
+    ResourceContents, ResourceDefinition, ResourceTemplateDefinition, Role,
 };
 use mcp_runtime::resource::{
     IntoContents, ResourceError, ResourceTemplate, Variables, resource_fn,
@@ -26,7 +34,10 @@ use std::process::ExitCode;
 
 /// Command-line options.
 #[derive(Debug, Parser)]
-#[command(version, about = "An MCP server with the tools `echo` and `add`")]
+#[command(
+    version,
+    about = "An MCP server with the tools `echo` and `add`, and tools that ask the client"
+)]
 struct Args {
     #[command(flatten)]
     transport: mcp_examples::TransportArgs,
@@ -57,8 +68,63 @@ async fn add(
     a + b
 }
 
+/// The form `ask_name` asks the user to fill in.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    /// What should I call you?
+    name: String,
+}
+
+/// Asks the user for their name in a form and greets them by it. Needs a client that
+/// supports elicitation.
+#[mcp_tool(read_only, idempotent, open_world = false)]
+async fn ask_name(cx: RequestContext) -> Result<String, InputError> {
+    // The key names the question in a 2026-07-28 `input_required` result (default:
+    // `elicit_1`).
+    let answer = cx.elicit::<Name>("Who are you?").key("name").await?;
+    Ok(match answer {
+        Elicitation::Accepted(Name { name }) => format!("Hello, {name}!"),
+        Elicitation::Declined => "You declined to say your name.".to_owned(),
+        Elicitation::Cancelled => "You dismissed the question.".to_owned(),
+    })
+}
+
+/// Asks the client's language model a question and returns its answer. Needs a client that
+/// supports sampling; the client may show the request to the user first.
+#[mcp_tool(read_only, open_world = false)]
+async fn ask_model(
+    cx: RequestContext,
+    /// The question for the model
+    question: String,
+) -> Result<String, InputError> {
+    let answer = cx
+        .sample(CreateMessageParams::new(200).user(question))
+        .key("answer")
+        .await?;
+    Ok(answer
+        .text()
+        .unwrap_or_else(|| "The model answered with something other than text.".to_owned()))
+}
+
+/// Lists the client's roots (the folders it lets servers work in), one URI per line. Needs a
+/// client that supports roots.
+#[mcp_tool(read_only, idempotent, open_world = false)]
+async fn list_roots(cx: RequestContext) -> Result<String, InputError> {
+    let roots = cx.roots().key("roots").await?;
+    if roots.is_empty() {
+        return Ok("The client shares no roots.".to_owned());
+    }
+    Ok(roots
+        .iter()
+        .map(|root| root.uri.as_str())
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
 /// What `echo://readme` says.
-const README: &str = "# echo-server\n\nRepeats text (`echo`) and adds numbers (`add`).\n";
+const README: &str = "# echo-server\n\nRepeats text (`echo`) and adds numbers (`add`). \
+Asks you your name (`ask_name`), asks your model (`ask_model`) and lists your roots \
+(`list_roots`).\n";
 
 /// A 1×1 transparent PNG, base64: `echo://logo` and the `logo` prompt's image.
 const LOGO_PNG_BASE64: &str =
@@ -158,9 +224,15 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
         },
     );
     Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
-        .instructions("Use `echo` to repeat text and `add` to add two numbers.")
+        .instructions(
+            "Use `echo` to repeat text and `add` to add two numbers. `ask_name`, `ask_model` \
+             and `list_roots` show how a tool asks the client: the user, its model, its roots.",
+        )
         .tool(echo::tool())
         .tool(add::tool())
+        .tool(ask_name::tool())
+        .tool(ask_model::tool())
+        .tool(list_roots::tool())
         .resource(readme)
         .resource(logo)
         .resource_template(Greeting)

@@ -28,13 +28,13 @@ fn assert_list(target: &[String]) {
         assert!(out.status.success(), "{era}: {}", show(&out));
         let text = stdout(&out);
         assert!(text.contains(&format!("{era} era")), "{text}");
-        assert!(text.starts_with("echo-server 0.1.0: 2 tools"), "{text}");
+        assert!(text.starts_with("echo-server 0.1.0: 5 tools"), "{text}");
         assert!(
-            text.contains("\nadd   a, b       Adds two numbers"),
+            text.contains("\nadd         a, b       Adds two numbers"),
             "{text}"
         );
         assert!(
-            text.contains("\necho  text       Returns the given text"),
+            text.contains("\necho        text       Returns the given text"),
             "{text}"
         );
 
@@ -48,7 +48,10 @@ fn assert_list(target: &[String]) {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["add", "echo"]);
+        assert_eq!(
+            names,
+            ["add", "ask_model", "ask_name", "echo", "list_roots"]
+        );
     }
 }
 

@@ -30,7 +30,9 @@ fn assert_usage(out: &Output, message: &str) {
     assert!(last.contains(message), "{}", show(out));
 }
 
-const README: &str = "# echo-server\n\nRepeats text (`echo`) and adds numbers (`add`).\n";
+const README: &str = "# echo-server\n\nRepeats text (`echo`) and adds numbers (`add`). \
+Asks you your name (`ask_name`), asks your model (`ask_model`) and lists your roots \
+(`list_roots`).\n";
 
 fn assert_list(target: &[String]) {
     for era in ERAS {
@@ -39,7 +41,7 @@ fn assert_list(target: &[String]) {
         let text = stdout(&out);
         assert!(
             text.starts_with(&format!(
-                "echo-server 0.1.0: 2 tools, 2 resources, 1 resource template, 3 prompts \
+                "echo-server 0.1.0: 5 tools, 2 resources, 1 resource template, 3 prompts \
                  (protocol {}, {era} era)\n\nTools:\nNAME ",
                 if era == "modern" {
                     "2026-07-28"
@@ -70,7 +72,10 @@ fn assert_list(target: &[String]) {
                 .map(|i| i[field].as_str().unwrap().to_owned())
                 .collect()
         };
-        assert_eq!(names("tools", "name"), ["add", "echo"]);
+        assert_eq!(
+            names("tools", "name"),
+            ["add", "ask_model", "ask_name", "echo", "list_roots"]
+        );
         assert_eq!(names("resources", "uri"), ["echo://logo", "echo://readme"]);
         assert_eq!(
             names("resourceTemplates", "uriTemplate"),
