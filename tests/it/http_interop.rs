@@ -3,7 +3,8 @@
 //! `echo-server --transport http`, in each of their negotiation modes and in both legacy
 //! modes of the server. The scripts are the stdio ones given `--url`: they list the tools,
 //! call `echo` and `add` (including wrongly typed arguments, which must come back as an
-//! `isError` result), and print a JSON summary.
+//! `isError` result), answer `ask_name`, `ask_model` and `list_roots` with their own
+//! handlers, and print a JSON summary (checked as in `interop`).
 //!
 //! What the clients do over HTTP (observed with these versions):
 //! - legacy mode: `initialize` POST without `MCP-Protocol-Version`, then
@@ -12,6 +13,12 @@
 //! - auto and pinned modes: an in-place `server/discover` POST carrying the envelope and the
 //!   `MCP-Protocol-Version`/`Mcp-Method` headers; every later request is enveloped, with
 //!   `Mcp-Name` on `tools/call`, and no session id.
+//!
+//! How the asks travel: on a legacy connection the tool's request to the client is an event on
+//! the `tools/call` POST's own stream, and the client answers it with a POST of its own (with
+//! the session id when there is one; on the stateless endpoint the answer finds its request by
+//! id alone). On a modern one the `tools/call` is answered `input_required` and the client
+//! retries it with `inputResponses` and the `requestState`.
 
 use crate::interop::{Sdk, assert_version, run_script};
 use mcp_tests::http::Spawned;

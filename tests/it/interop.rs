@@ -7,6 +7,14 @@
 //! mode, lists the tools, calls `echo` and `add` (including a wrongly typed argument that must
 //! come back as an `isError` result), and prints one JSON line naming the negotiated protocol
 //! version. Nothing is skipped: a missing tool or a failed install fails the test.
+//!
+//! The clients also answer what a tool asks, with their own handlers (TypeScript
+//! `setRequestHandler`, Python's callbacks): `ask_name` (an elicitation, accepted then
+//! declined), `ask_model` (sampling) and `list_roots` (roots). Each script checks the results
+//! carry its handlers' answers and reports the ids its handlers were called with: the
+//! server's JSON-RPC ids on a 2025-11-25 connection (real server-to-client requests), the
+//! `inputRequests` keys on a 2026-07-28 one (the SDK's input-required driver ran the same
+//! handlers and retried). That tells the two paths apart, so each era is proven to use its own.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -141,9 +149,10 @@ pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> V
                 .unwrap_or_else(|| panic!("tool name is not a string: {summary}"))
         })
         .collect();
-    assert!(
-        tools.contains(&"echo") && tools.contains(&"add"),
-        "echo-server must list echo and add, got {tools:?}"
+    assert_eq!(
+        tools,
+        ["add", "ask_model", "ask_name", "echo", "list_roots"],
+        "echo-server's tools, sorted"
     );
     // The script listed, read and rendered the other primitives through the client's own
     // API (text, blob and templated reads, a missing URI, prompts with arguments, an
@@ -164,7 +173,60 @@ pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> V
             .is_some_and(|v| !v.is_empty()),
         "summary: {summary}"
     );
+    assert_answered(&summary);
     summary
+}
+
+/// The keys echo-server gives its asks (`.key(…)`): what a modern client's handlers see as
+/// the request id.
+const ASK_KEYS: [(&str, &[&str]); 3] = [
+    ("elicitation", &["name", "name"]),
+    ("sampling", &["answer"]),
+    ("roots", &["roots"]),
+];
+
+/// Checks which path the client's handlers were driven by (see the module docs): on a
+/// modern connection the ids are the `inputRequests` keys; on a legacy one they are the
+/// server's own request ids, one per ask, none reused.
+fn assert_answered(summary: &Value) {
+    let answered = &summary["answered"];
+    let modern = summary["protocolVersion"] == MODERN;
+    let mut legacy_ids = Vec::new();
+    for (kind, keys) in ASK_KEYS {
+        let ids: Vec<&str> = answered[kind]
+            .as_array()
+            .unwrap_or_else(|| panic!("no answered.{kind} array: {summary}"))
+            .iter()
+            .map(|id| id.as_str().expect("ids are reported as strings"))
+            .collect();
+        if modern {
+            assert_eq!(
+                ids, keys,
+                "{kind}: the driver calls handlers by key: {summary}"
+            );
+        } else {
+            assert_eq!(
+                ids.len(),
+                keys.len(),
+                "{kind}: one request per ask: {summary}"
+            );
+            legacy_ids.extend(ids);
+        }
+    }
+    if !modern {
+        let distinct: std::collections::BTreeSet<_> = legacy_ids.iter().collect();
+        assert_eq!(
+            distinct.len(),
+            legacy_ids.len(),
+            "request ids reused: {summary}"
+        );
+        assert!(
+            legacy_ids
+                .iter()
+                .all(|id| ASK_KEYS.iter().all(|(_, keys)| !keys.contains(id))),
+            "a legacy connection got input_required keys instead of requests: {summary}"
+        );
+    }
 }
 
 pub(crate) fn assert_version(summary: &Value, expected: &str) {

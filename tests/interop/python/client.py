@@ -11,9 +11,19 @@ Usage: python client.py --mode legacy|auto|2026-07-28 -- <server command> [args.
 
 Over HTTP the client is given the URL itself (`Client(url, ...)`).
 
+The client passes its own elicitation, sampling and roots callbacks (which is how it declares
+those capabilities), then calls echo-server's tools that ask: `ask_name` (twice: the callback
+accepts, then declines), `ask_model` and `list_roots`, and checks that each result carries
+what the callback answered. On a legacy connection the SDK runs the callbacks for the
+server's requests; on a 2026-07-28 one its input-required driver runs the same callbacks and
+retries.
+
 On success prints one JSON line to stdout, e.g.
-  {"client":"python","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"],"transport":"stdio"}
-and exits 0. Any failed check prints a message to stderr and exits 1.
+  {"client":"python","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo",…],
+   …,"answered":{"elicitation":["s-1","s-2"],"sampling":["s-3"],"roots":["s-4"]},"transport":"stdio"}
+and exits 0; `answered` lists the ids the callbacks saw (the server's JSON-RPC ids on a legacy
+connection, the `inputRequests` keys on a modern one). Any failed check prints a message to
+stderr and exits 1.
 """
 
 from __future__ import annotations
@@ -27,11 +37,24 @@ from typing import Any
 
 import anyio
 from mcp import Client, Implementation, StdioServerParameters
-from mcp_types import ResourceTemplateReference
+from mcp.client.session import ClientRequestContext
+from mcp_types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    ListRootsResult,
+    ResourceTemplateReference,
+    Root,
+    TextContent,
+)
 
 OVERALL_TIMEOUT_S = 30.0
 REQUEST_TIMEOUT_S = 10.0
 MODES = ("legacy", "auto", "2026-07-28")
+ASKING_TOOLS = ("ask_name", "ask_model", "list_roots")
+# What the roots callback answers.
+ROOTS = ("file:///tmp/interop-python/project", "file:///tmp/interop-python/notes")
 
 
 class CheckError(Exception):
@@ -59,6 +82,44 @@ def expect_single_text(label: str, result: Any, expected: str) -> None:
     check(item.text == expected, f"{label}: expected text {expected!r}, got {item.text!r}")
 
 
+class Callbacks:
+    """The client's own answers to what a server asks. Each records the id it was called with;
+    `elicitation_action` says whether the user accepts the form or declines it."""
+
+    def __init__(self) -> None:
+        self.elicitation_action = "accept"
+        self.ids: dict[str, list[str]] = {"elicitation": [], "sampling": [], "roots": []}
+
+    async def elicitation(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        self.ids["elicitation"].append(str(context.request_id))
+        schema = getattr(params, "requested_schema", None) or {}
+        check(
+            schema.get("properties", {}).get("name", {}).get("type") == "string",
+            f"elicitation/create: no string field 'name' in {show(params)}",
+        )
+        if self.elicitation_action == "decline":
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content={"name": "Grace from python"})
+
+    async def sampling(self, context: ClientRequestContext, params: CreateMessageRequestParams) -> CreateMessageResult:
+        self.ids["sampling"].append(str(context.request_id))
+        last = params.messages[-1]
+        check(
+            last.role == "user" and getattr(last.content, "type", None) == "text",
+            f"sampling/createMessage: the last message is not the user's text: {show(params)}",
+        )
+        return CreateMessageResult(
+            role="assistant",
+            model="interop-python-model",
+            stop_reason="endTurn",
+            content=TextContent(type="text", text=f"python model read: {last.content.text}"),
+        )
+
+    async def roots(self, context: ClientRequestContext) -> ListRootsResult:
+        self.ids["roots"].append(str(context.request_id))
+        return ListRootsResult(roots=[Root(uri=uri) for uri in ROOTS])
+
+
 async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
     server: str | StdioServerParameters
     if isinstance(target, str):
@@ -66,13 +127,22 @@ async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
     else:
         server = StdioServerParameters(command=target[0], args=target[1:])
     client_info = Implementation(name="mcp-toolkit-interop-python", version="0.0.0")
-    async with Client(server, mode=mode, client_info=client_info, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+    callbacks = Callbacks()
+    async with Client(
+        server,
+        mode=mode,
+        client_info=client_info,
+        read_timeout_seconds=REQUEST_TIMEOUT_S,
+        elicitation_callback=callbacks.elicitation,
+        sampling_callback=callbacks.sampling,
+        list_roots_callback=callbacks.roots,
+    ) as client:
         protocol_version = client.protocol_version
         check(isinstance(protocol_version, str) and protocol_version != "", "no negotiated protocol version")
 
         listing = await client.list_tools()
         by_name = {tool.name: tool for tool in listing.tools}
-        for name in ("echo", "add"):
+        for name in ("echo", "add", *ASKING_TOOLS):
             tool = by_name.get(name)
             check(tool is not None, f"tools/list: no tool named {name!r} (got {sorted(by_name)})")
             assert tool is not None
@@ -101,6 +171,7 @@ async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
         check(bad.is_error is True, f'add {{a:"x",b:3}}: expected isError: true, got {show(bad)}')
 
         primitives = await check_primitives(client)
+        answered = await check_asking(client, callbacks)
 
         return {
             "client": "python",
@@ -108,6 +179,7 @@ async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
             "protocolVersion": protocol_version,
             "tools": sorted(by_name),
             **primitives,
+            "answered": answered,
             "transport": "http" if isinstance(target, str) else "stdio",
         }
 
@@ -178,6 +250,27 @@ async def check_primitives(client: Any) -> dict[str, Any]:
     )
     check(completion.completion.values == ["Grace"], f"completion/complete: {show(completion)}")
     return {"resources": uris, "prompts": names, "completed": completion.completion.values}
+
+
+async def check_asking(client: Any, callbacks: Callbacks) -> dict[str, list[str]]:
+    """Calls the tools that ask the client; each result must carry the callback's answer."""
+    expect_single_text("ask_name (accepted)", await client.call_tool("ask_name", {}), "Hello, Grace from python!")
+    callbacks.elicitation_action = "decline"
+    expect_single_text(
+        "ask_name (declined)", await client.call_tool("ask_name", {}), "You declined to say your name."
+    )
+    expect_single_text(
+        "ask_model",
+        await client.call_tool("ask_model", {"question": "What is 3 + 4?"}),
+        "python model read: What is 3 + 4?",
+    )
+    expect_single_text("list_roots", await client.call_tool("list_roots", {}), "\n".join(ROOTS))
+    ids = callbacks.ids
+    check(
+        [len(ids["elicitation"]), len(ids["sampling"]), len(ids["roots"])] == [2, 1, 1],
+        f"each callback runs once per ask, got {ids}",
+    )
+    return ids
 
 
 def describe(error: BaseException) -> str:

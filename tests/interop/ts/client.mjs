@@ -13,10 +13,20 @@
 // Over HTTP the probe is an in-place POST (no sibling). With a legacy session (an
 // Mcp-Session-Id after initialize) the script ends it with DELETE before closing.
 //
+// The client declares elicitation (form), sampling and roots and registers its own handlers
+// for them (setRequestHandler), then calls echo-server's tools that ask: `ask_name` (twice:
+// the handler accepts, then declines), `ask_model` and `list_roots`, and checks that each
+// result carries what the handler answered. On a legacy connection the SDK runs the handlers
+// for the server's requests (stdio lines, or events on the POST's stream answered by POSTs);
+// on a 2026-07-28 one its input_required driver runs the same handlers and retries.
+//
 // On success prints one JSON line to stdout, e.g.
-//   {"client":"ts","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo"],
+//   {"client":"ts","mode":"legacy","protocolVersion":"2025-11-25","tools":["add","echo",…],
+//    …,"answered":{"elicitation":["s-1","s-2"],"sampling":["s-3"],"roots":["s-4"]},
 //    "transport":"http","sessionId":true}
-// and exits 0. Any failed check prints a message to stderr and exits 1.
+// and exits 0; `answered` lists the ids the handlers saw (the server's JSON-RPC ids on a legacy
+// connection, the `inputRequests` keys on a modern one). Any failed check prints a message to
+// stderr and exits 1.
 
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -24,6 +34,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 const OVERALL_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const MODERN_VERSION = '2026-07-28';
+
+/** What the client declares, so the SDK accepts the handlers and the server may ask. */
+const CAPABILITIES = { elicitation: { form: {} }, sampling: {}, roots: { listChanged: true } };
+/** The roots the roots/list handler answers. */
+const ROOTS = [
+    { uri: 'file:///tmp/interop-ts/project', name: 'Project' },
+    { uri: 'file:///tmp/interop-ts/notes' }
+];
 
 function usage(message) {
     process.stderr.write(`client.mjs: ${message}\n`);
@@ -79,7 +97,47 @@ function expectSingleText(label, result, expected) {
     check(item.text === expected, `${label}: expected text ${show(expected)}, got ${show(item.text)}`);
 }
 
-async function run({ mode, url, command, args }, client) {
+/**
+ * Registers the client's own handlers for what a server may ask. Each records the id it was
+ * called with; `elicitationAction` says whether the user "accepts" the form or "declines".
+ */
+function registerHandlers(client) {
+    const handlers = { elicitationAction: 'accept', ids: { elicitation: [], sampling: [], roots: [] } };
+    client.setRequestHandler('elicitation/create', async (request, ctx) => {
+        handlers.ids.elicitation.push(String(ctx.mcpReq.id));
+        const { message, requestedSchema } = request.params;
+        check(typeof message === 'string' && message.length > 0, `elicitation/create without a message: ${show(request.params)}`);
+        check(requestedSchema?.properties?.name?.type === 'string', `elicitation/create: no string field "name" in ${show(requestedSchema)}`);
+        if (handlers.elicitationAction === 'decline') return { action: 'decline' };
+        return { action: 'accept', content: { name: 'Ada from ts' } };
+    });
+    client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
+        handlers.ids.sampling.push(String(ctx.mcpReq.id));
+        const last = request.params.messages.at(-1);
+        check(last?.role === 'user' && last.content?.type === 'text', `sampling/createMessage: the last message is not the user's text: ${show(request.params)}`);
+        return { role: 'assistant', model: 'interop-ts-model', stopReason: 'endTurn', content: { type: 'text', text: `ts model read: ${last.content.text}` } };
+    });
+    client.setRequestHandler('roots/list', async (_request, ctx) => {
+        handlers.ids.roots.push(String(ctx.mcpReq.id));
+        return { roots: ROOTS };
+    });
+    return handlers;
+}
+
+/** Calls the tools that ask the client, and checks each result carries the handler's answer. */
+async function checkAsking(client, opts, handlers) {
+    const call = (name, args) => client.callTool({ name, arguments: args }, opts);
+    expectSingleText('ask_name (accepted)', await call('ask_name', {}), 'Hello, Ada from ts!');
+    handlers.elicitationAction = 'decline';
+    expectSingleText('ask_name (declined)', await call('ask_name', {}), 'You declined to say your name.');
+    expectSingleText('ask_model', await call('ask_model', { question: 'What is 2 + 2?' }), 'ts model read: What is 2 + 2?');
+    expectSingleText('list_roots', await call('list_roots', {}), ROOTS.map((r) => r.uri).join('\n'));
+    const { ids } = handlers;
+    check(ids.elicitation.length === 2 && ids.sampling.length === 1 && ids.roots.length === 1, `each handler runs once per ask, got ${show(ids)}`);
+    return ids;
+}
+
+async function run({ mode, url, command, args }, client, handlers) {
     const transport =
         url === undefined ? new StdioClientTransport({ command, args, stderr: 'inherit' }) : new StreamableHTTPClientTransport(new URL(url));
     const versionNegotiation =
@@ -96,7 +154,7 @@ async function run({ mode, url, command, args }, client) {
     const { tools } = await client.listTools(undefined, opts);
     check(Array.isArray(tools), `tools/list: tools is not an array: ${show(tools)}`);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['echo', 'add']) {
+    for (const name of ['echo', 'add', 'ask_name', 'ask_model', 'list_roots']) {
         const tool = byName.get(name);
         check(tool !== undefined, `tools/list: no tool named '${name}' (got ${show(tools.map((t) => t.name))})`);
         check(
@@ -123,6 +181,7 @@ async function run({ mode, url, command, args }, client) {
     check(bad && bad.isError === true, `add {a:"x",b:3}: expected isError: true, got ${show(bad)}`);
 
     const primitives = await checkPrimitives(client, opts);
+    const answered = await checkAsking(client, opts, handlers);
 
     const summary = {
         client: 'ts',
@@ -130,6 +189,7 @@ async function run({ mode, url, command, args }, client) {
         protocolVersion,
         tools: [...byName.keys()].sort(),
         ...primitives,
+        answered,
         transport: url === undefined ? 'stdio' : 'http'
     };
     if (url !== undefined) {
@@ -184,7 +244,8 @@ async function checkPrimitives(client, opts) {
 
 async function main() {
     const parsed = parseArgs(process.argv.slice(2));
-    const client = new Client({ name: 'mcp-toolkit-interop-ts', version: '0.0.0' });
+    const client = new Client({ name: 'mcp-toolkit-interop-ts', version: '0.0.0' }, { capabilities: CAPABILITIES });
+    const handlers = registerHandlers(client);
     let timedOut = false;
     const watchdog = setTimeout(() => {
         timedOut = true;
@@ -197,7 +258,7 @@ async function main() {
     let code = 0;
     let summary;
     try {
-        summary = await run(parsed, client);
+        summary = await run(parsed, client, handlers);
     } catch (error) {
         code = 1;
         if (!timedOut) {
