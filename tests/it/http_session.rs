@@ -510,7 +510,7 @@ async fn resource_updates_reach_subscribed_sessions_on_their_get_stream() {
 }
 
 #[tokio::test]
-async fn stateless_legacy_requests_cannot_subscribe() {
+async fn stateless_legacy_subscriptions_are_acknowledged_but_not_kept() {
     use mcp_runtime::protocol::ResourceDefinition;
     use mcp_runtime::resource::resource_fn;
     let server = Server::builder("watched", "1.0.0")
@@ -525,9 +525,18 @@ async fn stateless_legacy_requests_cannot_subscribe() {
         HttpOptions::default().legacy_mode(LegacyMode::Stateless),
     )
     .await;
+    // Acknowledged exactly as `{}` (what the suite and the reference expect), though a
+    // stateless endpoint has no stream to announce updates on.
     let subscribe = legacy(2, "resources/subscribe", json!({"uri": "test://watched"}));
     let reply = post(&s.url, &[], &subscribe).await;
-    assert_eq!(reply.answer()["error"]["code"], -32600, "{}", reply.text());
+    assert_eq!(reply.answer()["result"], json!({}), "{}", reply.text());
+    let unsubscribe = legacy(4, "resources/unsubscribe", json!({"uri": "test://watched"}));
+    let reply = post(&s.url, &[], &unsubscribe).await;
+    assert_eq!(reply.answer()["result"], json!({}), "{}", reply.text());
+    // A URI that is not one is still refused.
+    let bad = legacy(5, "resources/subscribe", json!({"uri": "no scheme"}));
+    let reply = post(&s.url, &[], &bad).await;
+    assert_eq!(reply.answer()["error"]["code"], -32602, "{}", reply.text());
     // Reads work without a session.
     let read = legacy(3, "resources/read", json!({"uri": "test://watched"}));
     let reply = post(&s.url, &[], &read).await;

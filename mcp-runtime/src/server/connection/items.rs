@@ -431,17 +431,19 @@ impl Connection {
             return Err(unoffered(method, env.era));
         }
         let p: ResourceUriParams = required_params(params)?;
-        if self.inner.stateless {
-            return Err(McpError::invalid_request(
-                "resource subscriptions need a session: updates are delivered on the \
-                 session's stream, and this request has none",
-            )
-            .into());
-        }
         if let Some(reason) = uri_problem(&p.uri) {
             return Err(ResourceError::InvalidUri(reason.into())
                 .into_mcp_error(&p.uri, env.era)
                 .into());
+        }
+        if self.inner.stateless {
+            // A stateless endpoint keeps nothing between requests and has no stream to
+            // announce updates on: the subscription is acknowledged (as the official
+            // reference server does, and as the conformance suite expects of any server that
+            // declares `subscribe`) and not recorded. Clients that need updates use a
+            // sessionful endpoint, or `subscriptions/listen` on 2026-07-28.
+            tracing::debug!(uri = %p.uri, method, "acknowledged on a stateless endpoint; no updates will follow");
+            return Ok(encode_result(id, &json!({})));
         }
         let mut subscriptions = self
             .inner
