@@ -1,6 +1,7 @@
 //! The work behind the commands, as functions that return values (and can be tested
 //! without a process).
 
+pub mod ask;
 pub mod connect;
 pub mod content;
 pub mod doctor;
