@@ -420,15 +420,9 @@ impl Connection {
                 Ok(encode_raw_result(id, &server.discover_json))
             }
             "logging/setLevel" => {
-                #[derive(Deserialize)]
-                struct SetLevel {
-                    #[serde(rename = "_meta", default)]
-                    meta: Option<RequestMeta>,
-                }
                 // Classify first: on the modern leg the method does not exist, whatever
                 // its params (404, conformance-next.md §6 probe 11).
-                let p: SetLevel =
-                    optional_params::<Option<SetLevel>>(params)?.unwrap_or(SetLevel { meta: None });
+                let p: MetaOnlyParams = optional_params(params)?;
                 let env = self.envelope(p.meta, method, checks)?;
                 if env.era == Era::Modern || !server.logging {
                     return Err(unoffered(method, env.era));
