@@ -112,7 +112,12 @@ impl Endpoint {
     /// POSTs one message and forwards every message of the answer.
     async fn post(&self, body: Vec<u8>, incoming: mpsc::Sender<Vec<u8>>) {
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let id = message.get("id").cloned();
+        // Only a request waits for an answer; our answers to the server's requests (a
+        // legacy session's elicitation, sampling, roots) are acknowledged with a bare 202.
+        let id = message
+            .get("method")
+            .and_then(|_| message.get("id"))
+            .cloned();
         let method = message
             .get("method")
             .and_then(Value::as_str)

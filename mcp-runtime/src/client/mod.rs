@@ -1,15 +1,18 @@
 //! A small MCP client over stdio (a child process), Streamable HTTP (`Client::http`, with
 //! the `http` feature) or in memory, for tests, the CLI and the benchmark. It speaks both
 //! eras: the `initialize` handshake, or the per-request envelope of 2026-07-28 after
-//! `server/discover`.
+//! `server/discover`. Given an [`InputHandler`], it answers the server's questions
+//! (elicitation, sampling, roots) in both eras.
 
-use crate::protocol::jsonrpc::{ErrorObject, JSONRPC_VERSION, Request, encode_notification};
+use crate::protocol::jsonrpc::{
+    ErrorObject, JSONRPC_VERSION, Request, encode_error, encode_notification, encode_result,
+};
 use crate::protocol::lifecycle::{Implementation, InitializeResult};
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::version::{LATEST_LEGACY_VERSION, MODERN_VERSION};
 use crate::protocol::{
-    CallToolResult, Completion, CompletionReference, Era, GetPromptResult, McpError,
-    PromptDefinition, ReadResourceResult, RequestId, ResourceDefinition,
+    CallToolResult, Completion, CompletionReference, Era, GetPromptResult, InputRequiredResult,
+    McpError, PromptDefinition, ReadResourceResult, RequestId, ResourceDefinition,
     ResourceTemplateDefinition, ToolDefinition,
 };
 use crate::server::Server;
@@ -18,13 +21,16 @@ use std::collections::HashMap;
 use std::fmt;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
 #[cfg(feature = "http")]
 mod http;
+mod input;
+
+pub use input::{InputHandler, MAX_INPUT_ROUNDS};
 
 /// How the client picks an era.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +59,29 @@ pub enum ClientError {
     /// Starting or talking to the server process failed.
     #[error("transport error: {0}")]
     Io(#[from] std::io::Error),
+    /// A modern call came back `input_required` and this client has no [`InputHandler`]
+    /// to answer it with.
+    #[error("the server needs input ({}) and this client answers none", asked(.0))]
+    InputRequired(Box<InputRequiredResult>),
+    /// The [`InputHandler`] failed to answer a modern `input_required` round, or the server
+    /// kept asking past [`MAX_INPUT_ROUNDS`].
+    #[error("answering the server's question failed: {}", .0.message)]
+    Input(McpError),
+}
+
+/// What an `input_required` result asks for, as `key: method` pairs.
+fn asked(result: &InputRequiredResult) -> String {
+    let asked: Vec<String> = result
+        .input_requests
+        .iter()
+        .flat_map(|r| r.0.iter())
+        .map(|(key, request)| format!("{key}: {}", request.method()))
+        .collect();
+    if asked.is_empty() {
+        "a retry with its requestState".to_owned()
+    } else {
+        asked.join(", ")
+    }
 }
 
 impl ClientError {
@@ -69,6 +98,9 @@ impl ClientError {
 /// after that fails at once instead of waiting forever.
 type Pending = Mutex<Option<HashMap<RequestId, oneshot::Sender<Result<Value, McpError>>>>>;
 
+/// The input handler, shared with the task that routes incoming messages.
+type SharedHandler = Arc<RwLock<Option<Arc<InputHandler>>>>;
+
 /// An MCP client. Requests may be issued concurrently from clones.
 #[derive(Clone)]
 pub struct Client {
@@ -83,6 +115,7 @@ struct ClientInner {
     client_info: Implementation,
     unrouted: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
     child: Mutex<Option<Child>>,
+    input: SharedHandler,
 }
 
 impl fmt::Debug for Client {
@@ -103,9 +136,19 @@ impl Client {
         let pending: Arc<Pending> = Arc::new(Mutex::new(Some(HashMap::new())));
         let (unrouted_tx, unrouted_rx) = mpsc::unbounded_channel();
         let routes = pending.clone();
+        let input = SharedHandler::default();
+        // Weak, so an idle router never keeps the connection open (a child's stdin).
+        let mut answers = Answers {
+            input: input.clone(),
+            to_server: to_server.downgrade(),
+            running: HashMap::new(),
+        };
         tokio::spawn(async move {
             while let Some(line) = from_server.recv().await {
-                route(&routes, &unrouted_tx, &line);
+                route(&routes, &unrouted_tx, &mut answers, &line);
+            }
+            for task in answers.running.values() {
+                task.abort();
             }
             // The server is gone: fail every waiting request, and every later one.
             routes.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -119,6 +162,7 @@ impl Client {
                 client_info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
                 unrouted: Mutex::new(Some(unrouted_rx)),
                 child: Mutex::new(None),
+                input,
             }),
         }
     }
@@ -197,7 +241,7 @@ impl Client {
     pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
         let params = json!({
             "protocolVersion": LATEST_LEGACY_VERSION,
-            "capabilities": {},
+            "capabilities": self.declared_capabilities(),
             "clientInfo": self.inner.client_info,
         });
         let result = self.request_raw("initialize", Some(params)).await?;
@@ -246,7 +290,7 @@ impl Client {
 
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        decode(
+        decode_final(
             self.request("resources/read", Some(json!({ "uri": uri })))
                 .await?,
         )
@@ -259,7 +303,7 @@ impl Client {
         arguments: &std::collections::BTreeMap<String, String>,
     ) -> Result<GetPromptResult, ClientError> {
         let params = json!({ "name": name, "arguments": arguments });
-        decode(self.request("prompts/get", Some(params)).await?)
+        decode_final(self.request("prompts/get", Some(params)).await?)
     }
 
     /// Asks for completions of `argument` (typed so far: `value`) of a prompt or template.
@@ -315,17 +359,18 @@ impl Client {
                 Some(json!({ "name": name, "arguments": arguments })),
             )
             .await?;
-        decode(result)
+        decode_final(result)
     }
 
     /// Sends a request in the connected era (adding the modern envelope when modern) and
-    /// returns its raw result.
+    /// returns its raw result. With an [`InputHandler`], a modern `input_required` answer
+    /// to `tools/call`, `prompts/get` or `resources/read` is answered and retried, so the
+    /// result is the final one.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, ClientError> {
-        let params = match self.era() {
-            Some(Era::Modern) => Some(self.with_envelope(params)),
-            _ => params,
-        };
-        self.request_raw(method, params).await
+        match self.era() {
+            Some(Era::Modern) => self.request_answering(method, params).await,
+            _ => self.request_raw(method, params).await,
+        }
     }
 
     /// Sends a request exactly as given and returns its raw result.
@@ -424,7 +469,7 @@ impl Client {
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
             meta.insert(PROTOCOL_VERSION_KEY.into(), MODERN_VERSION.into());
-            meta.insert(CLIENT_CAPABILITIES_KEY.into(), json!({}));
+            meta.insert(CLIENT_CAPABILITIES_KEY.into(), self.declared_capabilities());
             meta.insert(
                 CLIENT_INFO_KEY.into(),
                 serde_json::to_value(&self.inner.client_info).unwrap_or_default(),
@@ -434,11 +479,71 @@ impl Client {
     }
 }
 
-fn route(pending: &Pending, unrouted: &mpsc::UnboundedSender<Value>, line: &[u8]) {
+/// What answers a legacy server's requests: the handler, a way back to the server, and the
+/// answers under way (so `notifications/cancelled` can stop one).
+struct Answers {
+    input: SharedHandler,
+    to_server: mpsc::WeakSender<Vec<u8>>,
+    running: HashMap<RequestId, tokio::task::AbortHandle>,
+}
+
+impl Answers {
+    /// Answers a server-to-client request in its own task when a handler is set; returns
+    /// whether it did.
+    fn start(&mut self, message: &Value) -> bool {
+        let (Some(id), Some(method)) = (
+            message
+                .get("id")
+                .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok()),
+            message.get("method").and_then(Value::as_str),
+        ) else {
+            return false;
+        };
+        let handler = self.input.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let (Some(handler), Some(to_server)) = (handler, self.to_server.upgrade()) else {
+            return false;
+        };
+        let (method, params) = (method.to_owned(), message.get("params").cloned());
+        let wire_id = id.clone();
+        let task = tokio::spawn(async move {
+            let line = match handler.answer_request(&method, params).await {
+                Ok(result) => encode_result(&wire_id, &result),
+                Err(error) => encode_error(Some(&wire_id), &error),
+            };
+            let _ = to_server.send(line).await;
+        });
+        self.running.retain(|_, task| !task.is_finished());
+        self.running.insert(id, task.abort_handle());
+        true
+    }
+
+    /// Stops the answer a `notifications/cancelled` names, if it is still running.
+    fn cancel(&mut self, message: &Value) {
+        let id = message
+            .get("params")
+            .and_then(|p| p.get("requestId"))
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        if let Some(task) = id.and_then(|id| self.running.remove(&id)) {
+            task.abort();
+        }
+    }
+}
+
+fn route(
+    pending: &Pending,
+    unrouted: &mpsc::UnboundedSender<Value>,
+    answers: &mut Answers,
+    line: &[u8],
+) {
     let Ok(message) = serde_json::from_slice::<Value>(line) else {
         let _ = unrouted.send(json!({ "unparsable": String::from_utf8_lossy(line) }));
         return;
     };
+    match (message.get("method"), message.get("id")) {
+        (Some(_), Some(_)) if answers.start(&message) => return,
+        (Some(method), None) if method == "notifications/cancelled" => answers.cancel(&message),
+        _ => {}
+    }
     let id = message
         .get("id")
         .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
@@ -465,6 +570,14 @@ fn route(pending: &Pending, unrouted: &mpsc::UnboundedSender<Value>, line: &[u8]
         )),
     };
     let _ = waiter.send(outcome);
+}
+
+/// Decodes the final result of a call that may come back `input_required`.
+fn decode_final<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError> {
+    if let Some(asked) = input::input_required(&value) {
+        return Err(ClientError::InputRequired(Box::new(asked?)));
+    }
+    decode(value)
 }
 
 fn decode<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, ClientError> {
