@@ -90,7 +90,7 @@ pub const FILE_URI_TEMPLATE: &str = "file:///{+path}";
 type Fingerprint = (u64, Option<SystemTime>);
 
 /// The allowed directories of a [`FileService`] as `file://` resources: a bounded listing and
-/// the template `file:///{+path}` (see the [module documentation](self) for the decisions).
+/// the template `file:///{+path}` (the decisions are in the comments of `fs/resources.rs`).
 ///
 /// Cheap to clone; clones share the listing's bookkeeping, so register and refresh with the
 /// same instance (one per server).

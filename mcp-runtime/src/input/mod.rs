@@ -1,7 +1,7 @@
 //! Asking the client: elicitation, sampling and roots, one API for both eras.
 //!
 //! A tool, a prompt or a resource read asks through its
-//! [`RequestContext`](crate::tool::RequestContext):
+//! [`RequestContext`]:
 //!
 //! ```
 //! use mcp_runtime::prelude::*;

@@ -89,7 +89,7 @@ use std::sync::Arc;
 )]
 pub trait FromContext: Sized {
     /// Why extraction failed. Its text becomes the `isError` result the model gets instead
-    /// of the tool's (see the [module docs](self) for why the bound is `Display`).
+    /// of the tool's (`tool/extract.rs` says why the bound is `Display`).
     type Rejection: fmt::Display;
 
     /// Extracts the value, or rejects.
