@@ -2,9 +2,11 @@
 
 use super::{ServerArgs, block_on};
 use crate::error::{check_failed, usage};
-use crate::ops::connect::bounded;
-use crate::ops::inspect;
-use anyhow::Result;
+use crate::ops::connect::{bounded, describe};
+use crate::ops::{ask, inspect};
+use anyhow::{Result, bail};
+use mcp_runtime::client::ClientError;
+use mcp_runtime::protocol::ErrorCode;
 
 /// Call a tool of a server.
 #[derive(Debug, Clone, clap::Args)]
@@ -17,7 +19,13 @@ Examples:
   cargo mcp call add a=1 b=2 --url http://127.0.0.1:8000/mcp
   cargo mcp call echo text=hi --command ./target/debug/echo-server
 
-Exits with 3 when the tool reports an error (`isError`); its message is printed first.")]
+Exits with 3 when the tool reports an error (`isError`); its message is printed first.
+
+When the tool asks something while it runs (a form, the client's model), the question is
+put on the terminal (answers on stdin, the dialogue on stderr) and the clock of --timeout
+stops while you answer. Under --json, or when stdin is not a terminal, nothing is asked:
+a tool that cannot do without the answer fails with exit 3, naming what it needed. Roots
+are always answered: the current folder.")]
 pub struct Args {
     /// The tool's name.
     pub tool: String,
@@ -40,10 +48,12 @@ pub struct Args {
     pub server: ServerArgs,
 }
 
-/// Connects, checks the tool exists, calls it and prints the result.
+/// Connects, checks the tool exists, calls it (answering its questions on the terminal,
+/// when there is one and the output is not `--json`) and prints the result.
 pub fn exec(args: Args) -> Result<()> {
+    let answering = ask::Answering::new(args.json)?;
     block_on(async {
-        let connection = args.server.connect().await?;
+        let connection = args.server.connect_answering(answering.handler()).await?;
         let timeout = args.server.timeout();
         let tools = bounded(timeout, "tools/list failed", connection.client.list_tools()).await?;
         let Some(tool) = tools.iter().find(|t| t.name == args.tool) else {
@@ -63,12 +73,27 @@ pub fn exec(args: Args) -> Result<()> {
         };
         let arguments = inspect::call_arguments(args.args.as_deref(), &args.pairs, Some(tool))?;
         let what = format!("calling `{}` failed", args.tool);
-        let result = bounded(
-            timeout,
-            &what,
-            connection.client.call_tool(&args.tool, arguments),
-        )
-        .await?;
+        let called = answering
+            .bounded(timeout, connection.client.call_tool(&args.tool, arguments))
+            .await;
+        let result = match called {
+            Some(Ok(result)) => result,
+            Some(Err(ClientError::Protocol(e)))
+                if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+            {
+                connection.close().await;
+                let subject = format!("the tool `{}`", args.tool);
+                return Err(check_failed(answering.needs_input(&subject, &e)));
+            }
+            Some(Err(e)) => {
+                connection.close().await;
+                return Err(describe(e).context(what));
+            }
+            None => {
+                connection.close().await;
+                bail!("{what}: no answer within {} s", timeout.as_secs());
+            }
+        };
         if args.json {
             println!("{}", serde_json::to_string_pretty(&result)?);
         } else {

@@ -15,7 +15,7 @@ use crate::ops::connect::{self, Connection, ServerSpec};
 use crate::ops::scaffold::{ProjectOptions, Vcs};
 use crate::ops::template::{RuntimeSource, Template};
 use anyhow::{Context as _, Result};
-use mcp_runtime::client::EraMode;
+use mcp_runtime::client::{EraMode, InputHandler};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -103,8 +103,14 @@ impl ServerArgs {
 
     /// Connects (building the project first when that is the server).
     pub async fn connect(&self) -> Result<Connection> {
+        self.connect_answering(InputHandler::new()).await
+    }
+
+    /// Connects with a client that answers the server's questions with `input` (and
+    /// declares what it answers).
+    pub async fn connect_answering(&self, input: InputHandler) -> Result<Connection> {
         let cwd = std::env::current_dir().context("cannot read the current folder")?;
-        connect::connect(&self.spec(), self.era.into(), self.timeout(), &cwd).await
+        connect::connect(&self.spec(), self.era.into(), self.timeout(), &cwd, input).await
     }
 }
 

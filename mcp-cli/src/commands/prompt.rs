@@ -1,9 +1,9 @@
 //! `cargo mcp prompt`: one prompt, rendered.
 
 use super::{ServerArgs, block_on};
-use crate::error::usage;
+use crate::error::{check_failed, usage};
 use crate::ops::connect::{bounded, describe};
-use crate::ops::{content, inspect};
+use crate::ops::{ask, content, inspect};
 use anyhow::{Result, anyhow};
 use mcp_runtime::client::ClientError;
 use mcp_runtime::protocol::ErrorCode;
@@ -38,8 +38,9 @@ pub struct Args {
 
 /// Connects, checks the prompt and its arguments, renders it and prints the messages.
 pub fn exec(args: Args) -> Result<()> {
+    let answering = ask::Answering::new(args.json)?;
     block_on(async {
-        let connection = args.server.connect().await?;
+        let connection = args.server.connect_answering(answering.handler()).await?;
         let server = args.server.spec().describe();
         if connection.capabilities.prompts.is_none() {
             connection.close().await;
@@ -73,15 +74,23 @@ pub fn exec(args: Args) -> Result<()> {
                 return Err(e);
             }
         };
-        let answer = tokio::time::timeout(
-            timeout,
-            connection.client.get_prompt(&args.name, &arguments),
-        )
-        .await;
+        let answer = answering
+            .bounded(
+                timeout,
+                connection.client.get_prompt(&args.name, &arguments),
+            )
+            .await
+            .ok_or(());
         connection.close().await;
         let what = format!("rendering the prompt `{}` failed", args.name);
         let result = match answer {
-            Err(_) => return Err(anyhow!("{what}: no answer within {} s", timeout.as_secs())),
+            Err(()) => return Err(anyhow!("{what}: no answer within {} s", timeout.as_secs())),
+            Ok(Err(ClientError::Protocol(e)))
+                if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+            {
+                let subject = format!("the prompt `{}`", args.name);
+                return Err(check_failed(answering.needs_input(&subject, &e)));
+            }
             // The server's own check of the arguments (beyond what the definition says).
             Ok(Err(ClientError::Protocol(e))) if e.code == ErrorCode::INVALID_PARAMS => {
                 return Err(usage(format!("{what}: {}", e.message)));

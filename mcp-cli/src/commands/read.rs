@@ -1,11 +1,13 @@
 //! `cargo mcp read`: one resource's contents.
 
 use super::{ServerArgs, block_on};
-use crate::error::{refused, usage};
+use crate::error::{check_failed, refused, usage};
+use crate::ops::ask;
 use crate::ops::connect::describe;
 use crate::ops::content::{self, ReadFailure};
 use anyhow::{Context as _, Result, anyhow};
 use mcp_runtime::client::ClientError;
+use mcp_runtime::protocol::ErrorCode;
 use std::path::PathBuf;
 
 /// Read a resource of a server.
@@ -54,24 +56,33 @@ pub fn exec(args: Args) -> Result<()> {
             path.display()
         )));
     }
+    let answering = ask::Answering::new(args.json)?;
     block_on(async {
-        let connection = args.server.connect().await?;
+        let connection = args.server.connect_answering(answering.handler()).await?;
         let server = args.server.spec().describe();
         if connection.capabilities.resources.is_none() {
             connection.close().await;
             return Err(usage(format!("{server} offers no resources")));
         }
         let timeout = args.server.timeout();
-        let answer =
-            tokio::time::timeout(timeout, connection.client.read_resource(&args.uri)).await;
+        let answer = answering
+            .bounded(timeout, connection.client.read_resource(&args.uri))
+            .await
+            .ok_or(());
         connection.close().await;
         let uri = &args.uri;
         let result = match answer {
-            Err(_) => {
+            Err(()) => {
                 return Err(anyhow!(
                     "reading `{uri}` failed: no answer within {} s",
                     timeout.as_secs()
                 ));
+            }
+            Ok(Err(ClientError::Protocol(e)))
+                if e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY =>
+            {
+                let subject = format!("reading `{uri}`");
+                return Err(check_failed(answering.needs_input(&subject, &e)));
             }
             Ok(Err(ClientError::Protocol(e))) => {
                 return Err(match ReadFailure::of(&e) {

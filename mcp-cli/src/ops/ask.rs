@@ -1,17 +1,25 @@
-//! Answering a server's questions on the terminal during `cargo mcp call`: elicitation forms
-//! field by field, URL elicitations, sampling (the user plays the model) and roots.
+//! Answering a server's questions on the terminal during `cargo mcp call`, `read` and
+//! `prompt`: elicitation forms field by field, URL elicitations, sampling (the user plays
+//! the model) and roots (the current folder); and what those commands say when there is no
+//! terminal to ask on (see [`handler`]).
 //!
 //! Written over a reader and a writer so the dialogue is tested without a terminal; `call`
 //! hands it stdin and stderr (stdout stays the tool's result, so `cargo mcp call … > out`
 //! still captures only that).
 
+use mcp_runtime::client::InputHandler;
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
-    Root, SamplingRole,
+    ErrorCode, McpError, Root, SamplingRole,
 };
 use serde_json::{Map, Value, json};
 use std::io::{self, BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The least time between two looks at the clock while the user answers.
+const POLL: Duration = Duration::from_millis(50);
 
 /// How many times a field is asked again after an answer that does not fit it.
 const ATTEMPTS: usize = 3;
@@ -283,18 +291,200 @@ pub fn sample(
         }))
 }
 
-/// The roots `cargo mcp call` offers: the current folder, as a `file://` URI.
+/// The roots `cargo mcp call` offers: the current folder.
 pub fn roots(cwd: &Path) -> Vec<Root> {
-    let path = cwd.display().to_string();
-    let uri = if path.starts_with('/') {
-        format!("file://{path}")
-    } else {
-        format!("file:///{path}")
-    };
-    vec![Root {
-        uri,
-        name: cwd.file_name().map(|n| n.to_string_lossy().into_owned()),
-    }]
+    vec![Root::from_path(cwd)]
+}
+
+/// Time spent waiting for the user, which `--timeout` does not count: a form takes as long
+/// as it takes, the server does not.
+#[derive(Debug, Default)]
+pub struct PromptClock {
+    /// Time of finished dialogues, and the start of the one under way.
+    state: Mutex<(Duration, Option<Instant>)>,
+}
+
+impl PromptClock {
+    /// Time spent in dialogues so far, the current one included.
+    pub fn waited(&self) -> Duration {
+        let (done, since) = *self.state.lock().unwrap_or_else(|e| e.into_inner());
+        done + since.map_or(Duration::ZERO, |s| s.elapsed())
+    }
+
+    /// Whether a dialogue is under way.
+    pub fn asking(&self) -> bool {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .1
+            .is_some()
+    }
+
+    /// Runs `dialogue` with the clock paused.
+    fn paused<T>(&self, dialogue: impl FnOnce() -> T) -> T {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(Instant::now());
+        let out = dialogue();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(since) = state.1.take() {
+            state.0 += since.elapsed();
+        }
+        out
+    }
+}
+
+/// How a command (`call`, `read`, `prompt`) answers a server's questions, and what it says
+/// when it cannot.
+#[derive(Debug)]
+pub struct Answering {
+    /// Stdin is a terminal and the output is not `--json`.
+    terminal: bool,
+    /// `--json` was given.
+    json: bool,
+    /// The roots offered.
+    cwd: PathBuf,
+    /// Time spent answering.
+    clock: Arc<PromptClock>,
+}
+
+impl Answering {
+    /// Decides from `--json` and whether stdin is a terminal.
+    pub fn new(json: bool) -> anyhow::Result<Self> {
+        use anyhow::Context as _;
+        use std::io::IsTerminal as _;
+        Ok(Self {
+            terminal: !json && io::stdin().is_terminal(),
+            json,
+            cwd: std::env::current_dir().context("cannot read the current folder")?,
+            clock: Arc::default(),
+        })
+    }
+
+    /// The handler to connect with (see [`handler`]).
+    pub fn handler(&self) -> InputHandler {
+        handler(self.terminal, self.cwd.clone(), self.clock.clone())
+    }
+
+    /// Runs `call` with `timeout`, not counting the time the user spends answering; `None`
+    /// when the server took too long.
+    pub async fn bounded<T>(
+        &self,
+        timeout: Duration,
+        call: impl std::future::Future<Output = T>,
+    ) -> Option<T> {
+        let start = Instant::now();
+        let mut call = std::pin::pin!(call);
+        loop {
+            // Never a busy loop, even at the edge.
+            let deadline = (start + timeout + self.clock.waited()).max(Instant::now() + POLL);
+            tokio::select! {
+                out = &mut call => return Some(out),
+                _ = tokio::time::sleep_until(deadline.into()) => {
+                    if !self.clock.asking()
+                        && Instant::now() >= start + timeout + self.clock.waited()
+                    {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Why `subject` (`the tool \`x\``) failed for want of a client capability (`-32021`),
+    /// and what to do about it.
+    pub fn needs_input(&self, subject: &str, error: &McpError) -> String {
+        let required = error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("requiredCapabilities"));
+        let mut needs: Vec<&str> = Vec::new();
+        for (capability, detail) in required.and_then(Value::as_object).into_iter().flatten() {
+            needs.push(
+                match (capability.as_str(), detail.get("url"), detail.get("tools")) {
+                    ("elicitation", Some(_), _) => "to open a URL for you (URL elicitation)",
+                    ("elicitation", ..) => "you to fill in a form (elicitation)",
+                    ("sampling", _, Some(_)) => {
+                        "the client's model, with tools (sampling with tools)"
+                    }
+                    ("sampling", ..) => "the client's model (sampling)",
+                    ("roots", ..) => "the client's roots",
+                    _ => capability.as_str(),
+                },
+            );
+        }
+        let needs = match needs.is_empty() {
+            true => format!("a client capability ({})", error.message),
+            false => needs.join(" and "),
+        };
+        let why = if self.terminal {
+            "which `cargo mcp` cannot answer"
+        } else if self.json {
+            "which `cargo mcp` answers only by asking you on a terminal, and not with --json \
+             (its output is for programs)"
+        } else {
+            "which `cargo mcp` answers only by asking you on a terminal, and stdin is not one"
+        };
+        format!("{subject} needs {needs}, {why}")
+    }
+}
+
+/// How `cargo mcp` answers a server's questions.
+///
+/// With `terminal` (stdin is a terminal and the output is not `--json`), all three kinds,
+/// one dialogue at a time on stdin and stderr, the clock paused while the user answers.
+/// Without, only roots (the current folder needs no one to answer): elicitation and
+/// sampling are not declared, so a tool that can do without them carries on, and one that
+/// cannot gets `-32021` naming the capability, which `call` turns into a clear failure.
+/// Declaring them and then refusing every question would fail the tools that can do
+/// without.
+pub fn handler(terminal: bool, cwd: PathBuf, clock: Arc<PromptClock>) -> InputHandler {
+    let handler = InputHandler::new().on_roots(move || {
+        let roots = roots(&cwd);
+        async move { Ok(roots) }
+    });
+    if !terminal {
+        return handler;
+    }
+    // One dialogue at a time: a legacy server may ask twice at once.
+    let turn = Arc::new(Mutex::new(()));
+    let (elicit_turn, elicit_clock) = (turn.clone(), clock.clone());
+    handler
+        .on_elicit(move |params| {
+            let (turn, clock) = (elicit_turn.clone(), elicit_clock.clone());
+            on_terminal(turn, clock, move |input, out| elicit(&params, input, out))
+        })
+        .on_sample(move |params| {
+            let (turn, clock) = (turn.clone(), clock.clone());
+            async move {
+                let reply =
+                    on_terminal(turn, clock, move |input, out| sample(&params, input, out)).await?;
+                // The code the specification's examples use for a user's refusal.
+                reply.ok_or_else(|| {
+                    McpError::new(ErrorCode(-1), "the user refused to answer as the model")
+                })
+            }
+        })
+}
+
+/// Runs one dialogue on stdin and stderr, off the async threads, in turn.
+async fn on_terminal<T: Send + 'static>(
+    turn: Arc<Mutex<()>>,
+    clock: Arc<PromptClock>,
+    dialogue: impl FnOnce(&mut dyn BufRead, &mut dyn Write) -> io::Result<T> + Send + 'static,
+) -> Result<T, McpError> {
+    let asked = tokio::task::spawn_blocking(move || {
+        let _turn = turn.lock().unwrap_or_else(|e| e.into_inner());
+        clock.paused(|| dialogue(&mut io::stdin().lock(), &mut io::stderr().lock()))
+    })
+    .await;
+    match asked {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(e)) => Err(McpError::internal(format!(
+            "asking on the terminal failed: {e}"
+        ))),
+        Err(e) => Err(McpError::internal(format!(
+            "the terminal dialogue failed: {e}"
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -394,8 +584,8 @@ mod tests {
 
     #[test]
     fn the_root_is_the_current_folder() {
-        let roots = roots(Path::new("/work/project"));
-        assert_eq!(roots[0].uri, "file:///work/project");
-        assert_eq!(roots[0].name.as_deref(), Some("project"));
+        let roots = roots(Path::new("/work/my project"));
+        assert_eq!(roots[0].uri, "file:///work/my%20project");
+        assert_eq!(roots[0].name.as_deref(), Some("my project"));
     }
 }

@@ -3,7 +3,7 @@
 
 use super::project;
 use anyhow::{Context as _, Result, anyhow, bail};
-use mcp_runtime::client::{Client, ClientError, EraMode};
+use mcp_runtime::client::{Client, ClientError, EraMode, InputHandler};
 use mcp_runtime::protocol::Era;
 use mcp_runtime::protocol::lifecycle::{Implementation, ServerCapabilities};
 use mcp_runtime::protocol::meta::SERVER_INFO_KEY;
@@ -79,6 +79,7 @@ pub async fn connect(
     era: EraMode,
     timeout: Duration,
     cwd: &Path,
+    input: InputHandler,
 ) -> Result<Connection> {
     let client = match spec {
         ServerSpec::Project {
@@ -111,6 +112,7 @@ pub async fn connect(
         }
         ServerSpec::Url(url) => Client::http(url).map_err(|e| anyhow!("{e}"))?,
     };
+    let client = client.with_input_handler(input);
     let connected = tokio::time::timeout(timeout, handshake(&client, era))
         .await
         .map_err(|_| anyhow!("no answer within {} s", timeout.as_secs()))

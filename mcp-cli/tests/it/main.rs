@@ -4,6 +4,7 @@
 //! both eras, `install` on temporary client configurations, and the command line's exit
 //! codes.
 
+mod ask;
 mod cli;
 mod generate;
 mod inspect;

@@ -19,8 +19,8 @@
 //! - surrounding spaces and quotes are part of the name: `"a.txt "` is not `a.txt`.
 
 use super::error::{FsError, FsResult};
+use crate::protocol::Root;
 use std::fmt;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -261,18 +261,9 @@ impl fmt::Display for FsPath {
     }
 }
 
-/// `file://` + the path, with everything but unreserved characters, sub-delimiters, `:`,
-/// `@` and `/` percent-encoded.
+/// `file://` + the path, percent-encoded (see [`Root::file_uri`]).
 pub(crate) fn file_uri(path: &Path) -> String {
-    let mut out = String::from("file://");
-    for &b in path.as_os_str().as_bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    Root::file_uri(path)
 }
 
 #[cfg(test)]

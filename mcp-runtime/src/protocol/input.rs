@@ -288,6 +288,40 @@ pub struct Root {
     pub name: Option<String>,
 }
 
+impl Root {
+    /// The root for a local folder: its `file://` URI and, as the name, its last component.
+    pub fn from_path(path: &std::path::Path) -> Self {
+        Self {
+            uri: Self::file_uri(path),
+            name: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+        }
+    }
+
+    /// `file://` + the absolute `path`, with everything but unreserved characters,
+    /// sub-delimiters, `:`, `@` and `/` percent-encoded (byte for byte on Unix).
+    pub fn file_uri(path: &std::path::Path) -> String {
+        #[cfg(unix)]
+        let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
+        #[cfg(not(unix))]
+        let bytes = {
+            let text = path.to_string_lossy().replace('\\', "/");
+            match text.starts_with('/') {
+                true => text.into_bytes(),
+                false => format!("/{text}").into_bytes(),
+            }
+        };
+        let mut out = String::from("file://");
+        for b in bytes {
+            if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/".contains(&b) {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+}
+
 /// The result of `roots/list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListRootsResult {
