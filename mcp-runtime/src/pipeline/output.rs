@@ -79,20 +79,19 @@ where
 
 fn check(schema: &CheckedSchema, tool: &str, result: CallToolResult) -> CallToolResult {
     let problems = match (schema.validator(), &result.structured_content) {
-        (Err(reason), _) => vec![format!("the output schema does not compile: {reason}")],
+        (Err(reason), _) => format!("the output schema does not compile: {reason}"),
         (_, None) => {
-            vec!["the tool declares an outputSchema but returned no structuredContent".to_owned()]
+            "the tool declares an outputSchema but returned no structuredContent".to_owned()
         }
         (Ok(validator), Some(v)) if validator.is_valid(v) => return result,
-        (Ok(validator), Some(v)) => schema::violations(validator, v),
+        (Ok(validator), Some(v)) => schema::violations(validator, v).bullets(),
     };
     tracing::error!(
         tool,
-        ?problems,
+        %problems,
         "tool output does not match its outputSchema"
     );
     CallToolResult::error(format!(
-        "Tool `{tool}` produced output that does not match its output schema:\n- {}",
-        problems.join("\n- ")
+        "Tool `{tool}` produced output that does not match its output schema:\n- {problems}"
     ))
 }

@@ -52,11 +52,10 @@ where
         if !validator.is_valid(&arguments) {
             let found = schema::violations(validator, &arguments);
             let message = format!(
-                "Invalid arguments for tool `{}` ({} problem{}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
+                "Invalid arguments for tool `{}` ({}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
                 request.target(),
-                found.len(),
-                if found.len() == 1 { "" } else { "s" },
-                found.join("\n- ")
+                found.count(),
+                found.bullets()
             );
             let refusal = Refusal::new("invalid_arguments", message);
             return Either::Left(ready(Ok(Outcome::Refused(refusal))));

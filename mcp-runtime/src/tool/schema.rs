@@ -16,6 +16,7 @@ use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::{RecursiveTransform, Transform};
 use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value};
+use std::fmt;
 
 /// The JSON Schema dialect URI of 2020-12.
 pub const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -213,19 +214,125 @@ pub fn check_input_root(schema: &serde_json::Map<String, Value>) -> Result<(), S
     }
 }
 
-/// Every violation of `validator` by `instance`, one line each, naming its JSON path.
+/// How many violations a message lists; the rest are counted ("…and N more").
+pub const MAX_LISTED_VIOLATIONS: usize = 20;
+
+/// How many violations are counted at most (past it: "…and more than N more"), so a 4 MiB
+/// array of wrong types costs bounded time, not one message per element.
+pub const MAX_COUNTED_VIOLATIONS: usize = 100_000;
+
+/// The longest a listed violation may be, in bytes: a violation quotes the offending value,
+/// which may be megabytes long.
+pub const MAX_VIOLATION_LEN: usize = 300;
+
+/// The violations of a schema, bounded: at most [`MAX_LISTED_VIOLATIONS`] lines of at most
+/// [`MAX_VIOLATION_LEN`] bytes each, and a count of the rest. A response that reports them
+/// stays a few kilobytes whatever the input.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Violations {
+    /// The first violations, one line each.
+    pub listed: Vec<String>,
+    /// How many there are in all (at most [`MAX_COUNTED_VIOLATIONS`]).
+    pub total: usize,
+    /// Whether counting stopped at [`MAX_COUNTED_VIOLATIONS`].
+    pub more_than_counted: bool,
+}
+
+impl Violations {
+    /// Lists the first of `items`, each written by `describe` (cut at
+    /// [`MAX_VIOLATION_LEN`]: the writing stops there, so a quoted value of megabytes is
+    /// never formatted whole), and counts the rest without describing them.
+    pub fn collect<T>(
+        items: impl IntoIterator<Item = T>,
+        mut describe: impl FnMut(&mut dyn fmt::Write, T) -> fmt::Result,
+    ) -> Self {
+        let mut found = Self::default();
+        for item in items {
+            if found.total == MAX_COUNTED_VIOLATIONS {
+                found.more_than_counted = true;
+                break;
+            }
+            if found.listed.len() < MAX_LISTED_VIOLATIONS {
+                let mut line = Capped::default();
+                let complete = describe(&mut line, item).is_ok();
+                let mut text = line.text;
+                if !complete || line.cut {
+                    text.push('…');
+                }
+                found.listed.push(text);
+            }
+            found.total += 1;
+        }
+        found
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// `N problem(s)`, for a message's heading.
+    pub fn count(&self) -> String {
+        let plural = if self.total == 1 { "" } else { "s" };
+        match self.more_than_counted {
+            true => format!("more than {} problems", self.total),
+            false => format!("{} problem{plural}", self.total),
+        }
+    }
+
+    /// The listed lines as a bullet list (`- …` on each line after the first `- `), with
+    /// `…and N more` when some were left out.
+    pub fn bullets(&self) -> String {
+        let mut out = self.listed.join("\n- ");
+        let left = self.total - self.listed.len();
+        if left > 0 {
+            let over = if self.more_than_counted {
+                "more than "
+            } else {
+                ""
+            };
+            out.push_str(&format!("\n- …and {over}{left} more"));
+        }
+        out
+    }
+}
+
+/// Text that stops growing at [`MAX_VIOLATION_LEN`] bytes: a write past it keeps what fits
+/// (on a character boundary) and fails, which ends the formatting.
+#[derive(Default)]
+struct Capped {
+    text: String,
+    cut: bool,
+}
+
+impl fmt::Write for Capped {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let room = MAX_VIOLATION_LEN - self.text.len();
+        if s.len() <= room {
+            self.text.push_str(s);
+            return Ok(());
+        }
+        let mut end = room;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&s[..end]);
+        self.cut = true;
+        Err(fmt::Error)
+    }
+}
+
+/// The violations of `validator` by `instance`, bounded (see [`Violations`]), one line each
+/// naming its JSON path.
 ///
 /// The path is a JSON Pointer into the instance (`/items/0/name`); `(root)` is the
 /// instance itself.
-pub fn violations(validator: &Validator, instance: &Value) -> Vec<String> {
-    validator
-        .iter_errors(instance)
-        .map(|e| {
-            let path = e.instance_path().as_str();
-            let path = if path.is_empty() { "(root)" } else { path };
-            format!("at {path}: {e}")
-        })
-        .collect()
+pub fn violations(validator: &Validator, instance: &Value) -> Violations {
+    Violations::collect(validator.iter_errors(instance), |out, e| {
+        let path = e.instance_path().as_str();
+        let path = if path.is_empty() { "(root)" } else { path };
+        write!(out, "at {path}: {e}")
+    })
 }
 
 #[cfg(test)]
@@ -234,7 +341,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn lists_every_violation_with_its_path() {
+    fn lists_violations_with_their_paths() {
         let v = compile(&json!({
             "type": "object",
             "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
@@ -243,7 +350,9 @@ mod tests {
         }))
         .unwrap();
         let found = violations(&v, &json!({"a": "x", "c": 1}));
-        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(found.total, 3, "{found:?}");
+        assert_eq!(found.count(), "3 problems");
+        let found = found.listed;
         assert!(found.iter().any(|l| l.starts_with("at /a:")), "{found:?}");
         assert!(
             found
@@ -253,6 +362,47 @@ mod tests {
         );
         assert!(found.iter().any(|l| l.contains("'c'")), "{found:?}");
         assert!(violations(&v, &json!({"a": 1, "b": 2})).is_empty());
+    }
+
+    #[test]
+    fn a_flood_of_violations_is_listed_short_and_counted() {
+        let v = compile(&json!({
+            "type": "object",
+            "properties": {"xs": {"type": "array", "items": {"type": "number"}},
+                           "s": {"type": "number"}},
+        }))
+        .unwrap();
+        // 200,000 wrong items and one 1 MiB string where a number belongs.
+        let instance = json!({"s": "x".repeat(1 << 20), "xs": vec!["a"; 200_000]});
+        let found = violations(&v, &instance);
+        assert_eq!(found.listed.len(), MAX_LISTED_VIOLATIONS);
+        assert!(found.more_than_counted);
+        assert_eq!(found.count(), "more than 100000 problems");
+        assert!(
+            found
+                .listed
+                .iter()
+                .all(|l| l.len() <= MAX_VIOLATION_LEN + 3),
+            "{found:?}"
+        );
+        assert!(
+            found
+                .listed
+                .iter()
+                .any(|l| l.starts_with("at /s: \"xxx") && l.ends_with('…'))
+        );
+        let text = found.bullets();
+        assert!(
+            text.ends_with("\n- …and more than 99980 more"),
+            "{}",
+            &text[text.len() - 60..]
+        );
+        assert!(text.len() < 8 * 1024, "{} bytes", text.len());
+
+        let few = violations(&v, &json!({"xs": vec!["a"; 25]}));
+        assert_eq!(few.count(), "25 problems");
+        assert!(few.bullets().ends_with("\n- …and 5 more"));
+        assert!(!few.more_than_counted);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! string, and validation then says so, naming the argument, along with everything else
 //! that is wrong. So one `-32602` lists every problem, as tool arguments' validation does.
 
+use crate::tool::schema::Violations;
 use serde_json::{Map, Number, Value};
 
 /// The arguments as JSON values: converted by their schemas, defaults applied.
@@ -80,27 +81,25 @@ fn parse_as(raw: &str, ty: &str) -> Option<Value> {
     }
 }
 
-/// Every violation of the schema by `arguments`, each naming its argument.
-pub(crate) fn violations(validator: &jsonschema::Validator, arguments: &Value) -> Vec<String> {
-    validator
-        .iter_errors(arguments)
-        .map(|e| {
-            let path = e.instance_path().as_str();
-            let mut segments = path.split('/').skip(1);
-            match segments.next() {
-                Some(argument) => {
-                    let argument = argument.replace("~1", "/").replace("~0", "~");
-                    let rest: Vec<&str> = segments.collect();
-                    if rest.is_empty() {
-                        format!("argument `{argument}`: {e}")
-                    } else {
-                        format!("argument `{argument}` at /{}: {e}", rest.join("/"))
-                    }
+/// The violations of the schema by `arguments`, each naming its argument (bounded: see
+/// [`Violations`]).
+pub(crate) fn violations(validator: &jsonschema::Validator, arguments: &Value) -> Violations {
+    Violations::collect(validator.iter_errors(arguments), |out, e| {
+        let path = e.instance_path().as_str();
+        let mut segments = path.split('/').skip(1);
+        match segments.next() {
+            Some(argument) => {
+                let argument = argument.replace("~1", "/").replace("~0", "~");
+                let rest: Vec<&str> = segments.collect();
+                if rest.is_empty() {
+                    write!(out, "argument `{argument}`: {e}")
+                } else {
+                    write!(out, "argument `{argument}` at /{}: {e}", rest.join("/"))
                 }
-                None => e.to_string(),
             }
-        })
-        .collect()
+            None => write!(out, "{e}"),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -171,7 +170,7 @@ mod tests {
         let schema = json!({"type": "object", "properties": props(), "required": ["s"]});
         let validator = jsonschema::validator_for(&schema).unwrap();
         let out = coerce(&args(&[("n", "x"), ("b", "yes")]), &props());
-        let found = violations(&validator, &Value::Object(out));
+        let found = violations(&validator, &Value::Object(out)).listed;
         assert_eq!(found.len(), 3, "{found:?}");
         assert!(
             found.iter().any(|v| v.starts_with("argument `n`:")),

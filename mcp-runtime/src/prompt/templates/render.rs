@@ -33,11 +33,10 @@ impl PromptTemplate {
         let found = coerce::violations(&self.validator, &values);
         if !found.is_empty() {
             return Err(PromptError::invalid_arguments(format!(
-                "invalid arguments for prompt `{}` ({} problem{}):\n- {}",
+                "invalid arguments for prompt `{}` ({}):\n- {}",
                 self.name(),
-                found.len(),
-                if found.len() == 1 { "" } else { "s" },
-                found.join("\n- ")
+                found.count(),
+                found.bullets()
             )));
         }
         // The values go in as data: whatever they contain is never parsed as a template.
