@@ -48,3 +48,129 @@ async fn a_flood_of_wrong_arguments_gets_a_short_answer_that_counts_the_rest() {
         "{text}"
     );
 }
+
+/// Panics when dropped: the state of a tool that is cancelled mid-way.
+struct DropBomb;
+
+impl Drop for DropBomb {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            panic!("a guard failed while the cancelled tool was dropped");
+        }
+    }
+}
+
+/// Panics while serialized.
+#[derive(schemars::JsonSchema)]
+struct SerializeBomb;
+
+impl serde::Serialize for SerializeBomb {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        panic!("a result that cannot be serialized")
+    }
+}
+
+/// Three tools that panic where a plain `catch_unwind` around the call would not see it:
+/// after their first `.await`, while their result is serialized, while they are dropped
+/// (past their timeout, and when the client cancels them).
+fn panicky() -> Server {
+    use mcp_runtime::protocol::ToolDefinition;
+    use mcp_runtime::tool::ToolPolicy;
+    use std::time::Duration;
+    let object = || json!({"type": "object"});
+    let after_await = tool_fn(
+        ToolDefinition::new("after_await", "Panics after a sleep.", object()),
+        |_, _| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            if true {
+                panic!("after the first await");
+            }
+            "never"
+        },
+    );
+    let serializing = tool_fn(
+        ToolDefinition::new(
+            "serializing",
+            "Returns what cannot be serialized.",
+            object(),
+        ),
+        |_, _| async { mcp_runtime::tool::Json(vec![SerializeBomb]) },
+    );
+    let dropped = tool_fn(
+        ToolDefinition::new("dropped", "Never finishes; panics when dropped.", object()),
+        |_, _| async {
+            let _bomb = DropBomb;
+            std::future::pending::<String>().await
+        },
+    )
+    .with_policy(ToolPolicy::new().timeout(Duration::from_millis(50)));
+    let cancelled = tool_fn(
+        ToolDefinition::new(
+            "cancelled",
+            "Never finishes; panics when dropped.",
+            object(),
+        ),
+        |_, _| async {
+            let _bomb = DropBomb;
+            std::future::pending::<String>().await
+        },
+    );
+    Server::builder("panicky", "1.0.0")
+        .tool(after_await)
+        .tool(serializing)
+        .tool(dropped)
+        .tool(cancelled)
+        .tool(sum::tool())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn panics_after_an_await_in_serializing_and_in_drop_are_answered_and_the_server_serves_on() {
+    for mode in [EraMode::Legacy, EraMode::Modern] {
+        let server = panicky();
+        let client = Client::memory(&server);
+        client.connect(mode).await.unwrap();
+        for tool in ["after_await", "serializing", "dropped"] {
+            let outcome = tokio::time::timeout(
+                std::time::Duration::from_secs(5),
+                client.call_tool(tool, json!({})),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("{mode:?}: `{tool}` was never answered"));
+            let result = outcome.unwrap_or_else(|e| panic!("{mode:?}: `{tool}`: {e}"));
+            assert!(result.is_error(), "{mode:?}: `{tool}`: {result:?}");
+            let sum = client.call_tool("sum", json!({"xs": [1, 2]})).await;
+            assert_eq!(
+                sum.unwrap().first_text(),
+                Some("3"),
+                "{mode:?}: after `{tool}`"
+            );
+        }
+    }
+    // A client cancels a call whose tool panics when dropped (legacy: notifications/cancelled).
+    let server = panicky();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("cancelled", json!({})).await }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    // The initialize was id 1, the call id 2.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 2, "reason": "test"}});
+    client
+        .send_raw(serde_json::to_vec(&cancel).unwrap())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let sum = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        client.call_tool("sum", json!({"xs": [2, 2]})),
+    )
+    .await
+    .expect("the server still answers after the cancelled tool panicked in drop");
+    assert_eq!(sum.unwrap().first_text(), Some("4"));
+    call.abort();
+}
