@@ -10,7 +10,7 @@ use mcp_runtime::fs::{EntryKind, FileService, FsErrorKind, FsPolicy, LineRange};
 use FsErrorKind::*;
 
 #[tokio::test]
-async fn dot_dot_components_are_refused() {
+async fn dot_dot_that_climbs_out_is_refused() {
     let fx = fixture();
     let root = s(&fx.root);
     for path in [
@@ -18,14 +18,47 @@ async fn dot_dot_components_are_refused() {
         "..",
         "d/../../outside/secret.txt",
         "./../outside",
-        "d/..",
+        "d/../..",
         &format!("{root}/../outside/secret.txt"),
         &format!("{root}/d/../../outside/sub/deep.txt"),
     ] {
-        assert_all_refused(&fx, path, &[InvalidPath]).await;
+        assert_all_refused(&fx, path, &[OutsideRoots]).await;
     }
     let e = fx.read("../outside/secret.txt").await.unwrap_err();
-    assert!(e.to_string().contains("'..'"), "{e}");
+    assert!(e.to_string().contains("climbs above"), "{e}");
+}
+
+#[tokio::test]
+async fn dot_dot_inside_a_root_is_resolved_beneath_it() {
+    let fx = fixture();
+    let root = s(&fx.root);
+    // As the reference server and models write them: lexically, from the root.
+    for path in [
+        "d/../notes.txt",
+        "d/x/y/../../../notes.txt",
+        "./d/./../notes.txt",
+        &format!("{root}/d/../notes.txt"),
+        &format!("{}/outside/../allowed/notes.txt", s(&fx.base)),
+    ] {
+        assert_eq!(fx.read(path).await.unwrap(), "hello notes\n", "{path}");
+    }
+    let listed = fx.files.list_directory("d/..").await.unwrap();
+    assert_eq!(listed.path.absolute(), fx.root);
+    assert!(
+        listed.entries.iter().any(|e| e.name == "notes.txt"),
+        "{:?}",
+        listed.entries
+    );
+    let written = fx
+        .files
+        .write_file("d/../written.txt", "beneath")
+        .await
+        .unwrap();
+    assert_eq!(written.path.absolute(), fx.root.join("written.txt"));
+    assert_eq!(
+        std::fs::read_to_string(fx.root.join("written.txt")).unwrap(),
+        "beneath"
+    );
 }
 
 #[tokio::test]
@@ -228,11 +261,11 @@ async fn percent_encoding_and_file_uris() {
         ),
         (
             format!("file://{root}/%2e%2e/outside/secret.txt"),
-            InvalidPath,
+            OutsideRoots,
         ),
         (
             format!("file://{root}/..%2Foutside%2Fsecret.txt"),
-            InvalidPath,
+            OutsideRoots,
         ),
         (format!("file://{root}/notes.txt%00.png"), InvalidPath),
         (format!("file://evil.example{root}/notes.txt"), InvalidPath),
@@ -332,7 +365,8 @@ async fn trailing_dots_slashes_quotes_and_whitespace_are_literal() {
         format!("'{secret}'"),
         format!("{secret} "),
         format!("{secret}\""),
-        format!("\t{}/../outside/secret.txt", s(&fx.root)),
+        // Padded, so relative: its `..` stays beneath the root (`allowed/outside/…`).
+        "\t/../outside/secret.txt".to_owned(),
     ] {
         let results = every_operation(&fx.files, &path).await;
         assert_no_leak(&fx, &path, &results);

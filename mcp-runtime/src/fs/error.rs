@@ -13,7 +13,7 @@ use std::io;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum FsErrorKind {
-    /// The path is malformed: empty, a NUL byte, a backslash, a `..` or `~` component, a bad
+    /// The path is malformed: empty, a NUL byte, a backslash, a leading `~`, a bad
     /// `file://` URI, too long.
     InvalidPath,
     /// The path is outside every allowed directory, or resolving it (through a symlink) would
@@ -138,6 +138,18 @@ impl FsError {
             format!(
                 "access denied: {} is outside the allowed directories; use a path relative to \
                  an allowed directory or an absolute path inside one",
+                Quoted(requested)
+            ),
+        )
+    }
+
+    /// A relative path whose `..` climbs above its allowed directory.
+    pub(crate) fn above_root(requested: &str) -> Self {
+        Self::new(
+            FsErrorKind::OutsideRoots,
+            format!(
+                "access denied: {} climbs above its allowed directory with '..'; name the path \
+                 from an allowed directory",
                 Quoted(requested)
             ),
         )

@@ -48,8 +48,8 @@
 //! - **Paths.** Relative paths resolve against the *first* allowed directory. Absolute
 //!   paths must lie inside an allowed directory, compared component by component (so
 //!   `/x/allowed_evil` is not inside `/x/allowed`); this only picks the root, the handle
-//!   confines. The lexical rules (empty, NUL, backslashes, `..`, `~`, lengths, trailing `/`)
-//!   are listed in `path.rs`.
+//!   confines. The lexical rules (empty, NUL, backslashes, `..` resolved beneath the root,
+//!   `~`, lengths, trailing `/`) are listed in `path.rs`.
 //! - **Roots spelled through an alias** (a symlink, e.g. `/tmp` → `/private/tmp`): the handle
 //!   is opened through the alias at startup. Absolute requests may use the spelling as given
 //!   or the canonical one; paths are shown with the spelling as given.

@@ -9,8 +9,13 @@
 //! - empty, a NUL byte, longer than 4096 bytes or a component over 255 bytes: refused;
 //! - a backslash or a Windows drive (`C:`): refused, since on Unix `a\b` is one odd name
 //!   and the caller almost certainly meant something else;
-//! - a `..` component: refused. The kernel would keep it inside the root anyway
-//!   (`RESOLVE_BENEATH`), but a model is better told plainly; name paths from a root;
+//! - a `..` component removes the one before it, lexically (as the reference server's
+//!   `path.resolve` does, and as models write them): `sub/dir/../../notes.txt` is
+//!   `notes.txt`, beneath its root. One that would climb above the start of a relative path
+//!   is refused as outside the allowed directories; in an absolute path the result is
+//!   checked against the roots like any other. Only the resolved components reach the
+//!   kernel, which confines them again (`RESOLVE_BENEATH`); a `..` is never handed to an
+//!   `*at` call, where a final one would name the directory above its handle;
 //! - a leading `~` component: refused (no home expansion; `~user` is an ordinary name);
 //! - `.` components and repeated `/` are dropped, as POSIX does;
 //! - a trailing `/` is kept as a fact: it says "directory", so a file operation refuses it;
@@ -34,7 +39,7 @@ pub(crate) const MAX_NAME_BYTES: usize = 255;
 pub(crate) struct Request {
     /// Whether the path was absolute (or a `file://` URI).
     pub(crate) absolute: bool,
-    /// The components, none of them empty, `.` or `..`.
+    /// The components, none of them empty, `.` or `..` (those are resolved lexically).
     pub(crate) components: Vec<String>,
     /// Whether the path ended with `/`.
     pub(crate) trailing_slash: bool,
@@ -96,11 +101,14 @@ fn parse_plain(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
     for component in path.split('/') {
         match component {
             "" | "." => {}
+            // Resolved lexically, as the reference server does (`path.resolve`), before the
+            // kernel sees the path: `sub/dir/../../notes.txt` is `notes.txt`. Above the start
+            // of a relative path is above its root: refused. Above `/` is `/` (POSIX); the
+            // root check that follows refuses what is outside.
             ".." => {
-                return Err(FsError::invalid_path(
-                    raw,
-                    "'..' components are not allowed; name the path from an allowed directory",
-                ));
+                if components.pop().is_none() && !absolute {
+                    return Err(FsError::above_root(raw));
+                }
             }
             "~" if !absolute && components.is_empty() => {
                 return Err(FsError::invalid_path(
@@ -299,6 +307,12 @@ mod tests {
         assert_eq!(ok("~user/x").components, ["~user", "x"]);
         assert_eq!(ok("a/~").components, ["a", "~"]);
         assert_eq!(ok("...").components, ["..."]);
+        // `..` is resolved lexically, beneath the start of a relative path.
+        assert_eq!(ok("sub/dir/../../notes.txt").components, ["notes.txt"]);
+        assert_eq!(ok("a/b/..").components, ["a"]);
+        assert_eq!(ok("a/..").components, Vec::<String>::new());
+        assert_eq!(ok("/root/../etc").components, ["etc"]);
+        assert_eq!(ok("/../..").components, Vec::<String>::new());
     }
 
     #[test]
@@ -308,8 +322,11 @@ mod tests {
         assert!(refused("..\\..\\etc").contains("backslash"));
         assert!(refused("C:/Windows").contains("Windows"));
         assert!(refused("c:").contains("Windows"));
-        assert!(refused("a/../b").contains("'..'"));
-        assert!(refused("/root/../etc").contains("'..'"));
+        for above in ["../b", "a/../../b", ".."] {
+            let e = parse(above).expect_err(above);
+            assert_eq!(e.kind(), FsErrorKind::OutsideRoots, "{above:?}");
+            assert!(e.to_string().contains("climbs above"), "{e}");
+        }
         assert!(refused("~").contains("home"));
         assert!(refused("~/x").contains("home"));
         assert!(refused(&"a/".repeat(2100)).contains("longer than 4096"));
@@ -325,8 +342,9 @@ mod tests {
         assert_eq!(r.components, ["srv", "a b", "c.txt"]);
         assert_eq!(ok("FILE://localhost/x").components, ["x"]);
         assert_eq!(ok("file:///x/%25252e").components, ["x", "%252e"]);
-        assert!(refused("file:///x/%2e%2e/y").contains("'..'"));
-        assert!(refused("file:///x/..%2f..%2fetc").contains("'..'"));
+        // Decoded once, then resolved like any `..`.
+        assert_eq!(ok("file:///x/%2e%2e/y").components, ["y"]);
+        assert_eq!(ok("file:///x/..%2f..%2fetc").components, ["etc"]);
         assert!(refused("file:///x%00y").contains("NUL"));
         assert!(refused("file:///x%5cy").contains("backslash"));
         assert!(refused("file://evil.example/x").contains("local"));
