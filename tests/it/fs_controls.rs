@@ -3,7 +3,8 @@
 
 use crate::fs_support::*;
 use mcp_runtime::fs::{
-    EntryKind, FileService, FsErrorKind, FsPolicy, LineRange, MediaKind, TEMP_PREFIX, TextEdit,
+    EntryKind, FileService, FsErrorKind, FsPolicy, LineRange, MediaKind, STALE_AFTER, TEMP_PREFIX,
+    TextEdit, temp_file_name,
 };
 
 #[tokio::test]
@@ -298,9 +299,24 @@ async fn listings_trees_searches_and_info() {
 #[tokio::test]
 async fn stale_temp_files_are_cleaned_up() {
     let fx = fixture();
-    let stale = format!("{TEMP_PREFIX}99999999-00000000deadbeef");
-    std::fs::write(fx.root.join("d").join(&stale), "complete").unwrap();
+    let d = fx.root.join("d");
+    // pid_max is at most 2^22: no process has these ids.
+    let stale = temp_file_name(99_999_999);
+    let fresh = temp_file_name(99_999_998);
+    // Named like ours but without our marker: someone else's file, never touched.
+    let lookalike = format!("{TEMP_PREFIX}99999999-00000000deadbeef");
+    for name in [stale.as_os_str(), fresh.as_os_str(), lookalike.as_ref()] {
+        std::fs::write(d.join(name), "complete").unwrap();
+    }
+    for name in [stale.as_os_str(), lookalike.as_ref()] {
+        set_idle(&d.join(name), STALE_AFTER * 2);
+    }
     assert_eq!(fx.files.remove_stale_temp_files("d").await.unwrap(), 1);
-    assert!(!fx.root.join("d").join(&stale).exists());
+    assert!(!d.join(&stale).exists());
+    assert!(
+        d.join(&fresh).exists(),
+        "a file written a moment ago may be a live writer's"
+    );
+    assert!(d.join(&lookalike).exists());
     assert_eq!(fx.files.remove_stale_temp_files("d").await.unwrap(), 0);
 }

@@ -269,3 +269,10 @@ pub(crate) async fn assert_refused_except(
         "operations on {path:?} changed the outside"
     );
 }
+
+/// Sets a file's modification time `ago` in the past (a leftover found after a restart).
+pub(crate) fn set_idle(path: &Path, ago: std::time::Duration) {
+    let file = std::fs::File::options().append(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - ago)
+        .unwrap();
+}

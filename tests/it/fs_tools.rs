@@ -4,7 +4,7 @@
 //! from its source; plus the server's own flags (`--read-only`, `--ext`, usage errors) and its
 //! startup cleanup. `fs_tools_reference` runs the reference itself beside ours.
 
-use crate::fs_support::guarded;
+use crate::fs_support::{guarded, set_idle};
 use crate::fs_tools_support::*;
 use mcp_runtime::client::EraMode;
 use serde_json::{Value, json};
@@ -720,19 +720,19 @@ fn usage_and_startup_errors() {
 async fn startup_removes_stale_temporary_files() {
     let t = tree();
     // pid_max is at most 2^22, so no process has this id.
-    let stale = format!("{}99999999-0123456789abcdef", mcp_runtime::fs::TEMP_PREFIX);
-    let live = format!(
-        "{}{}-0123456789abcdef",
-        mcp_runtime::fs::TEMP_PREFIX,
-        std::process::id()
-    );
+    let stale = mcp_runtime::fs::temp_file_name(99_999_999);
+    let live = mcp_runtime::fs::temp_file_name(std::process::id());
+    let idle = mcp_runtime::fs::STALE_AFTER * 2;
     for dir in [&t.root, &t.root.join("sub/deep")] {
         std::fs::write(dir.join(&stale), "complete but stale").unwrap();
         std::fs::write(dir.join(&live), "a running writer's").unwrap();
+        set_idle(&dir.join(&stale), idle);
+        set_idle(&dir.join(&live), idle);
     }
     // The sweep never follows a symlink out of the root ("out" is walked before "sub").
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join(&stale), "not ours to delete").unwrap();
+    set_idle(&outside.path().join(&stale), idle);
     std::os::unix::fs::symlink(outside.path(), t.root.join("out")).unwrap();
     let client = file_server(["--ext", "txt", t.root_str()], EraMode::Legacy).await;
     // The root is cleaned before the server answers.
@@ -758,6 +758,7 @@ async fn startup_removes_stale_temporary_files() {
 
     // A read-only server changes nothing, not even stale files.
     std::fs::write(t.root.join(&stale), "stale").unwrap();
+    set_idle(&t.root.join(&stale), idle);
     let client = file_server(["--read-only", t.root_str()], EraMode::Legacy).await;
     guarded(client.list_tools()).await.unwrap();
     assert!(t.root.join(&stale).exists());

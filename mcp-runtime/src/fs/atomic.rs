@@ -7,8 +7,9 @@
 //! target does not exist yet; otherwise a temporary name `.mcp-tmp-<pid>-<random>` followed at
 //! once by `renameat` over the target. Only a kill in the instant between those two calls can
 //! leave a (complete) `.mcp-tmp-*` file, inside the same directory; elsewhere, or without a
-//! usable `/proc`, the file is named from the start. [`remove_stale`] deletes such files whose
-//! process is gone (`FileService::remove_stale_temp_files`).
+//! usable `/proc`, the file is named from the start. [`remove_stale`] deletes such files when
+//! they are provably ours and abandoned: our marker in the name, our user, one link, idle for
+//! [`STALE_AFTER`], their process gone (`FileService::remove_stale_temp_files`).
 //!
 //! We do not use `cap-tempfile`, which does the same dance, because its temporary names are
 //! not recognisable as ours and it always goes through one, even for a new file.
@@ -32,12 +33,20 @@ pub(crate) struct TempFile<'d> {
 }
 
 fn temp_name() -> OsString {
+    temp_file_name(std::process::id())
+}
+
+/// The name a temporary file of process `pid` gets: [`TEMP_PREFIX`], the pid, 16 random hex
+/// digits and an 8-digit check of the rest (the marker that tells our files from others
+/// named alike). Public for tests and tools that simulate a leftover.
+pub fn temp_file_name(pid: u32) -> OsString {
     // `RandomState` is seeded from the OS's randomness: enough to avoid collisions (which
     // are retried anyway), and no extra dependency.
     let random = std::collections::hash_map::RandomState::new()
         .build_hasher()
         .finish();
-    OsString::from(format!("{TEMP_PREFIX}{}-{random:016x}", std::process::id()))
+    let body = format!("{pid}-{random:016x}");
+    OsString::from(format!("{TEMP_PREFIX}{body}-{}", check(&body)))
 }
 
 impl<'d> TempFile<'d> {
@@ -177,18 +186,39 @@ fn publish_anonymous(dir: &Dir, file: &std::fs::File, target: &OsStr) -> io::Res
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
 
-/// The process id in one of our temporary names, if it is one.
-pub(crate) fn temp_owner(name: &OsStr) -> Option<u32> {
-    let rest = name.to_str()?.strip_prefix(TEMP_PREFIX)?;
-    let (pid, random) = rest.split_once('-')?;
-    (random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| pid.parse().ok())
-        .flatten()
+/// The marker of a temporary name: 8 hex digits of SHA-256 over a fixed label and `body`.
+fn check(body: &str) -> String {
+    use sha2::{Digest as _, Sha256};
+    let digest = Sha256::new()
+        .chain_update(b"mcp-runtime temporary file\0")
+        .chain_update(body.as_bytes())
+        .finalize();
+    digest[..4].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Removes our temporary files in `dir` (not below it) whose process no longer exists.
-/// Returns how many were removed.
+/// The process id in one of our temporary names, if it is one (marker included).
+pub(crate) fn temp_owner(name: &OsStr) -> Option<u32> {
+    let rest = name.to_str()?.strip_prefix(TEMP_PREFIX)?;
+    let (body, mark) = rest.rsplit_once('-')?;
+    let (pid, random) = body.split_once('-')?;
+    let well_formed =
+        random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit()) && mark == check(body);
+    well_formed.then(|| pid.parse().ok()).flatten()
+}
+
+/// How long a temporary file must have been left alone before a sweep may take it for a
+/// leftover. On Linux a named temporary file lives for the instant between `linkat` and
+/// `renameat`; elsewhere for one write. A minute covers a slow disk's `fsync`, and a writer
+/// whose process the sweep cannot see (another PID namespace sharing the directory).
+pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the leftovers in `dir` (not below it) that are provably ours and abandoned: a
+/// name we make (with its marker), a regular file with one link, owned by this process's
+/// user, untouched for [`STALE_AFTER`], whose process no longer exists. Anything else that
+/// merely looks like one is left alone. Returns how many were removed.
 pub(crate) fn remove_stale(dir: &Dir) -> io::Result<usize> {
+    use cap_std::fs::MetadataExt as _;
+    let uid = rustix::process::geteuid().as_raw();
     let mut removed = 0;
     for entry in dir.entries()? {
         let name = entry?.file_name();
@@ -198,8 +228,16 @@ pub(crate) fn remove_stale(dir: &Dir) -> io::Result<usize> {
         if pid == std::process::id() || process_exists(pid) {
             continue;
         }
-        if dir.symlink_metadata(&name).is_ok_and(|m| m.is_file()) && dir.remove_file(&name).is_ok()
-        {
+        let Ok(meta) = dir.symlink_metadata(&name) else {
+            continue;
+        };
+        let idle = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.into_std().elapsed().ok())
+            .is_some_and(|idle| idle >= STALE_AFTER);
+        let ours = meta.is_file() && meta.nlink() == 1 && meta.uid() == uid;
+        if ours && idle && dir.remove_file(&name).is_ok() {
             removed += 1;
         }
     }
@@ -270,24 +308,68 @@ mod tests {
         assert_eq!(names(&dir), ["f"]);
     }
 
+    /// Sets a file's modification time `ago` in the past.
+    fn age(dir: &Dir, name: &str, ago: std::time::Duration) {
+        let file = dir.open(name).unwrap().into_std();
+        file.set_modified(std::time::SystemTime::now() - ago)
+            .unwrap();
+    }
+
     #[test]
-    fn stale_files_of_dead_processes_are_removed() {
+    fn only_provably_abandoned_files_of_ours_are_removed() {
         let t = tempfile::tempdir().unwrap();
         let dir = Dir::open_ambient_dir(t.path(), ambient_authority()).unwrap();
+        let old = STALE_AFTER + std::time::Duration::from_secs(5);
         // pid_max is at most 2^22, so this process cannot exist.
-        let dead = format!("{TEMP_PREFIX}99999999-0123456789abcdef");
-        let mine = format!("{TEMP_PREFIX}{}-0123456789abcdef", std::process::id());
+        let name = |pid| temp_file_name(pid).into_string().unwrap();
+        let dead = name(99_999_999);
+        let fresh = name(99_999_998);
+        let mine = name(std::process::id());
+        let linked = name(99_999_997);
+        // Named like ours, without our marker (or with a wrong one): someone else's.
+        let unmarked = format!("{TEMP_PREFIX}99999999-0123456789abcdef");
+        let forged = format!("{TEMP_PREFIX}99999999-0123456789abcdef-00000000");
         for n in [
             &dead,
+            &fresh,
             &mine,
-            &".mcp-tmp-x".to_owned(),
+            &linked,
+            &unmarked,
+            &forged,
             &"keep.txt".to_owned(),
         ] {
             dir.write(n, b"x").unwrap();
         }
-        assert_eq!(temp_owner(OsStr::new(&dead)), Some(99999999));
+        dir.hard_link(&linked, &dir, "other-name").unwrap();
+        for n in [&dead, &mine, &linked, &unmarked, &forged] {
+            age(&dir, n, old);
+        }
+        assert_eq!(temp_owner(OsStr::new(&dead)), Some(99_999_999));
+        assert_eq!(temp_owner(OsStr::new(&unmarked)), None);
+        assert_eq!(temp_owner(OsStr::new(&forged)), None);
         assert_eq!(remove_stale(&dir).unwrap(), 1);
-        assert_eq!(names(&dir).len(), 3);
         assert!(!names(&dir).contains(&dead));
+        assert_eq!(names(&dir).len(), 7, "{:?}", names(&dir));
+        // Once idle long enough, the fresh one goes too.
+        age(&dir, &fresh, old);
+        assert_eq!(remove_stale(&dir).unwrap(), 1);
+    }
+
+    #[test]
+    #[allow(clippy::print_stderr)] // A skipped test says why.
+    fn another_users_file_is_never_removed() {
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("skipped: changing a file's owner needs root");
+            return;
+        }
+        let t = tempfile::tempdir().unwrap();
+        let dir = Dir::open_ambient_dir(t.path(), ambient_authority()).unwrap();
+        let theirs = temp_file_name(99_999_999).into_string().unwrap();
+        dir.write(&theirs, b"x").unwrap();
+        age(&dir, &theirs, STALE_AFTER * 2);
+        let path = t.path().join(&theirs);
+        std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+        assert_eq!(remove_stale(&dir).unwrap(), 0);
+        assert!(path.exists());
     }
 }

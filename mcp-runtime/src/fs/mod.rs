@@ -74,10 +74,11 @@
 //! - **Writes are atomic**: see `atomic.rs`: an anonymous `O_TMPFILE` in the target's
 //!   directory, `fsync`, then linked or renamed into place. A process killed mid-write leaves
 //!   the old file or the new one and no stray file; the rare exception (a kill between the
-//!   link and the rename) is a complete `.mcp-tmp-<pid>-<hex>` file in the same directory,
-//!   which [`FileService::remove_stale_temp_files`] (one directory) and
-//!   [`FileService::remove_stale_temp_files_recursively`] (a tree) delete; a server calls
-//!   them at startup.
+//!   link and the rename) is a complete `.mcp-tmp-<pid>-<hex>-<check>` file in the same
+//!   directory, which [`FileService::remove_stale_temp_files`] (one directory) and
+//!   [`FileService::remove_stale_temp_files_recursively`] (a tree) delete once it is provably
+//!   ours and abandoned (our marker, our user, one link, idle for [`STALE_AFTER`], its process
+//!   gone); a server calls them at startup.
 //! - **Errors** ([`FsError`]) have kinds to branch on and texts that help a model correct
 //!   itself; they quote only the requested path and never what lies outside the roots.
 //! - **Audit**: every operation emits one `tracing` event, target [`AUDIT_TARGET`]
@@ -108,7 +109,7 @@ mod tools;
 mod walk;
 mod write;
 
-pub use atomic::TEMP_PREFIX;
+pub use atomic::{STALE_AFTER, TEMP_PREFIX, temp_file_name};
 pub use audit::AUDIT_TARGET;
 pub use diff::{fenced_diff, unified_diff};
 pub use edit::{EditOutcome, TextEdit};
