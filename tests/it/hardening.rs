@@ -174,3 +174,77 @@ async fn panics_after_an_await_in_serializing_and_in_drop_are_answered_and_the_s
     assert_eq!(sum.unwrap().first_text(), Some("4"));
     call.abort();
 }
+
+/// Returns `n` bytes of text.
+#[mcp_tool]
+async fn bulk(
+    /// How many bytes
+    n: usize,
+) -> String {
+    "x".repeat(n)
+}
+
+#[tokio::test]
+async fn a_result_over_the_response_budget_is_refused_without_being_built_whole() {
+    let server = Server::builder("budget", "1.0.0")
+        .tool(bulk::tool())
+        .max_response_bytes(64 * 1024)
+        .build()
+        .unwrap();
+    for mode in [EraMode::Legacy, EraMode::Modern] {
+        let client = Client::memory(&server);
+        client.connect(mode).await.unwrap();
+        let fits = client.call_tool("bulk", json!({"n": 16 * 1024})).await;
+        let fits = fits.unwrap();
+        assert!(!fits.is_error(), "{mode:?}");
+        assert_eq!(fits.first_text().map(str::len), Some(16 * 1024));
+        let over = client.call_tool("bulk", json!({"n": 100 * 1024})).await;
+        let over = over.unwrap();
+        assert!(over.is_error(), "{mode:?}");
+        assert_eq!(
+            over.first_text(),
+            Some(
+                "The result of tool `bulk` is larger than this server's response budget \
+                 (65536 bytes), so it was not sent. Ask for less: a smaller range, fewer items, \
+                 or a smaller file."
+            )
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_file_of_control_bytes_cannot_blow_up_a_response() {
+    use mcp_runtime::fs::{FileService, FileTools, FsPolicy};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    // 8 MiB of \x01 in lines of 1 KiB: within the read limit (10 MiB), but 48 MiB as a
+    // JSON string, twice.
+    let mut line = vec![1u8; 1023];
+    line.push(b'\n');
+    std::fs::write(dir.path().join("ctl.txt"), line.repeat(8 << 10)).unwrap();
+    let files = FileService::new(FsPolicy::new().allow_dir(dir.path())).unwrap();
+    let tools = Arc::new(FileTools::new(files));
+    let server = Server::builder("files", "1.0.0")
+        .tools(tools.tools_named(&["read_text_file"]).unwrap())
+        .build()
+        .unwrap();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let result = client
+        .call_tool("read_text_file", json!({"path": "ctl.txt", "head": 3}))
+        .await
+        .unwrap();
+    assert!(!result.is_error(), "a part of it is fine: {result:?}");
+    let result = client
+        .call_tool("read_text_file", json!({"path": "ctl.txt"}))
+        .await
+        .unwrap();
+    assert!(result.is_error());
+    assert!(
+        result
+            .first_text()
+            .unwrap()
+            .contains("response budget (33554432 bytes)"),
+        "{result:?}"
+    );
+}

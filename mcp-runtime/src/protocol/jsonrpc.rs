@@ -279,6 +279,53 @@ pub fn encode_result<R: Serialize>(id: &RequestId, result: &R) -> Vec<u8> {
     })
 }
 
+/// Serializes a success response as one line, unless it would be longer than `budget`
+/// bytes: then the writing stops there (the memory used stays within the budget, whatever
+/// the result holds) and `Err(budget)` says so.
+pub fn encode_result_within<R: Serialize>(
+    id: &RequestId,
+    result: &R,
+    budget: usize,
+) -> Result<Vec<u8>, usize> {
+    /// A buffer that refuses to grow past its budget.
+    struct Budgeted {
+        buf: Vec<u8>,
+        budget: usize,
+    }
+    impl std::io::Write for Budgeted {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            if self.buf.len() + bytes.len() > self.budget {
+                return Err(std::io::Error::other("over the response budget"));
+            }
+            self.buf.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let response = Response {
+        jsonrpc: JSONRPC_VERSION,
+        id,
+        result,
+    };
+    let mut out = Budgeted {
+        buf: Vec::new(),
+        budget,
+    };
+    match serde_json::to_writer(&mut out, &response) {
+        Ok(()) => {
+            out.buf.push(b'\n');
+            Ok(out.buf)
+        }
+        Err(e) if e.is_io() => Err(budget),
+        Err(e) => Ok(encode_error(
+            Some(id),
+            &McpError::internal(format!("could not serialize the result: {e}")),
+        )),
+    }
+}
+
 /// Builds a success response around a result that is already JSON text (a cached page).
 pub fn encode_raw_result(id: &RequestId, result_json: &str) -> Vec<u8> {
     let mut line = Vec::with_capacity(result_json.len() + 48);

@@ -43,6 +43,10 @@ pub const DEFAULT_PAGE_SIZE: usize = 100;
 /// before it drops them (see [`ServerBuilder::shutdown_grace`]).
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 
+/// The default response budget (see [`ServerBuilder::max_response_bytes`]): 32 MiB, room
+/// for the largest file the file tools read by default (10 MiB), sent twice, with escapes.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+
 /// An MCP server definition: identity, capabilities and tools. Cheap to clone; every
 /// connection and transport shares one.
 ///
@@ -78,6 +82,8 @@ pub(crate) struct ServerInner {
     request_state: crate::input::StateCodec,
     /// Whether `logging` is declared (and log messages are sent at all).
     logging: bool,
+    /// The longest a tool, read or prompt result may be, serialized.
+    max_response_bytes: usize,
 }
 
 impl fmt::Debug for Server {
@@ -114,6 +120,7 @@ impl Server {
             input_timeout: crate::input::DEFAULT_INPUT_TIMEOUT,
             request_state_keys: None,
             logging: true,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 
@@ -195,6 +202,7 @@ pub struct ServerBuilder {
     input_timeout: Duration,
     request_state_keys: Option<RequestStateKeys>,
     logging: bool,
+    max_response_bytes: usize,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -430,6 +438,17 @@ impl ServerBuilder {
         self
     }
 
+    /// The response budget: the longest a `tools/call`, `resources/read` or `prompts/get`
+    /// result may be once serialized. Serializing stops at the budget, so a request never
+    /// holds more than this for its answer, whatever a tool returns (a file's text is sent
+    /// twice for structured output, and a control byte takes six bytes as JSON). A tool
+    /// result over it becomes an `isError` result telling the model to ask for less; a read
+    /// or a prompt over it, a `-32603` error. Default [`DEFAULT_MAX_RESPONSE_BYTES`].
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
     /// How long an ask of a legacy client (`cx.elicit`, `cx.sample`, `cx.roots`; see
     /// [`crate::input`]) waits for the answer before it fails. Default
     /// [`DEFAULT_INPUT_TIMEOUT`](crate::input::DEFAULT_INPUT_TIMEOUT) (10 minutes: a person
@@ -645,6 +664,7 @@ impl ServerBuilder {
                         .unwrap_or_else(RequestStateKeys::generate),
                 ),
                 logging: self.logging,
+                max_response_bytes: self.max_response_bytes,
             }),
         })
     }

@@ -6,7 +6,7 @@
 
 use super::{Connection, Routed, Scope, required_params};
 use crate::pipeline::{BoxError, McpRequest, Outcome};
-use crate::protocol::jsonrpc::{encode_error, encode_result};
+use crate::protocol::jsonrpc::{encode_error, encode_result_within};
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
 use crate::server::Server;
 use crate::server::projection::Modern;
@@ -155,7 +155,7 @@ impl Connection {
             }
         }
         (
-            encode_call_result(&self.inner.server, id, era, result),
+            encode_call_result(&self.inner.server, id, &tool.name, era, result),
             Disposition::Answered,
         )
     }
@@ -198,16 +198,31 @@ fn forbidden(
 fn encode_call_result(
     server: &Server,
     id: &RequestId,
+    tool: &str,
     era: Era,
     mut result: CallToolResult,
 ) -> Vec<u8> {
-    match era {
-        Era::Legacy => encode_result(id, &result),
+    let budget = server.inner.max_response_bytes;
+    let encoded = match era {
+        Era::Legacy => encode_result_within(id, &result, budget),
         Era::Modern => {
             let meta = result.meta.take();
             let projected =
                 Modern::complete(&result, &server.inner.server_info_raw, None, meta.as_ref());
-            encode_result(id, &projected)
+            encode_result_within(id, &projected, budget)
         }
-    }
+    };
+    encoded.unwrap_or_else(|budget| {
+        tracing::warn!(
+            tool,
+            budget,
+            "a tool result over the response budget was not sent"
+        );
+        let over = CallToolResult::error(format!(
+            "The result of tool `{tool}` is larger than this server's response budget \
+             ({budget} bytes), so it was not sent. Ask for less: a smaller range, fewer items, \
+             or a smaller file."
+        ));
+        encode_call_result(server, id, tool, era, over)
+    })
 }

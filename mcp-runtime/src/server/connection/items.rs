@@ -18,7 +18,9 @@ use crate::input::{BindingSource, Carried, Channel, LegacyLink, Round};
 use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::prompt::PromptArguments;
 use crate::protocol::InputRequiredResult;
-use crate::protocol::jsonrpc::{encode_error, encode_notification, encode_result};
+use crate::protocol::jsonrpc::{
+    encode_error, encode_notification, encode_result, encode_result_within,
+};
 use crate::protocol::lifecycle::MetaOnlyParams;
 use crate::protocol::{
     CompleteParams, CompleteResult, Completion, CompletionReference, Era, ErrorCode,
@@ -558,8 +560,9 @@ fn finish_read(
         _ => return error_reply(id, wrong_outcome("resources/read")),
     };
     let server = &this.inner.server.inner;
+    let budget = server.max_response_bytes;
     let line = match era {
-        Era::Legacy => encode_result(id, &result),
+        Era::Legacy => encode_result_within(id, &result, budget),
         Era::Modern => {
             let meta = result.meta.take();
             let projected = Modern::complete(
@@ -568,10 +571,10 @@ fn finish_read(
                 Some(server.read_cache),
                 meta.as_ref(),
             );
-            encode_result(id, &projected)
+            encode_result_within(id, &projected, budget)
         }
     };
-    (line, Disposition::Answered)
+    within_budget(id, "resources/read", line)
 }
 
 fn finish_prompt(
@@ -588,17 +591,42 @@ fn finish_prompt(
         Outcome::Error(error) => return error_reply(id, error),
         _ => return error_reply(id, wrong_outcome("prompts/get")),
     };
+    let server = &this.inner.server.inner;
+    let budget = server.max_response_bytes;
     let line = match era {
-        Era::Legacy => encode_result(id, &result),
+        Era::Legacy => encode_result_within(id, &result, budget),
         Era::Modern => {
             let meta = result.meta.take();
-            let server = &this.inner.server.inner;
             // No caching hints on prompts/get (server/utilities/caching).
             let projected = Modern::complete(&result, &server.server_info_raw, None, meta.as_ref());
-            encode_result(id, &projected)
+            encode_result_within(id, &projected, budget)
         }
     };
-    (line, Disposition::Answered)
+    within_budget(id, "prompts/get", line)
+}
+
+/// The encoded answer, or `-32603` when it was over the response budget.
+fn within_budget(
+    id: &RequestId,
+    method: &str,
+    line: Result<Vec<u8>, usize>,
+) -> (Vec<u8>, Disposition) {
+    match line {
+        Ok(line) => (line, Disposition::Answered),
+        Err(budget) => {
+            tracing::warn!(
+                method,
+                budget,
+                "a result over the response budget was not sent"
+            );
+            error_reply(
+                id,
+                McpError::internal(format!(
+                    "the result is larger than this server's response budget ({budget} bytes)"
+                )),
+            )
+        }
+    }
 }
 
 fn finish_complete(
