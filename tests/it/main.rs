@@ -14,6 +14,7 @@ mod fs_tools_support;
 mod hardening;
 mod http_conformance;
 mod http_interop;
+mod http_limits;
 mod http_raw;
 mod http_scale;
 mod http_security;

@@ -2,6 +2,7 @@
 
 mod auth;
 mod headers;
+mod limits;
 mod options;
 mod post;
 mod response;

@@ -69,6 +69,10 @@ pub struct HttpOptions {
     pub(crate) header_read_timeout: Duration,
     pub(crate) body_read_timeout: Duration,
     pub(crate) max_concurrent_requests: usize,
+    pub(crate) max_concurrent_bodies: usize,
+    pub(crate) max_requests_per_caller: usize,
+    pub(crate) write_timeout: Duration,
+    pub(crate) max_connections: usize,
     pub(crate) max_sessions: usize,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) keep_alive: Duration,
@@ -89,6 +93,10 @@ impl Default for HttpOptions {
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             max_concurrent_requests: 256,
+            max_concurrent_bodies: 1024,
+            max_requests_per_caller: 64,
+            write_timeout: Duration::from_secs(30),
+            max_connections: 2048,
             max_sessions: 1024,
             session_idle_timeout: Duration::from_secs(30 * 60),
             keep_alive: Duration::from_secs(15),
@@ -106,6 +114,9 @@ impl fmt::Debug for HttpOptions {
             .field("hosts", &self.hosts)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("max_concurrent_bodies", &self.max_concurrent_bodies)
+            .field("max_requests_per_caller", &self.max_requests_per_caller)
+            .field("max_connections", &self.max_connections)
             .field("max_sessions", &self.max_sessions)
             .field("auth", &self.auth.is_some())
             .finish_non_exhaustive()
@@ -184,8 +195,47 @@ impl HttpOptions {
 
     /// How many POSTs are handled at once, streams included (default 256); the next one
     /// gets 503 with `Retry-After`. With the body cap this bounds the memory requests use.
+    /// A request counts from the moment its body has arrived until its response has been
+    /// written out: bodies still arriving count separately
+    /// ([`max_concurrent_bodies`](Self::max_concurrent_bodies)), so slow uploads cannot
+    /// lock out the requests that are ready.
     pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
         self.max_concurrent_requests = requests.max(1);
+        self
+    }
+
+    /// How many request bodies may be arriving at once (default 1024); the next POST gets
+    /// 503. Each is also bounded by [`body_read_timeout`](Self::body_read_timeout) and
+    /// [`max_body_bytes`](Self::max_body_bytes).
+    pub fn max_concurrent_bodies(mut self, bodies: usize) -> Self {
+        self.max_concurrent_bodies = bodies.max(1);
+        self
+    }
+
+    /// How many requests one caller may have at once, from the first byte of a body to the
+    /// last byte of its response, open streams (`subscriptions/listen`, a session's GET
+    /// stream) included (default 64); the next one gets 429 with `Retry-After`. A caller is
+    /// its authenticated identity, else its IP address (known when served by
+    /// [`HttpServer`](super::HttpServer), which records it; a service mounted elsewhere
+    /// without axum's `ConnectInfo` has no per-caller cap). So one caller cannot take every
+    /// slot of [`max_concurrent_requests`](Self::max_concurrent_requests).
+    pub fn max_requests_per_caller(mut self, requests: usize) -> Self {
+        self.max_requests_per_caller = requests.max(1);
+        self
+    }
+
+    /// How long one write to a client may stay blocked (default 30 s): a client that stops
+    /// reading its response or stream is disconnected then, and what it held is released
+    /// ([`HttpServer`](super::HttpServer) only).
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
+        self
+    }
+
+    /// How many connections are open at once (default 2048; [`HttpServer`](super::HttpServer)
+    /// only). Past it, new connections wait in the listen backlog until one closes.
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
         self
     }
 

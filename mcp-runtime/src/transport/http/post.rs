@@ -25,6 +25,7 @@
 
 use super::auth::Identity;
 use super::headers::{HttpChecks, Sessionless};
+use super::limits;
 use super::options::LegacyMode;
 use super::response::{self, Refusal};
 use super::service::Shared;
@@ -108,13 +109,15 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// Handles a POST (the caller holds a concurrency permit for it).
+/// Handles a POST. What it holds, in order: a slot of its caller's (from before its body is
+/// read), a body-reading permit (while the body arrives, bounded by its own timeout), then
+/// a concurrency permit; the slot and the concurrency permit are released only once the
+/// response has been written out.
 pub(crate) async fn handle<B>(
     shared: &Arc<Shared>,
     parts: http::request::Parts,
     body: B,
     identity: Identity,
-    permit: OwnedSemaphorePermit,
 ) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -134,9 +137,25 @@ where
             "accept application/json and text/event-stream",
         );
     }
-    let bytes = match read_body(body, &parts.headers, &shared.options).await {
-        Ok(bytes) => bytes,
-        Err(refused) => return refused.into_response(),
+    let slot = match shared.callers.take(limits::caller_key(&parts, &identity)) {
+        Ok(slot) => slot,
+        Err(limits::OverLimit) => {
+            return response::too_many(
+                "this caller has as many requests and streams open as it may; retry when one ends",
+            );
+        }
+    };
+    let bytes = {
+        let Ok(_reading) = shared.bodies.try_acquire() else {
+            return response::unavailable("too many request bodies are arriving; retry shortly");
+        };
+        match read_body(body, &parts.headers, &shared.options).await {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused.into_response(),
+        }
+    };
+    let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
+        return response::unavailable("too many requests in flight; retry shortly");
     };
     let message = match decode(&bytes) {
         Ok(message) => message,
@@ -147,13 +166,37 @@ where
         LegacyMode::Stateless => Lookup::Absent,
         LegacyMode::Sessionful => shared.sessions.lookup(&parts.headers, &identity),
     };
-    let hold = Hold {
+    let hold = Arc::new(Hold {
         _permit: permit,
+        _caller: slot,
         _busy: match &lookup {
             Lookup::Found(s) => Some(Busy::new(s)),
             _ => None,
         },
-    };
+    });
+    let answered = serve(
+        shared,
+        &parts,
+        message,
+        &lookup,
+        &identity,
+        accept,
+        hold.clone(),
+    )
+    .await;
+    response::holding(answered, hold)
+}
+
+/// Serves one decoded message; `hold` is kept by whatever outlives this (a running call).
+async fn serve(
+    shared: &Arc<Shared>,
+    parts: &http::request::Parts,
+    message: Message<'_>,
+    lookup: &Lookup,
+    identity: &Identity,
+    accept: Accept,
+    hold: Arc<Hold>,
+) -> Response<Body> {
     match message {
         Message::Request { id, method, params } => {
             if method == "subscriptions/listen" && !accept.sse {
@@ -163,9 +206,9 @@ where
                 );
             }
             if method == "initialize" && shared.options.legacy == LegacyMode::Sessionful {
-                return initialize(shared, &parts, id, params, &identity, accept, hold);
+                return initialize(shared, parts, id, params, identity, accept, hold);
             }
-            let (sessionless, connection) = match &lookup {
+            let (sessionless, connection) = match lookup {
                 Lookup::Found(s) => (Sessionless::Serve, &s.connection),
                 Lookup::Unknown => (Sessionless::Unknown, &shared.stateless),
                 Lookup::Absent if shared.options.legacy == LegacyMode::Sessionful => {
@@ -177,11 +220,11 @@ where
                 headers: &parts.headers,
                 sessionless,
             };
-            let session = match &lookup {
+            let session = match lookup {
                 Lookup::Found(s) => Some(&s.id),
                 _ => None,
             };
-            let (exchange, pending) = Pending::new(hold, caller(&parts, &identity, session));
+            let (exchange, pending) = Pending::new(hold, caller(parts, identity, session));
             let exchange = if accept.sse {
                 exchange
             } else {
@@ -194,7 +237,7 @@ where
                 Dispatched::Pending => pending.later(accept, shared).await,
             }
         }
-        Message::Notification { method, params } => match &lookup {
+        Message::Notification { method, params } => match lookup {
             Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
             Lookup::Found(s) => {
                 s.connection.notification(&method, params);
@@ -209,7 +252,7 @@ where
         // call that asked): routed by its id to the call waiting for it, on the session's
         // connection, or on the shared one when there is no session (whose ids are
         // unguessable). Unknown ids are dropped; either way 202, as the spec says.
-        Message::Response { id, outcome } => match &lookup {
+        Message::Response { id, outcome } => match lookup {
             Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
             Lookup::Found(s) => {
                 s.connection.response(&id, outcome);
@@ -231,7 +274,7 @@ fn initialize(
     params: Option<&RawValue>,
     identity: &Identity,
     accept: Accept,
-    hold: Hold,
+    hold: Arc<Hold>,
 ) -> Response<Body> {
     let (tx, outbox) = mpsc::channel(session::OUTBOX);
     let connection = shared.server().connect(Peer::new(tx));
@@ -326,10 +369,12 @@ where
     }
 }
 
-/// What a request keeps while it is answered: its concurrency permit, and its session's
-/// busy mark (a session with a request in flight does not expire).
+/// What a request keeps until it is answered and its response written out: its
+/// concurrency permit, its caller's slot, and its session's busy mark (a session with a
+/// request in flight does not expire).
 struct Hold {
     _permit: OwnedSemaphorePermit,
+    _caller: Option<limits::CallerSlot>,
     _busy: Option<Busy>,
 }
 
@@ -343,7 +388,7 @@ struct Pending {
     notify_open: bool,
     respond: Option<oneshot::Receiver<Vec<u8>>>,
     cancel: Option<DropGuard>,
-    _hold: Hold,
+    _hold: Arc<Hold>,
 }
 
 /// What [`Pending::next`] found.
@@ -359,7 +404,7 @@ enum Step {
 }
 
 impl Pending {
-    fn new(hold: Hold, caller: Caller) -> (Exchange, Self) {
+    fn new(hold: Arc<Hold>, caller: Caller) -> (Exchange, Self) {
         let (notify_tx, notify) = mpsc::channel(NOTIFY_QUEUE);
         let (respond_tx, respond) = oneshot::channel();
         let cancel = CancellationToken::new();

@@ -116,6 +116,82 @@ pub(crate) fn unavailable(text: &str) -> Response<Body> {
     resp
 }
 
+/// 429 with `Retry-After`: the caller holds as many requests as it may.
+pub(crate) fn too_many(text: &str) -> Response<Body> {
+    let mut resp = message(StatusCode::TOO_MANY_REQUESTS, text);
+    resp.headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    resp
+}
+
+/// The largest piece of a body handed to hyper at once. Hyper takes a body's frames as
+/// long as its write buffer has room and drops the body after the last one, so a body of
+/// one big frame would be "done" (and its guard released) before most of it was written;
+/// in pieces, the guard lives until all but the last few hundred KiB have reached the
+/// socket.
+const PIECE: usize = 64 * 1024;
+
+pin_project_lite::pin_project! {
+    /// A body that keeps `guard` until it has been written out (or dropped), handed to
+    /// hyper in pieces of at most [`PIECE`] bytes.
+    struct Holding<G> {
+        #[pin]
+        inner: Body,
+        rest: bytes::Bytes,
+        guard: G,
+    }
+}
+
+impl<G> http_body::Body for Holding<G> {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        use std::task::Poll;
+        let this = self.project();
+        if this.rest.is_empty() {
+            match this.inner.poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(data) => *this.rest = data,
+                    Err(frame) => return Poll::Ready(Some(Ok(frame))),
+                },
+                other => return other,
+            }
+        }
+        let piece = this.rest.split_to(this.rest.len().min(PIECE));
+        Poll::Ready(Some(Ok(http_body::Frame::data(piece))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.rest.is_empty() && self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        let mut hint = self.inner.size_hint();
+        let rest = self.rest.len() as u64;
+        hint.set_lower(hint.lower() + rest);
+        if let Some(upper) = hint.upper() {
+            hint.set_upper(upper + rest);
+        }
+        hint
+    }
+}
+
+/// `resp`, holding `guard` (a concurrency permit, a caller's slot) until its body has been
+/// written out, not merely produced: a slow reader keeps counting against the caps.
+pub(crate) fn holding<G: Send + 'static>(resp: Response<Body>, guard: G) -> Response<Body> {
+    resp.map(|inner| {
+        Body::new(Holding {
+            inner,
+            rest: bytes::Bytes::new(),
+            guard,
+        })
+    })
+}
+
 /// 202 Accepted, no body (a notification or a client's response was taken).
 pub(crate) fn accepted() -> Response<Body> {
     let mut resp = Response::new(Body::empty());

@@ -12,9 +12,12 @@ use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+use tokio_io_timeout::TimeoutStream;
 
 /// Serves `server` over Streamable HTTP at `http://{addr}/mcp` with default options until
 /// Ctrl-C or SIGTERM, then shuts down gracefully.
@@ -44,7 +47,9 @@ pub async fn serve_http(server: Server, addr: impl ToSocketAddrs) -> io::Result<
 /// [`McpHttpService`] in a server that speaks them). Every accepted socket gets
 /// `TCP_NODELAY`: without it, small responses wait for the peer's delayed ACK, about 40 ms
 /// per request. A client that does not finish its request headers within the header read
-/// timeout (which also bounds idle keep-alive connections) is disconnected.
+/// timeout (which also bounds idle keep-alive connections) is disconnected, so is one whose
+/// writes stay blocked past the write timeout (it stopped reading); at most
+/// `max_connections` are open at once (see [`HttpOptions`]).
 #[derive(Debug)]
 pub struct HttpServer {
     listener: TcpListener,
@@ -105,42 +110,55 @@ impl HttpServer {
             .keep_alive(true);
         let graceful = GracefulShutdown::new();
         let mut connections = JoinSet::new();
+        // At most `max_connections` open: past it, new ones wait in the listen backlog.
+        let slots = Arc::new(Semaphore::new(options.max_connections));
         tokio::pin!(signal);
         loop {
-            tokio::select! {
+            let slot = tokio::select! {
                 () = &mut signal => break,
-                accepted = self.listener.accept() => match accepted {
-                    Ok((stream, peer)) => {
-                        if let Err(e) = stream.set_nodelay(true) {
-                            tracing::debug!(error = %e, "TCP_NODELAY could not be set");
+                slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+            };
+            let accepted = tokio::select! {
+                () = &mut signal => break,
+                accepted = self.listener.accept() => accepted,
+            };
+            while connections.try_join_next().is_some() {}
+            match accepted {
+                Ok((stream, peer)) => {
+                    if let Err(e) = stream.set_nodelay(true) {
+                        tracing::debug!(error = %e, "TCP_NODELAY could not be set");
+                    }
+                    // The peer's address, where axum's own `ConnectInfo` puts it: what tells
+                    // callers apart when they have no identity or session.
+                    let service = tower::util::MapRequest::new(
+                        app.clone(),
+                        move |mut request: http::Request<hyper::body::Incoming>| {
+                            request
+                                .extensions_mut()
+                                .insert(axum::extract::ConnectInfo(peer));
+                            request
+                        },
+                    );
+                    let service = TowerToHyperService::new(service);
+                    // A client that stops reading is cut off after the write timeout, which
+                    // releases what its response held.
+                    let mut io = TimeoutStream::new(stream);
+                    io.set_write_timeout(Some(options.write_timeout));
+                    let connection = http.serve_connection(TokioIo::new(Box::pin(io)), service);
+                    let connection = graceful.watch(connection);
+                    connections.spawn(async move {
+                        let _slot = slot;
+                        if let Err(e) = connection.await {
+                            tracing::debug!(error = %e, "HTTP connection ended with an error");
                         }
-                        // The peer's address, where axum's own `ConnectInfo` puts it: what
-                        // tells callers apart when they have no identity or session.
-                        let service = tower::util::MapRequest::new(
-                            app.clone(),
-                            move |mut request: http::Request<hyper::body::Incoming>| {
-                                request
-                                    .extensions_mut()
-                                    .insert(axum::extract::ConnectInfo(peer));
-                                request
-                            },
-                        );
-                        let service = TowerToHyperService::new(service);
-                        let connection = http.serve_connection(TokioIo::new(stream), service);
-                        let connection = graceful.watch(connection);
-                        connections.spawn(async move {
-                            if let Err(e) = connection.await {
-                                tracing::debug!(error = %e, "HTTP connection ended with an error");
-                            }
-                        });
-                    }
-                    Err(e) => {
-                        // Out of file descriptors and the like: back off instead of spinning.
-                        tracing::warn!(error = %e, "accepting a connection failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                },
-                Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                    });
+                }
+                Err(e) => {
+                    drop(slot);
+                    // Out of file descriptors and the like: back off instead of spinning.
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             }
         }
         drop(self.listener);

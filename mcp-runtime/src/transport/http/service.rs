@@ -4,6 +4,7 @@
 
 use super::auth::{self, Identity};
 use super::headers;
+use super::limits::{self, CallerSlots};
 use super::options::{HttpOptions, LegacyMode};
 use super::post;
 use super::response;
@@ -55,7 +56,12 @@ pub(crate) struct Shared {
     /// Serves every request that has no session.
     pub(crate) stateless: Connection,
     pub(crate) sessions: Arc<Sessions>,
-    permits: Arc<Semaphore>,
+    /// Requests being handled (bodies read), until their responses are written.
+    pub(crate) permits: Arc<Semaphore>,
+    /// Request bodies arriving.
+    pub(crate) bodies: Semaphore,
+    /// Each caller's requests and streams.
+    pub(crate) callers: Arc<CallerSlots>,
     /// Cancelled by shutdown: GET streams end.
     pub(crate) closing: CancellationToken,
 }
@@ -78,6 +84,8 @@ impl McpHttpService {
             shared: Arc::new(Shared {
                 stateless: Connection::stateless(server.clone()),
                 permits: Arc::new(Semaphore::new(options.max_concurrent_requests)),
+                bodies: Semaphore::new(options.max_concurrent_bodies),
+                callers: CallerSlots::new(options.max_requests_per_caller),
                 sessions: Arc::new(sessions),
                 closing: CancellationToken::new(),
                 server,
@@ -170,12 +178,7 @@ impl Shared {
             LegacyMode::Stateless => "POST",
         };
         match parts.method {
-            Method::POST => {
-                let Ok(permit) = self.permits.clone().try_acquire_owned() else {
-                    return response::unavailable("too many requests in flight; retry shortly");
-                };
-                post::handle(&self, parts, body, identity, permit).await
-            }
+            Method::POST => post::handle(&self, parts, body, identity).await,
             Method::GET | Method::DELETE if self.options.legacy == LegacyMode::Sessionful => {
                 self.session_method(&parts, &identity)
             }
@@ -201,7 +204,15 @@ impl Shared {
                  revisions; 2026-07-28 clients use subscriptions/listen)",
             ),
             Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
-            Lookup::Found(s) if parts.method == Method::GET => session::open_stream(self, &s),
+            Lookup::Found(s) if parts.method == Method::GET => {
+                // A stream is held like a request: against its caller's share.
+                match self.callers.take(limits::caller_key(parts, identity)) {
+                    Ok(slot) => response::holding(session::open_stream(self, &s), slot),
+                    Err(limits::OverLimit) => response::too_many(
+                        "this caller has as many requests and streams open as it may",
+                    ),
+                }
+            }
             Lookup::Found(s) => session::delete(self, &s),
         }
     }

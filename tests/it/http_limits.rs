@@ -1,0 +1,222 @@
+//! What one HTTP client can no longer do to the others: hold the request slots with slow
+//! bodies, take every slot for itself, pin a slot (and the memory of its response) by not
+//! reading, or open connections without bound.
+
+use http::StatusCode;
+use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
+use mcp_tests::http::{eventually, fixture, modern, post, post_modern, serve};
+use serde_json::json;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+/// The head of a modern POST of `body`, as a client writes it.
+fn head(authority: &str, method: &str, name: Option<&str>, length: usize) -> String {
+    let name = name
+        .map(|n| format!("Mcp-Name: {n}\r\n"))
+        .unwrap_or_default();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\n{name}Content-Length: {length}\r\n\r\n"
+    )
+}
+
+#[tokio::test]
+async fn slow_bodies_do_not_take_the_request_slots() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default()
+        .max_concurrent_requests(2)
+        .body_read_timeout(Duration::from_secs(20));
+    let s = serve(server, options).await;
+    // Four clients start a body and stall: more than there are request slots.
+    let mut stalled = Vec::new();
+    for _ in 0..4 {
+        let mut stream = TcpStream::connect(s.addr).await.unwrap();
+        let start = head(&s.authority(), "tools/list", None, 200);
+        stream.write_all(start.as_bytes()).await.unwrap();
+        stream.write_all(b"{\"jsonrpc\":").await.unwrap();
+        stalled.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A request that is ready is served meanwhile.
+    let reply = post_modern(&s.url, 1, "tools/list", json!({})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    drop(stalled);
+}
+
+#[tokio::test]
+async fn bodies_arriving_at_once_have_their_own_cap() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default()
+        .max_concurrent_bodies(2)
+        .body_read_timeout(Duration::from_secs(20));
+    let s = serve(server, options).await;
+    let mut stalled = Vec::new();
+    for _ in 0..2 {
+        let mut stream = TcpStream::connect(s.addr).await.unwrap();
+        let start = head(&s.authority(), "tools/list", None, 200);
+        stream.write_all(start.as_bytes()).await.unwrap();
+        stalled.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let reply = post_modern(&s.url, 1, "tools/list", json!({})).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.text()
+    );
+    assert!(reply.text().contains("request bodies"), "{}", reply.text());
+    drop(stalled);
+    let url = s.url.clone();
+    let served = async move {
+        loop {
+            if post_modern(&url, 2, "tools/list", json!({})).await.status == StatusCode::OK {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), served)
+        .await
+        .expect("the slots come back when the bodies end");
+}
+
+#[tokio::test]
+async fn one_caller_cannot_take_every_slot() {
+    let (server, probe) = fixture();
+    let auth = BearerTokens::new([("alice", "token-a"), ("bob", "token-b")]);
+    let options = HttpOptions::default().auth(auth).max_requests_per_caller(2);
+    let s = serve(server, options).await;
+    let call = |token: &'static str, tool: &'static str, id: i64| {
+        let url = s.url.clone();
+        async move {
+            let (message, headers) =
+                modern(id, "tools/call", json!({"name": tool, "arguments": {}}));
+            let bearer = format!("Bearer {token}");
+            let mut headers: Vec<(&str, &str)> =
+                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            headers.push(("authorization", &bearer));
+            post(&url, &headers, &message).await
+        }
+    };
+    let held: Vec<_> = (0..2)
+        .map(|i| tokio::spawn(call("token-a", "gate", i)))
+        .collect();
+    let started = eventually(Duration::from_secs(10), || {
+        probe.started.load(Ordering::SeqCst) == 2
+    })
+    .await;
+    assert!(started, "alice's two calls are running");
+    // Alice is at her share; Bob is not.
+    let third = call("token-a", "gate", 3).await;
+    assert_eq!(
+        third.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        third.text()
+    );
+    assert_eq!(third.header("retry-after"), Some("1"));
+    let bob = call("token-b", "echo", 4).await;
+    assert_eq!(bob.status, StatusCode::OK, "{}", bob.text());
+    probe.gate.notify_waiters();
+    for call in held {
+        assert_eq!(call.await.unwrap().status, StatusCode::OK);
+    }
+    // Her slots came back with her answers.
+    let again = call("token-a", "echo", 5).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.text());
+}
+
+#[tokio::test]
+async fn a_response_nobody_reads_holds_its_slot_until_the_write_timeout_cuts_it_off() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default()
+        .max_concurrent_requests(1)
+        .max_body_bytes(64 << 20)
+        .write_timeout(Duration::from_secs(1));
+    let s = serve(server, options).await;
+    // A 24 MiB echo, far more than the socket buffers take, from a client that never reads.
+    let text = "x".repeat(24 << 20);
+    let (message, _) = modern(
+        1,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": text}}),
+    );
+    let body = message.to_string();
+    let mut reader = TcpStream::connect(s.addr).await.unwrap();
+    let start = head(&s.authority(), "tools/call", Some("echo"), body.len());
+    reader.write_all(start.as_bytes()).await.unwrap();
+    reader.write_all(body.as_bytes()).await.unwrap();
+    // Read the start of the answer, then stop reading.
+    let mut got = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(30), reader.read(&mut chunk))
+            .await
+            .expect("the answer starts")
+            .unwrap();
+        assert!(n > 0, "the connection closed early");
+        got.extend_from_slice(&chunk[..n]);
+    }
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    // The answer is being written: its slot is still taken (it used to come back as soon
+    // as the answer was made, before most of it was written).
+    let busy = post_modern(&s.url, 2, "tools/list", json!({})).await;
+    assert_eq!(
+        busy.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        busy.text()
+    );
+    // The stalled write is cut off after the timeout, and the slot comes back.
+    let url = s.url.clone();
+    let freed = async move {
+        loop {
+            if post_modern(&url, 3, "tools/list", json!({})).await.status == StatusCode::OK {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), freed)
+        .await
+        .expect("the slot returns once the stalled write times out");
+    drop(reader);
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_for_one_to_close() {
+    let (server, _) = fixture();
+    let options = HttpOptions::default().max_connections(2);
+    let s = serve(server, options).await;
+    let idle: Vec<_> = futures::future::join_all((0..2).map(|_| TcpStream::connect(s.addr)))
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let waiting = tokio::time::timeout(
+        Duration::from_millis(700),
+        post_modern(&s.url, 1, "tools/list", json!({})),
+    )
+    .await;
+    assert!(
+        waiting.is_err(),
+        "a third connection is not served while two are open"
+    );
+    drop(idle);
+    let served = tokio::time::timeout(
+        Duration::from_secs(10),
+        post_modern(&s.url, 2, "tools/list", json!({})),
+    )
+    .await
+    .expect("served once a connection closed");
+    assert_eq!(served.status, StatusCode::OK);
+}
