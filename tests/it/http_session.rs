@@ -542,3 +542,112 @@ async fn stateless_legacy_subscriptions_are_acknowledged_but_not_kept() {
     let reply = post(&s.url, &[], &read).await;
     assert_eq!(reply.answer()["result"]["contents"][0]["text"], "v1");
 }
+
+/// A legacy `tools/list` on session `id`: its status.
+async fn list_on(url: &str, id: &str, extra: &[(&str, &str)]) -> StatusCode {
+    let mut headers = extra.to_vec();
+    headers.push(("mcp-session-id", id));
+    post(url, &headers, &legacy(9, "tools/list", json!({})))
+        .await
+        .status
+}
+
+#[tokio::test]
+async fn at_the_cap_the_session_idle_the_longest_makes_room() {
+    let (server, _) = fixture();
+    let s = serve(server, HttpOptions::default().max_sessions(3)).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.push(open_session(&s.url, &[]).await);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The first is used again: the second is now the one idle the longest.
+    assert_eq!(list_on(&s.url, &ids[0], &[]).await, StatusCode::OK);
+    // A fourth client is not locked out (it used to get 503 for the idle timeout, 30 min).
+    let fourth = open_session(&s.url, &[]).await;
+    assert_eq!(s.service.session_count(), 3);
+    assert_eq!(list_on(&s.url, &ids[1], &[]).await, StatusCode::NOT_FOUND);
+    for id in [&ids[0], &ids[2], &fourth] {
+        assert_eq!(list_on(&s.url, id, &[]).await, StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn a_caller_at_its_session_quota_gives_up_its_own_oldest_and_nobody_elses() {
+    let (server, _) = fixture();
+    let auth = BearerTokens::new([("alice", "token-a"), ("bob", "token-b")]);
+    let options = HttpOptions::default()
+        .auth(auth)
+        .max_sessions_per_caller(2)
+        .keep_alive(Duration::from_millis(50));
+    let s = serve(server, options).await;
+    let alice = [("authorization", "Bearer token-a")];
+    let bob = [("authorization", "Bearer token-b")];
+    let bobs = open_session(&s.url, &bob).await;
+    let a1 = open_session(&s.url, &alice).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let a2 = open_session(&s.url, &alice).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let a3 = open_session(&s.url, &alice).await;
+    assert_eq!(list_on(&s.url, &a1, &alice).await, StatusCode::NOT_FOUND);
+    assert_eq!(list_on(&s.url, &a2, &alice).await, StatusCode::OK);
+    assert_eq!(list_on(&s.url, &a3, &alice).await, StatusCode::OK);
+    assert_eq!(list_on(&s.url, &bobs, &bob).await, StatusCode::OK);
+    // With both of hers in use (streams open), she gets 429; Bob still gets sessions.
+    let mut streams = Vec::new();
+    for id in [&a2, &a3] {
+        let headers = [
+            ("mcp-session-id", id.as_str()),
+            ("accept", "text/event-stream"),
+            alice[0],
+        ];
+        let get = t::open(Method::GET, &s.url, &headers, "").await;
+        assert_eq!(get.status(), StatusCode::OK);
+        streams.push(get);
+    }
+    let reply = post(&s.url, &alice, &initialize(1)).await;
+    assert_eq!(
+        reply.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        reply.text()
+    );
+    open_session(&s.url, &bob).await;
+    drop(streams);
+}
+
+#[tokio::test]
+async fn sessions_and_their_streams_end_at_their_maximum_lifetime() {
+    use http_body_util::BodyExt as _;
+    let (server, _) = fixture();
+    let options = HttpOptions::default()
+        .max_stream_lifetime(Duration::from_millis(300))
+        .max_session_lifetime(Duration::from_millis(1500))
+        .keep_alive(Duration::from_millis(50));
+    let s = serve(server, options).await;
+    let id = open_session(&s.url, &[]).await;
+    let headers = [
+        ("mcp-session-id", id.as_str()),
+        ("accept", "text/event-stream"),
+    ];
+    let get = t::open(Method::GET, &s.url, &headers, "").await;
+    assert_eq!(get.status(), StatusCode::OK);
+    tokio::time::timeout(Duration::from_secs(10), get.into_body().collect())
+        .await
+        .expect("the GET stream ends at its lifetime")
+        .expect("and ends cleanly");
+    // The session stays usable while it lives, however busy, then ends.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let status = list_on(&s.url, &id, &[]).await;
+        if status == StatusCode::NOT_FOUND {
+            break;
+        }
+        assert_eq!(status, StatusCode::OK);
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the session outlived its lifetime"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

@@ -31,7 +31,8 @@ use crate::protocol::jsonrpc::{
     Message, decode, encode_error, encode_notification, encode_raw_result, encode_result,
 };
 use crate::protocol::lifecycle::{
-    ClientCapabilities, Implementation, InitializeParams, InitializeResult, MetaOnlyParams,
+    ClientCapabilities, Implementation, InitializeParams, InitializeResult,
+    MAX_RETAINED_CLIENT_BYTES, MetaOnlyParams,
 };
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
@@ -469,8 +470,9 @@ impl Connection {
             }
             *legacy = Some(Arc::new(LegacySession {
                 version: negotiated.into(),
-                client_capabilities: Arc::new(p.capabilities),
-                client_info: Arc::new(p.client_info),
+                // A session lives long: keep a bounded copy of what the client sent.
+                client_capabilities: Arc::new(p.capabilities.retained(MAX_RETAINED_CLIENT_BYTES)),
+                client_info: Arc::new(p.client_info.retained(MAX_RETAINED_CLIENT_BYTES)),
                 initialized: AtomicBool::new(false),
                 log_level: AtomicU8::new(LEVEL_UNSET),
             }));

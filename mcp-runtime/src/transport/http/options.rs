@@ -74,6 +74,9 @@ pub struct HttpOptions {
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
     pub(crate) max_sessions: usize,
+    pub(crate) max_sessions_per_caller: usize,
+    pub(crate) max_session_lifetime: Duration,
+    pub(crate) max_stream_lifetime: Duration,
     pub(crate) session_idle_timeout: Duration,
     pub(crate) keep_alive: Duration,
     pub(crate) shutdown_grace: Duration,
@@ -98,6 +101,9 @@ impl Default for HttpOptions {
             write_timeout: Duration::from_secs(30),
             max_connections: 2048,
             max_sessions: 1024,
+            max_sessions_per_caller: 32,
+            max_session_lifetime: Duration::from_secs(24 * 60 * 60),
+            max_stream_lifetime: Duration::from_secs(60 * 60),
             session_idle_timeout: Duration::from_secs(30 * 60),
             keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
@@ -239,10 +245,36 @@ impl HttpOptions {
         self
     }
 
-    /// How many legacy sessions may exist at once (default 1024); `initialize` beyond it
-    /// gets 503. Sessionful mode only.
+    /// How many legacy sessions may exist at once (default 1024). At the cap, an
+    /// `initialize` first sweeps expired sessions, then ends the session idle the longest
+    /// (its client gets 404 on its next request, which tells it to initialize again); only
+    /// when every session has a request in flight or a stream open does it get 503.
+    /// Sessionful mode only.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How many legacy sessions one caller (identity, else IP address; see
+    /// [`max_requests_per_caller`](Self::max_requests_per_caller)) may have (default 32). Its
+    /// next `initialize` ends its own session idle the longest, or gets 429 when all of
+    /// them are in use; other callers' sessions are never touched for it.
+    pub fn max_sessions_per_caller(mut self, sessions: usize) -> Self {
+        self.max_sessions_per_caller = sessions.max(1);
+        self
+    }
+
+    /// How long a legacy session may live, busy or not (default 24 h); then it ends and
+    /// its client initializes again.
+    pub fn max_session_lifetime(mut self, lifetime: Duration) -> Self {
+        self.max_session_lifetime = lifetime;
+        self
+    }
+
+    /// How long a session's GET stream stays open (default 1 h); then it ends and the
+    /// client opens another (messages sent meanwhile wait for it).
+    pub fn max_stream_lifetime(mut self, lifetime: Duration) -> Self {
+        self.max_stream_lifetime = lifetime;
         self
     }
 

@@ -292,8 +292,17 @@ fn initialize(
         // Refused (bad params, bad header): no session.
         return pending.now(line, disposition, accept, shared);
     }
-    let Some(session) = shared.sessions.insert(connection, outbox, identity) else {
-        return response::unavailable("too many sessions are open; retry later");
+    let caller = limits::caller_key(parts, identity);
+    let session = match shared.sessions.insert(connection, outbox, identity, caller) {
+        Ok(session) => session,
+        Err(session::Refused::CallerFull) => {
+            return response::too_many(
+                "this caller's sessions are all in use; end one (DELETE) or retry later",
+            );
+        }
+        Err(session::Refused::Full | session::Refused::NoId) => {
+            return response::unavailable("too many sessions are in use; retry later");
+        }
     };
     tracing::debug!(session = %session.id, "legacy session opened");
     let mut resp = pending.now(line, disposition, accept, shared);

@@ -9,7 +9,7 @@ use super::options::{HttpOptions, LegacyMode};
 use super::post;
 use super::response;
 use super::security;
-use super::session::{self, Lookup, Sessions};
+use super::session::{self, Lookup, SessionLimits, Sessions};
 use crate::server::{Connection, Server};
 use axum::body::Body;
 use bytes::Bytes;
@@ -79,7 +79,12 @@ impl fmt::Debug for McpHttpService {
 impl McpHttpService {
     /// The endpoint for `server`.
     pub fn new(server: Server, options: HttpOptions) -> Self {
-        let sessions = Sessions::new(options.max_sessions, options.session_idle_timeout);
+        let sessions = Sessions::new(SessionLimits {
+            max: options.max_sessions,
+            per_caller: options.max_sessions_per_caller,
+            idle: options.session_idle_timeout,
+            lifetime: options.max_session_lifetime,
+        });
         Self {
             shared: Arc::new(Shared {
                 stateless: Connection::stateless(server.clone()),

@@ -10,8 +10,19 @@
 //! - A session is idle when no request is in flight and no GET stream is open; after
 //!   [`session_idle_timeout`](super::HttpOptions::session_idle_timeout) of that it expires.
 //!   A sweeper task, started with the first session, looks every quarter of the timeout.
+//! - A session lives at most
+//!   [`max_session_lifetime`](super::HttpOptions::max_session_lifetime), its GET stream
+//!   at most [`max_stream_lifetime`](super::HttpOptions::max_stream_lifetime).
+//! - A caller (identity, else IP address) has at most
+//!   [`max_sessions_per_caller`](super::HttpOptions::max_sessions_per_caller): its next
+//!   `initialize` ends its own session idle the longest (429 when all are in use).
 //! - At [`max_sessions`](super::HttpOptions::max_sessions), expired sessions are swept
-//!   first; if none can go, `initialize` gets 503 rather than evicting a live session.
+//!   first, then the session idle the longest ends; a session in use (a request in flight,
+//!   a stream open) is never evicted, and when all are, `initialize` gets 503. So a flood of
+//!   `initialize` costs the flooder its own old sessions, and idle clients at worst a new
+//!   handshake, never a lock-out.
+//! - What a session keeps of its client's `initialize` is bounded
+//!   ([`MAX_RETAINED_CLIENT_BYTES`](crate::protocol::lifecycle::MAX_RETAINED_CLIENT_BYTES)).
 
 use super::auth::Identity;
 use super::response;
@@ -37,6 +48,9 @@ pub(crate) struct Session {
     pub(crate) id: Arc<str>,
     pub(crate) connection: Connection,
     subject: Option<Arc<str>>,
+    /// Who opened it, for the per-caller quota (`None`: cannot be told apart).
+    caller: Option<Arc<str>>,
+    created: Instant,
     /// The receiving end of the connection's peer, while no GET stream holds it.
     outbox: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
     last_active: Mutex<Instant>,
@@ -45,9 +59,17 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    fn expired(&self, idle: Duration, now: Instant) -> bool {
-        self.busy.load(Ordering::Acquire) == 0
-            && now.saturating_duration_since(*lock(&self.last_active)) > idle
+    fn in_use(&self) -> bool {
+        self.busy.load(Ordering::Acquire) > 0
+    }
+
+    fn idle_since(&self) -> Instant {
+        *lock(&self.last_active)
+    }
+
+    fn expired(&self, limits: &SessionLimits, now: Instant) -> bool {
+        now.saturating_duration_since(self.created) > limits.lifetime
+            || (!self.in_use() && now.saturating_duration_since(self.idle_since()) > limits.idle)
     }
 
     /// Ends the session: its GET stream closes, queued messages are dropped, listen
@@ -89,11 +111,30 @@ pub(crate) enum Lookup {
     Found(Arc<Session>),
 }
 
+/// The bounds on sessions (from [`HttpOptions`](super::HttpOptions)).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SessionLimits {
+    pub(crate) max: usize,
+    pub(crate) per_caller: usize,
+    pub(crate) idle: Duration,
+    pub(crate) lifetime: Duration,
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// Every session is in use.
+    Full,
+    /// Every session of this caller is in use.
+    CallerFull,
+    /// No randomness for an id.
+    NoId,
+}
+
 /// Every live session.
 pub(crate) struct Sessions {
     map: Mutex<HashMap<Arc<str>, Arc<Session>>>,
-    max: usize,
-    idle: Duration,
+    limits: SessionLimits,
     sweeping: AtomicBool,
 }
 
@@ -102,11 +143,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Sessions {
-    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+    pub(crate) fn new(limits: SessionLimits) -> Self {
         Self {
             map: Mutex::new(HashMap::new()),
-            max,
-            idle,
+            limits,
             sweeping: AtomicBool::new(false),
         }
     }
@@ -134,35 +174,64 @@ impl Sessions {
         }
     }
 
-    /// Registers a session for an initialized connection; `None` at the cap.
+    /// Registers a session for an initialized connection opened by `caller`, making room
+    /// as the module docs say.
     pub(crate) fn insert(
         self: &Arc<Self>,
         connection: Connection,
         outbox: mpsc::Receiver<Vec<u8>>,
         identity: &Identity,
-    ) -> Option<Arc<Session>> {
-        let id = new_session_id()?;
+        caller: Option<Arc<str>>,
+    ) -> Result<Arc<Session>, Refused> {
+        let id = new_session_id().ok_or(Refused::NoId)?;
+        let now = Instant::now();
         let session = Arc::new(Session {
             id: id.clone(),
             connection,
             subject: identity.subject_name().map(Arc::from),
+            caller,
+            created: now,
             outbox: Mutex::new(Some(outbox)),
-            last_active: Mutex::new(Instant::now()),
+            last_active: Mutex::new(now),
             busy: AtomicUsize::new(0),
             closing: CancellationToken::new(),
         });
         {
             let mut map = lock(&self.map);
-            if map.len() >= self.max {
+            if let Some(caller) = &session.caller {
+                let theirs = |s: &Session| s.caller.as_ref() == Some(caller);
+                if map.values().filter(|s| theirs(s)).count() >= self.limits.per_caller {
+                    Self::evict_oldest_idle(&mut map, theirs).ok_or(Refused::CallerFull)?;
+                }
+            }
+            if map.len() >= self.limits.max {
                 self.sweep_locked(&mut map);
             }
-            if map.len() >= self.max {
-                return None;
+            if map.len() >= self.limits.max {
+                Self::evict_oldest_idle(&mut map, |_| true).ok_or(Refused::Full)?;
             }
             map.insert(id, session.clone());
         }
         self.start_sweeper();
-        Some(session)
+        Ok(session)
+    }
+
+    /// Ends the session idle the longest among those `eligible` and not in use; `None`
+    /// when there is none.
+    fn evict_oldest_idle(
+        map: &mut HashMap<Arc<str>, Arc<Session>>,
+        eligible: impl Fn(&Session) -> bool,
+    ) -> Option<()> {
+        let oldest = map
+            .values()
+            .filter(|s| eligible(s) && !s.in_use())
+            .min_by_key(|s| s.idle_since())?
+            .id
+            .clone();
+        let evicted = map.remove(&oldest)?;
+        tracing::debug!(session = %oldest, "legacy session evicted to make room");
+        evicted.close();
+        Some(())
     }
 
     /// Ends the session `id`; returns whether there was one.
@@ -182,7 +251,7 @@ impl Sessions {
     fn sweep_locked(&self, map: &mut HashMap<Arc<str>, Arc<Session>>) {
         let now = Instant::now();
         map.retain(|id, s| {
-            let keep = !s.expired(self.idle, now);
+            let keep = !s.expired(&self.limits, now);
             if !keep {
                 tracing::debug!(session = %id, "legacy session expired");
                 s.close();
@@ -199,7 +268,8 @@ impl Sessions {
             self.sweeping.store(false, Ordering::Release);
             return;
         };
-        let period = (self.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+        let shortest = self.limits.idle.min(self.limits.lifetime);
+        let period = (shortest / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
         let this: Weak<Self> = Arc::downgrade(self);
         runtime.spawn(async move {
             loop {
@@ -230,6 +300,8 @@ struct Outbox {
     rx: Option<mpsc::Receiver<Vec<u8>>>,
     session: Arc<Session>,
     service_closing: CancellationToken,
+    /// When the stream ends at the latest.
+    ends: tokio::time::Instant,
     _busy: Busy,
 }
 
@@ -256,13 +328,17 @@ pub(crate) fn open_stream(shared: &Shared, session: &Arc<Session>) -> Response<B
         rx: Some(rx),
         session: session.clone(),
         service_closing: shared.closing.clone(),
+        ends: tokio::time::Instant::now() + shared.options.max_stream_lifetime,
         _busy: Busy::new(session),
     };
     let stream = futures::stream::unfold(outbox, |mut o| async move {
+        let ends = o.ends;
         let rx = o.rx.as_mut()?;
         let next = tokio::select! {
             () = o.session.closing.cancelled() => None,
             () = o.service_closing.cancelled() => None,
+            // The client reconnects; what arrives meanwhile waits in the queue.
+            () = tokio::time::sleep_until(ends) => None,
             line = rx.recv() => line,
         };
         next.map(|line| (line, o))
