@@ -5,7 +5,7 @@ pub mod conformance_input;
 
 use clap::{Args, ValueEnum};
 use mcp_runtime::Server;
-use mcp_runtime::transport::http::{HttpOptions, HttpServer, LegacyMode};
+use mcp_runtime::transport::http::{Access, HttpOptions, HttpServer, LegacyMode};
 use std::process::ExitCode;
 
 /// Transport options every example server takes.
@@ -36,6 +36,17 @@ pub struct TransportArgs {
     /// origins are always accepted. Repeatable.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
+
+    /// Require `Authorization: Bearer <token>` with a token from this file (one per line:
+    /// `token` or `name token`; at least 16 bytes each). `MCP_BEARER_TOKEN` adds one more.
+    /// Tokens are never taken on the command line, where `ps` shows them.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<std::path::PathBuf>,
+
+    /// Serve a non-loopback `--bind` address without tokens (refused otherwise): only when a
+    /// proxy in front authenticates. A warning is logged.
+    #[arg(long)]
+    pub allow_unauthenticated: bool,
 }
 
 /// Transports the examples serve.
@@ -116,7 +127,11 @@ pub async fn serve(server: Server, args: &TransportArgs, hint: &str) -> ExitCode
 
 async fn serve_http(server: Server, args: &TransportArgs) -> std::io::Result<()> {
     let name = server.info().name.clone();
-    let http = HttpServer::bind(args.bind.as_str(), server, args.http_options()).await?;
+    let access = Access::load(args.token_file.as_deref(), args.allow_unauthenticated)
+        .map_err(std::io::Error::other)?;
+    let http =
+        HttpServer::bind_with_access(args.bind.as_str(), server, args.http_options(), &access)
+            .await?;
     // One line, the URL last: scripts and tests read it from here.
     eprintln!("{name}: serving MCP over Streamable HTTP at {}", http.url());
     http.run().await

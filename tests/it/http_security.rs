@@ -310,3 +310,48 @@ async fn the_auth_hook_guards_every_request() {
     let reply = t::send(Method::GET, &s.url, &[("accept", "text/event-stream")], "").await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn shipped_binaries_refuse_other_machines_without_tokens_and_require_them_when_given() {
+    use std::process::Command;
+    for bin in ["echo-server", "file-server"] {
+        let dir = tempfile::tempdir().unwrap();
+        let dir_arg = dir.path().to_str().unwrap().to_owned();
+        let extra: Vec<&str> = if bin == "file-server" {
+            vec![&dir_arg]
+        } else {
+            vec![]
+        };
+        // Every address, no tokens: refused before serving anything.
+        let out = Command::new(mcp_tests::example_bin(bin))
+            .args(["--transport", "http", "--bind", "0.0.0.0:0"])
+            .args(&extra)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{bin}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("refusing to serve 0.0.0.0:")
+                && stderr.contains("--token-file")
+                && stderr.contains("--allow-unauthenticated"),
+            "{bin}: {stderr}"
+        );
+        assert!(!stderr.contains("serving MCP"), "{bin}: {stderr}");
+
+        // With a token file, every request needs one of its tokens.
+        let tokens = dir.path().join("tokens");
+        std::fs::write(&tokens, "ci 0123456789abcdef0123456789abcdef\n").unwrap();
+        let mut args = vec!["--token-file", tokens.to_str().unwrap()];
+        args.extend(&extra);
+        let server = Spawned::start(bin, &args);
+        let (message, headers) = t::modern(1, "tools/list", json!({}));
+        let mut headers: Vec<(&str, &str)> =
+            headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let anonymous = post(&server.url, &headers, &message).await;
+        assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED, "{bin}");
+        headers.push(("authorization", "Bearer 0123456789abcdef0123456789abcdef"));
+        let allowed = post(&server.url, &headers, &message).await;
+        assert_eq!(allowed.status, StatusCode::OK, "{bin}: {}", allowed.text());
+    }
+}

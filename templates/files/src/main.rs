@@ -5,7 +5,7 @@
 //! stdout carries only the protocol; write logs and messages to stderr.
 
 use clap::{Parser, ValueEnum};
-use mcp_runtime::transport::http::{HttpOptions, HttpServer};
+use mcp_runtime::transport::http::{Access, HttpOptions, HttpServer};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,6 +25,15 @@ struct Args {
     /// Where `--transport http` listens (port 0 picks a free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8000")]
     bind: String,
+    /// Require `Authorization: Bearer <token>` with a token from this file (one per line:
+    /// `token` or `name token`, 16 bytes or more); `MCP_BEARER_TOKEN` adds one. Never pass
+    /// a token on the command line, where `ps` shows it.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Serve a non-loopback `--bind` address without tokens (refused otherwise): only behind
+    /// a proxy that authenticates.
+    #[arg(long)]
+    allow_unauthenticated: bool,
 }
 
 /// The transports this server speaks.
@@ -49,7 +58,7 @@ async fn main() -> ExitCode {
         )
         .init();
     let name = env!("CARGO_PKG_NAME");
-    let dirs = match directories(args.dirs, std::env::var_os(DIRS_ENV)) {
+    let dirs = match directories(args.dirs.clone(), std::env::var_os(DIRS_ENV)) {
         Ok(dirs) => dirs,
         Err(e) => {
             eprintln!("{name}: {e}");
@@ -68,15 +77,13 @@ async fn main() -> ExitCode {
     };
     let served = match args.transport {
         Transport::Stdio => mcp_runtime::serve_stdio(server).await,
-        Transport::Http => {
-            match HttpServer::bind(args.bind.as_str(), server, HttpOptions::default()).await {
-                Ok(http) => {
-                    eprintln!("{name}: serving MCP at {}", http.url());
-                    http.run().await
-                }
-                Err(e) => Err(e),
+        Transport::Http => match bind(&args, server, HttpOptions::default()).await {
+            Ok(http) => {
+                eprintln!("{name}: serving MCP at {}", http.url());
+                http.run().await
             }
-        }
+            Err(e) => Err(e),
+        },
     };
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -85,4 +92,17 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Binds `--bind` with the access the flags give: tokens from `--token-file` and
+/// `MCP_BEARER_TOKEN` required; a non-loopback address without them refused unless
+/// `--allow-unauthenticated`.
+async fn bind(
+    args: &Args,
+    server: mcp_runtime::Server,
+    options: HttpOptions,
+) -> std::io::Result<HttpServer> {
+    let access = Access::load(args.token_file.as_deref(), args.allow_unauthenticated)
+        .map_err(std::io::Error::other)?;
+    HttpServer::bind_with_access(args.bind.as_str(), server, options, &access).await
 }

@@ -4,7 +4,8 @@
 //! stdout carries only the protocol; write logs and messages to stderr.
 
 use clap::{Parser, ValueEnum};
-use mcp_runtime::transport::http::HttpServer;
+use mcp_runtime::transport::http::{Access, HttpOptions, HttpServer};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 // The tools and the server, from src/lib.rs.
@@ -24,6 +25,15 @@ struct Args {
     /// loopback origins are always accepted. Repeatable.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
+    /// Require `Authorization: Bearer <token>` with a token from this file (one per line:
+    /// `token` or `name token`, 16 bytes or more); `MCP_BEARER_TOKEN` adds one. Never pass
+    /// a token on the command line, where `ps` shows it.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Serve a non-loopback `--bind` address without tokens (refused otherwise): only behind
+    /// a proxy that authenticates.
+    #[arg(long)]
+    allow_unauthenticated: bool,
 }
 
 /// The transports this server speaks.
@@ -56,19 +66,16 @@ async fn main() -> ExitCode {
     };
     let served = match args.transport {
         Transport::Stdio => mcp_runtime::serve_stdio(server).await,
-        Transport::Http => match HttpServer::bind(
-            args.bind.as_str(),
-            server,
-            http_options(&args.allowed_origins),
-        )
-        .await
-        {
-            Ok(http) => {
-                eprintln!("{}: serving MCP at {}", env!("CARGO_PKG_NAME"), http.url());
-                http.run().await
+        Transport::Http => {
+            let options = http_options(&args.allowed_origins);
+            match bind(&args, server, options).await {
+                Ok(http) => {
+                    eprintln!("{}: serving MCP at {}", env!("CARGO_PKG_NAME"), http.url());
+                    http.run().await
+                }
+                Err(e) => Err(e),
             }
-            Err(e) => Err(e),
-        },
+        }
     };
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -77,4 +84,17 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Binds `--bind` with the access the flags give: tokens from `--token-file` and
+/// `MCP_BEARER_TOKEN` required; a non-loopback address without them refused unless
+/// `--allow-unauthenticated`.
+async fn bind(
+    args: &Args,
+    server: mcp_runtime::Server,
+    options: HttpOptions,
+) -> std::io::Result<HttpServer> {
+    let access = Access::load(args.token_file.as_deref(), args.allow_unauthenticated)
+        .map_err(std::io::Error::other)?;
+    HttpServer::bind_with_access(args.bind.as_str(), server, options, &access).await
 }

@@ -1,5 +1,6 @@
 #![doc = include_str!("README.md")]
 
+mod access;
 mod auth;
 mod headers;
 mod limits;
@@ -11,6 +12,7 @@ mod server;
 mod service;
 mod session;
 
+pub use access::{Access, AccessError, MIN_TOKEN_LEN, TOKEN_ENV};
 pub use auth::{AuthError, Authenticator, BearerTokens, Identity};
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, LegacyMode};
 pub use server::{HttpServer, serve_http};

@@ -2,6 +2,7 @@
 //! header read timeout and `TCP_NODELAY`, the endpoint at its path (404 elsewhere), and a
 //! graceful shutdown.
 
+use super::access::Access;
 use super::options::HttpOptions;
 use super::service::McpHttpService;
 use crate::server::Server;
@@ -71,6 +72,19 @@ impl HttpServer {
             local_addr,
             service: McpHttpService::new(server, options),
         })
+    }
+
+    /// Binds like [`bind`](Self::bind) with `access` applied: its tokens required, and a
+    /// non-loopback address without them refused (checked on the address really bound).
+    pub async fn bind_with_access(
+        addr: impl ToSocketAddrs,
+        server: Server,
+        options: HttpOptions,
+        access: &Access,
+    ) -> io::Result<Self> {
+        let http = Self::bind(addr, server, access.options(options)).await?;
+        access.check(http.local_addr).map_err(io::Error::other)?;
+        Ok(http)
     }
 
     /// The address it listens on.
