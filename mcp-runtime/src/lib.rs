@@ -72,6 +72,9 @@ mod collect;
 pub mod completion;
 #[cfg(feature = "fs")]
 pub mod fs;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod input;
 pub mod pipeline;
 pub mod prompt;

@@ -11,6 +11,7 @@ mod fs_tools;
 mod fs_tools_kill;
 mod fs_tools_reference;
 mod fs_tools_support;
+mod fuzz_corpus;
 mod hardening;
 mod http_conformance;
 mod http_interop;

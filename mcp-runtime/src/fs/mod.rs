@@ -98,7 +98,7 @@ mod edit;
 mod error;
 mod format;
 mod info;
-mod path;
+pub(crate) mod path;
 mod policy;
 mod read;
 mod resolve;

@@ -375,11 +375,35 @@ impl Matcher {
     }
 }
 
+/// Refuses a `{?…}` or `{&…}` expression naming a variable twice (found by fuzzing: such a
+/// template matches URIs its own expansions are not). Runs after [`validate`], so every `{`
+/// has its `}`.
+fn repeated_query_variable(template: &str) -> Result<(), UriTemplateError> {
+    let mut rest = template;
+    let mut base = 0;
+    while let Some(open) = rest.find('{') {
+        let close = open + rest[open..].find('}').unwrap_or(rest.len() - open);
+        let body = &rest[open + 1..close];
+        if let Some(names) = body.strip_prefix(['?', '&']) {
+            let names: Vec<&str> = names.split(',').map(|n| n.trim_end_matches('*')).collect();
+            if (1..names.len()).any(|i| names[..i].contains(&names[i])) {
+                return Err(UriTemplateError::RepeatedQueryVariable {
+                    offset: base + open,
+                });
+            }
+        }
+        base += (close + 1).min(rest.len());
+        rest = &rest[(close + 1).min(rest.len())..];
+    }
+    Ok(())
+}
+
 impl UriTemplate {
     /// Parses a template; the error says what is wrong and at which byte. The rules are
     /// [`validate`]'s, which `#[mcp_resource]` also evaluates at compile time.
     pub fn parse(template: &str) -> Result<Self, UriTemplateError> {
         validate(template)?;
+        repeated_query_variable(template)?;
         let parts = parse_parts(template);
         let mut names: Vec<String> = Vec::new();
         for part in &parts {

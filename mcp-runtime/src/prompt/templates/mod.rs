@@ -131,7 +131,7 @@
 mod coerce;
 mod compile;
 mod error;
-mod load;
+pub(crate) mod load;
 mod render;
 mod source;
 #[cfg(feature = "prompt-watch")]

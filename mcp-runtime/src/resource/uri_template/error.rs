@@ -80,6 +80,13 @@ pub enum UriTemplateError {
         /// Where the `%` is.
         offset: usize,
     },
+    /// A variable named twice in one `{?…}` or `{&…}` expression (`{?q,q}`): its expansion
+    /// repeats the parameter, which cannot be read back as one value.
+    #[error("the expression at byte {offset} names a query variable twice; name each once")]
+    RepeatedQueryVariable {
+        /// Where the expression's `{` is.
+        offset: usize,
+    },
 }
 
 pub(super) fn unsupported_operator(operator: char, offset: usize) -> String {
@@ -107,7 +114,8 @@ impl UriTemplateError {
             | Self::ExplodeNotLast { offset }
             | Self::AdjacentExpressions { offset }
             | Self::InvalidLiteral { offset, .. }
-            | Self::InvalidPercentEncoding { offset } => offset,
+            | Self::InvalidPercentEncoding { offset }
+            | Self::RepeatedQueryVariable { offset } => offset,
         }
     }
 }
@@ -155,6 +163,10 @@ pub const fn assert_uri_template(template: &str) {
         ),
         UriTemplateError::InvalidPercentEncoding { .. } => {
             panic!("invalid URI template: a `%` is not followed by two hex digits")
+        }
+        // Checked by `UriTemplate::parse` only (registration), not at compile time.
+        UriTemplateError::RepeatedQueryVariable { .. } => {
+            panic!("invalid URI template: a query variable is named twice in one expression")
         }
     }
 }

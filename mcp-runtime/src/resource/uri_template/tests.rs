@@ -543,3 +543,12 @@ fn accepted_shapes() {
         UriTemplate::parse(source).unwrap_or_else(|e| panic!("{source}: {e}"));
     }
 }
+
+/// Found by fuzzing: `{?q,q}` matched URIs that its own expansions were not.
+#[test]
+fn a_query_variable_named_twice_in_one_expression_is_refused() {
+    let e = UriTemplate::parse("x{?q,q,r}").unwrap_err();
+    assert_eq!(e, UriTemplateError::RepeatedQueryVariable { offset: 1 });
+    assert!(UriTemplate::parse("x{?q*,q}").is_err());
+    assert!(UriTemplate::parse("x/{q}{?r}{&s}").is_ok());
+}
