@@ -16,6 +16,7 @@ mod hardening;
 mod http_conformance;
 mod http_interop;
 mod http_limits;
+mod http_load;
 mod http_raw;
 mod http_scale;
 mod http_security;
