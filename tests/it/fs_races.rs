@@ -247,7 +247,15 @@ async fn file_swapped_for_a_fifo_never_blocks() {
 const CHILD_ENV: &str = "MCP_FS_KILL_CHILD_DIR";
 const CHILD_STARTED: &str = "MCP-FS-CHILD-WRITING";
 const CHILD_SIZE: usize = 4 << 20;
-const KILL_RUNS: u64 = 25;
+const KILL_RUNS: u64 = 50;
+/// The padding of `edited.txt`: 2,000 lines, so an edit rewrites a file of some size.
+const EDIT_PADDING: &str = "padding line, kept as it is by every edit\n";
+const EDIT_LINES: usize = 2_000;
+
+/// `edited.txt` in state `n`.
+fn edited(n: u64) -> String {
+    format!("state: {n}\n{}", EDIT_PADDING.repeat(EDIT_LINES))
+}
 
 /// Not a test on its own: the child process of
 /// [`killed_writers_leave_old_or_new_content_and_no_stray_file`], which re-runs this test
@@ -267,18 +275,40 @@ fn kill_child_writer() {
             .allow_dir(dir)
             .max_write_bytes(CHILD_SIZE as u64);
         let files = FileService::new(policy).unwrap();
-        let contents = [vec![b'A'; CHILD_SIZE], vec![b'B'; CHILD_SIZE]];
         let mut out = std::io::stdout();
         writeln!(out, "{CHILD_STARTED}").unwrap();
         out.flush().unwrap();
         let deadline = Instant::now() + Duration::from_secs(60);
-        let mut i = 0;
-        while Instant::now() < deadline {
-            files
-                .write_file("target.txt", contents[i % 2].clone())
-                .await
-                .unwrap();
-            i += 1;
+        // Two writers race on `target.txt`; an editor steps `edited.txt` from state to state.
+        let writers: Vec<_> = (0..2)
+            .map(|w| {
+                let files = files.clone();
+                tokio::spawn(async move {
+                    let contents = [vec![b'A'; CHILD_SIZE], vec![b'B'; CHILD_SIZE]];
+                    let mut i = w;
+                    while Instant::now() < deadline {
+                        files
+                            .write_file("target.txt", contents[i % 2].clone())
+                            .await
+                            .unwrap();
+                        i += 1;
+                    }
+                })
+            })
+            .collect();
+        let editor = tokio::spawn(async move {
+            let mut n = 0;
+            while Instant::now() < deadline {
+                let edit = TextEdit::new(format!("state: {n}\n"), format!("state: {}\n", n + 1));
+                files
+                    .edit_file("edited.txt", vec![edit], false)
+                    .await
+                    .unwrap();
+                n += 1;
+            }
+        });
+        for task in writers.into_iter().chain([editor]) {
+            task.await.unwrap();
         }
     });
 }
@@ -301,6 +331,8 @@ fn killed_writers_leave_old_or_new_content_and_no_stray_file() {
         let tmp = tempfile::tempdir().unwrap();
         let target = tmp.path().join("target.txt");
         std::fs::write(&target, "initial").unwrap();
+        let edited_path = tmp.path().join("edited.txt");
+        std::fs::write(&edited_path, edited(0)).unwrap();
         let mut child = Command::new(&exe)
             .args(["fs_races::kill_child_writer", "--exact", "--nocapture"])
             .args(["--test-threads=1"])
@@ -330,19 +362,33 @@ fn killed_writers_leave_old_or_new_content_and_no_stray_file() {
             "run {run}: partial file of {} bytes",
             content.len()
         );
+        // The edited file is in one of its states, whole.
+        let text = std::fs::read_to_string(&edited_path).unwrap();
+        let state = text
+            .strip_prefix("state: ")
+            .and_then(|rest| rest.split_once('\n'))
+            .and_then(|(n, _)| n.parse::<u64>().ok());
+        let edited_whole = |text: &str| state.is_some_and(|n| text == edited(n));
+        assert!(
+            edited_whole(&text),
+            "run {run}: edited.txt is partial ({} bytes)",
+            text.len()
+        );
         // Nothing else, except (rarely) a complete temporary file from a kill between link
         // and rename, which the documented cleanup removes.
         for entry in std::fs::read_dir(tmp.path()).unwrap() {
             let entry = entry.unwrap();
             let name = entry.file_name().into_string().unwrap();
-            if name == "target.txt" {
+            if name == "target.txt" || name == "edited.txt" {
                 continue;
             }
             assert!(
                 name.starts_with(&format!("{TEMP_PREFIX}{}-", child.id())),
                 "run {run}: stray file {name}"
             );
-            assert!(complete(&std::fs::read(entry.path()).unwrap()));
+            let leftover = std::fs::read(entry.path()).unwrap();
+            let leftover_text = String::from_utf8_lossy(&leftover);
+            assert!(complete(&leftover) || leftover_text.starts_with("state: "));
             // As a restart a while later finds it (a sweep spares a file touched recently).
             set_idle(&entry.path(), mcp_runtime::fs::STALE_AFTER * 2);
             named_leftovers += 1;
@@ -350,7 +396,56 @@ fn killed_writers_leave_old_or_new_content_and_no_stray_file() {
         let files = FileService::new(FsPolicy::new().allow_dir(tmp.path())).unwrap();
         rt.block_on(files.remove_stale_temp_files(".")).unwrap();
         let names: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().collect();
-        assert_eq!(names.len(), 1, "run {run}: files left after cleanup");
+        assert_eq!(names.len(), 2, "run {run}: files left after cleanup");
     }
     eprintln!("kill test: {KILL_RUNS} runs, {named_leftovers} complete temporary files cleaned");
+}
+
+/// Unmounts the small file system of the disk-full test, however it ends.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[tokio::test]
+async fn a_write_that_fills_the_disk_leaves_the_old_content_and_no_temporary_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+        .arg(tmp.path())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("skipped: this machine does not let the test mount a small tmpfs");
+        return;
+    }
+    let _unmount = Mounted(tmp.path().to_path_buf());
+    std::fs::write(tmp.path().join("notes.txt"), "the old content").unwrap();
+    let files = FileService::new(FsPolicy::new().allow_dir(tmp.path())).unwrap();
+    // 2 MiB into a 1 MiB file system: the write fails with the disk full.
+    let e = files
+        .write_file("notes.txt", vec![b'x'; 2 << 20])
+        .await
+        .unwrap_err();
+    assert!(e.to_string().to_lowercase().contains("space"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("notes.txt")).unwrap(),
+        "the old content"
+    );
+    // A new file that does not fit is not left half-written either.
+    assert!(
+        files
+            .write_file("new.txt", vec![b'y'; 2 << 20])
+            .await
+            .is_err()
+    );
+    let names: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["notes.txt"], "nothing but the old file remains");
 }
