@@ -248,3 +248,104 @@ async fn a_file_of_control_bytes_cannot_blow_up_a_response() {
         "{result:?}"
     );
 }
+
+/// Makes `depth` nested directories `d/d/d/…` below `root` (deeper than a path can name,
+/// so through directory handles), each with `files` small files, and `deep.txt` at the
+/// bottom.
+fn nest(root: &std::path::Path, depth: usize, files: usize) {
+    use rustix::fs::{CWD, Mode, OFlags};
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC;
+    let mut dir = rustix::fs::openat(CWD, root, flags, Mode::empty()).unwrap();
+    for _ in 0..depth {
+        for i in 0..files {
+            let name = format!("f{i}.txt");
+            let flags = OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC;
+            rustix::fs::openat(&dir, name.as_str(), flags, Mode::from_raw_mode(0o644)).unwrap();
+        }
+        rustix::fs::mkdirat(&dir, "d", Mode::from_raw_mode(0o755)).unwrap();
+        dir = rustix::fs::openat(&dir, "d", flags, Mode::empty()).unwrap();
+    }
+    let file = rustix::fs::openat(
+        &dir,
+        "deep.txt",
+        OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o644),
+    )
+    .unwrap();
+    rustix::io::write(&file, b"bottom").unwrap();
+}
+
+#[tokio::test]
+async fn a_tree_thousands_of_levels_deep_is_walked_without_exhausting_the_stack() {
+    use mcp_runtime::fs::{FileService, FsPolicy, WalkLimits};
+    let dir = tempfile::tempdir().unwrap();
+    nest(dir.path(), 3_000, 0);
+    let mut limits = WalkLimits::default();
+    limits.max_depth = 100_000;
+    limits.max_entries = 1_000_000;
+    let files =
+        FileService::new(FsPolicy::new().allow_dir(dir.path()).walk_limits(limits)).unwrap();
+    // Each walk used to recurse once per level, on a blocking thread's 2 MiB stack.
+    let found = files.search_files(".", "**/deep.txt", &[]).await.unwrap();
+    assert_eq!(found.matches.len(), 1, "{:?}", found.truncated);
+    assert!(found.truncated.is_none());
+    let tree = files.directory_tree(".", &[]).await.unwrap();
+    let mut depth = 0;
+    let mut nodes = &tree.nodes;
+    while let Some(node) = nodes.first() {
+        depth += 1;
+        match &node.children {
+            Some(children) => nodes = children,
+            None => break,
+        }
+    }
+    assert_eq!(depth, 3_001, "every level and the file at the bottom");
+    let swept = files
+        .remove_stale_temp_files_recursively(".")
+        .await
+        .unwrap();
+    assert_eq!(swept, 0);
+}
+
+#[tokio::test]
+async fn concurrent_searches_stay_within_the_descriptor_limit() {
+    use mcp_runtime::client::Client;
+    let dir = tempfile::tempdir().unwrap();
+    nest(dir.path(), 30, 200);
+    // A file server allowed 400 descriptors, searching a 30-level tree 48 times at once:
+    // each walk used to hold one descriptor per level (48 x 31 > 400); now at most 16 walks
+    // run at once, each holding at most 18.
+    let script = format!(
+        "ulimit -n 400 && exec {} {}",
+        mcp_tests::example_bin("file-server").display(),
+        dir.path().display()
+    );
+    let mut command = tokio::process::Command::new("sh");
+    command
+        .args(["-c", &script])
+        .stderr(std::process::Stdio::null());
+    let client = Client::spawn(command).unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    let searches: Vec<_> = (0..48)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move {
+                client
+                    .call_tool(
+                        "search_files",
+                        json!({"path": ".", "pattern": "**/deep.txt"}),
+                    )
+                    .await
+            })
+        })
+        .collect();
+    for search in searches {
+        let result = search.await.unwrap().unwrap();
+        assert!(!result.is_error(), "{result:?}");
+        assert!(
+            result.first_text().unwrap().ends_with("/deep.txt"),
+            "{result:?}"
+        );
+    }
+    client.close().await.unwrap();
+}

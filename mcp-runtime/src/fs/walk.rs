@@ -7,6 +7,13 @@
 //! early. Files whose extension the policy does not allow are left out; sizes are those of
 //! the entries themselves (`lstat`), never of what a symlink points to, and a hard-linked
 //! file's size is withheld unless the policy admits hard links.
+//!
+//! Walks are iterative (an explicit stack, never recursion, so no depth exhausts a thread's
+//! stack) and hold few descriptors: at most [`KEEP_OPEN`] directory handles along the current
+//! path, re-opening an ancestor from the nearest one still open when the walk climbs back to
+//! it; at most [`MAX_CONCURRENT_WALKS`] walks run at once in the process (a walk waits for a
+//! slot until its deadline). So no tree and no number of concurrent searches exhausts the
+//! process's descriptors.
 
 use super::error::{FsError, FsResult};
 use super::path::FsPath;
@@ -15,6 +22,7 @@ use cap_std::fs::{Dir, MetadataExt};
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::ffi::OsString;
+use std::sync::{Condvar, Mutex};
 use std::time::{Instant, SystemTime};
 
 /// What a directory entry is (the entry itself; symlinks are not followed).
@@ -150,22 +158,69 @@ pub fn format_size(bytes: u64) -> String {
     )
 }
 
+/// How many directory handles one walk keeps open along its current path.
+pub(crate) const KEEP_OPEN: usize = 16;
+
+/// How many walks run at once in the process; more wait for a slot.
+pub(crate) const MAX_CONCURRENT_WALKS: usize = 16;
+
+/// The process's walk slots (a counting semaphore for blocking threads; tokio's is for
+/// tasks, and walks run on the blocking pool).
+static WALKS: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// One walk's slot; given back when dropped.
+struct WalkSlot;
+
+impl WalkSlot {
+    /// Waits for a slot until `deadline`; `None` when none came in time.
+    fn acquire(deadline: Instant) -> Option<Self> {
+        let (count, freed) = &WALKS;
+        let mut running = count.lock().unwrap_or_else(|e| e.into_inner());
+        while *running >= MAX_CONCURRENT_WALKS {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            running = freed
+                .wait_timeout(running, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        *running += 1;
+        Some(WalkSlot)
+    }
+}
+
+impl Drop for WalkSlot {
+    fn drop(&mut self) {
+        let (count, freed) = &WALKS;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        freed.notify_one();
+    }
+}
+
 /// How much a walk may still do.
 struct Budget {
     deadline: Instant,
     entries_left: usize,
     max_depth: usize,
     truncated: Option<Truncation>,
+    /// `None` when no slot came before the deadline: the walk does nothing (`Time`).
+    _slot: Option<WalkSlot>,
 }
 
 impl Budget {
     fn new(core: &Core) -> Self {
         let limits = core.policy.walk;
+        let deadline = Instant::now() + limits.timeout;
+        let slot = WalkSlot::acquire(deadline);
         Self {
-            deadline: Instant::now() + limits.timeout,
-            entries_left: limits.max_entries,
+            deadline,
+            entries_left: if slot.is_some() {
+                limits.max_entries
+            } else {
+                0
+            },
             max_depth: limits.max_depth,
-            truncated: None,
+            truncated: slot.is_none().then_some(Truncation::Time),
+            _slot: slot,
         }
     }
 
@@ -308,47 +363,159 @@ pub(crate) fn directory_tree(
     let exclude = tree_excludes(exclude)?;
     let dir = core.open_dir_target(loc)?;
     let mut budget = Budget::new(core);
-    let nodes =
-        tree(core, &dir, "", 1, &exclude, &mut budget).map_err(|e| FsError::io(&loc.raw, e))?;
+    // The children being collected at each open level; a directory's node is pushed with
+    // empty children, filled when the walk leaves it.
+    let mut levels: Vec<Vec<TreeNode>> = Vec::new();
+    let walked = depth_first(core, dir, &mut budget, &mut |event| match event {
+        Event::Entry { entry, rel, .. } => {
+            if exclude.is_match(rel) {
+                return false;
+            }
+            let is_dir = entry.kind == EntryKind::Directory;
+            if let Some(level) = levels.last_mut() {
+                level.push(TreeNode {
+                    name: entry.name.clone(),
+                    kind: entry.kind,
+                    children: is_dir.then(Vec::new),
+                });
+            }
+            is_dir
+        }
+        Event::Enter { .. } => {
+            levels.push(Vec::new());
+            true
+        }
+        Event::Leave => {
+            let children = levels.pop().unwrap_or_default();
+            if let Some(node) = levels.last_mut().and_then(|level| level.last_mut()) {
+                node.children = Some(children);
+            }
+            true
+        }
+    });
+    walked.map_err(|e| FsError::io(&loc.raw, e))?;
     Ok(DirectoryTree {
         path: core.fs_path(loc),
-        nodes,
+        nodes: levels.into_iter().next().unwrap_or_default(),
         truncated: budget.truncated,
     })
 }
 
-fn tree(
-    core: &Core,
-    dir: &Dir,
-    prefix: &str,
+/// What a depth-first walk tells its caller.
+enum Event<'a> {
+    /// An entry of the directory being read; the caller answers whether to enter it (only
+    /// directories are entered, within the depth limit).
+    Entry {
+        entry: &'a Entry,
+        rel: &'a str,
+        at: &'a [OsString],
+    },
+    /// A directory was entered (after its `Entry`); its entries follow.
+    Enter { dir: &'a Dir },
+    /// The walk is done with the directory entered last.
+    Leave,
+}
+
+/// One open level of a depth-first walk.
+struct Frame {
+    /// Its handle, while it is among the [`KEEP_OPEN`] deepest (the start's always).
+    dir: Option<Dir>,
+    /// Its path below the start, component by component.
+    names: Vec<OsString>,
+    /// Its path below the start, as the relative path globs match.
+    rel: String,
+    /// Its level (the start's entries are level 1).
     level: usize,
-    exclude: &GlobSet,
+    /// Its entries not yet seen.
+    pending: std::vec::IntoIter<Entry>,
+}
+
+/// Walks `start` depth-first, in name order, with an explicit stack (see the module docs
+/// for the descriptors it holds). `on` gets every event; returning `false` from an `Entry`
+/// does not enter it (the return value of the others is ignored). The start itself gets an
+/// `Enter` first; unreadable subdirectories are skipped.
+fn depth_first(
+    core: &Core,
+    start: Dir,
     budget: &mut Budget,
-) -> std::io::Result<Vec<TreeNode>> {
-    let mut nodes = Vec::new();
-    for e in entries(core, dir, budget)? {
-        let rel = join(prefix, &e.name);
-        if exclude.is_match(&rel) {
+    on: &mut dyn FnMut(Event<'_>) -> bool,
+) -> std::io::Result<()> {
+    on(Event::Enter { dir: &start });
+    let first = entries(core, &start, budget)?;
+    let mut stack = vec![Frame {
+        dir: Some(start),
+        names: Vec::new(),
+        rel: String::new(),
+        level: 1,
+        pending: first.into_iter(),
+    }];
+    while let Some(top) = stack.last_mut() {
+        let Some(entry) = top.pending.next() else {
+            stack.pop();
+            if !stack.is_empty() {
+                on(Event::Leave);
+            }
+            continue;
+        };
+        let rel = join(&top.rel, &entry.name);
+        let level = top.level;
+        let wanted = on(Event::Entry {
+            entry: &entry,
+            rel: &rel,
+            at: &top.names,
+        });
+        if !wanted || entry.kind != EntryKind::Directory || !budget.may_enter(level) {
             continue;
         }
-        let children = (e.kind == EntryKind::Directory).then(|| {
-            if !budget.may_enter(level) {
-                return Vec::new();
-            }
-            // A directory that cannot be opened (permissions, or swapped for a symlink since
-            // it was listed) is shown empty rather than failing the whole tree.
-            match open_dir_nofollow(dir, &e.raw) {
-                Ok(sub) => tree(core, &sub, &rel, level + 1, exclude, budget).unwrap_or_default(),
-                Err(_) => Vec::new(),
-            }
+        let Some(parent) = reopen_top(&mut stack) else {
+            continue;
+        };
+        let Ok(sub) = open_dir_nofollow(parent, &entry.raw) else {
+            continue;
+        };
+        let Ok(listed) = entries(core, &sub, budget) else {
+            continue;
+        };
+        let mut names = stack.last().map(|f| f.names.clone()).unwrap_or_default();
+        names.push(entry.raw);
+        on(Event::Enter { dir: &sub });
+        stack.push(Frame {
+            dir: Some(sub),
+            names,
+            rel,
+            level: level + 1,
+            pending: listed.into_iter(),
         });
-        nodes.push(TreeNode {
-            name: e.name,
-            kind: e.kind,
-            children,
-        });
+        // Keep the start's handle and the deepest ones; an ancestor in between is
+        // re-opened if the walk comes back to it.
+        let len = stack.len();
+        if len > KEEP_OPEN + 1 {
+            stack[len - KEEP_OPEN - 1].dir = None;
+        }
     }
-    Ok(nodes)
+    Ok(())
+}
+
+/// The handle of the stack's top frame, re-opened from its nearest open ancestor if it was
+/// let go; `None` if that fails (the directory was removed or replaced meanwhile).
+fn reopen_top(stack: &mut [Frame]) -> Option<&Dir> {
+    let (top, ancestors) = stack.split_last_mut()?;
+    if top.dir.is_none() {
+        let base = ancestors.iter().rev().find(|f| f.dir.is_some())?;
+        let below = &top.names[base.names.len()..];
+        top.dir = Some(open_below(base.dir.as_ref()?, below).ok()?);
+    }
+    top.dir.as_ref()
+}
+
+/// Opens the directory `names` below `base`, one component at a time, never through a
+/// symlink; holds one extra handle at a time.
+fn open_below(base: &Dir, names: &[OsString]) -> std::io::Result<Dir> {
+    let mut dir = base.try_clone()?;
+    for name in names {
+        dir = open_dir_nofollow(&dir, name)?;
+    }
+    Ok(dir)
 }
 
 /// Calls `f` on the directory at `loc` and on every directory below it (entered the same
@@ -358,24 +525,17 @@ pub(crate) fn visit_dirs(
     loc: &Location,
     f: &mut dyn FnMut(&Dir),
 ) -> FsResult<Option<Truncation>> {
-    fn visit(core: &Core, dir: &Dir, level: usize, budget: &mut Budget, f: &mut dyn FnMut(&Dir)) {
-        f(dir);
-        // An unreadable subdirectory is skipped, as in searches.
-        let Ok(found) = entries(core, dir, budget) else {
-            return;
-        };
-        for e in found {
-            if e.kind == EntryKind::Directory
-                && budget.may_enter(level)
-                && let Ok(sub) = open_dir_nofollow(dir, &e.raw)
-            {
-                visit(core, &sub, level + 1, budget, f);
-            }
-        }
-    }
     let dir = core.open_dir_target(loc)?;
     let mut budget = Budget::new(core);
-    visit(core, &dir, 1, &mut budget, f);
+    // An unreadable start or subdirectory is skipped, as in searches.
+    let _ = depth_first(core, dir, &mut budget, &mut |event| match event {
+        Event::Enter { dir } => {
+            f(dir);
+            true
+        }
+        Event::Entry { entry, .. } => entry.kind == EntryKind::Directory,
+        Event::Leave => true,
+    });
     Ok(budget.truncated)
 }
 
@@ -415,15 +575,21 @@ pub(crate) fn readable_files(core: &Core, max_files: usize, max_depth: usize) ->
     let mut budget = Budget::new(core);
     budget.max_depth = budget.max_depth.min(max_depth);
     let mut found = FoundFiles::default();
-    let mut queue: VecDeque<(Dir, FsPath, usize)> = core
+    // Queued directories are paths, not handles: a wide tree queues thousands of them. Each
+    // is opened when its turn comes, from its root, never through a symlink.
+    let mut queue: VecDeque<(usize, Vec<OsString>, FsPath, usize)> = core
         .roots
         .iter()
-        .filter_map(|root| {
-            let dir = root.dir.try_clone().ok()?;
-            Some((dir, FsPath::new(root.display.clone(), &[] as &[&str]), 1))
+        .enumerate()
+        .map(|(i, root)| {
+            let at = FsPath::new(root.display.clone(), &[] as &[&str]);
+            (i, Vec::new(), at, 1)
         })
         .collect();
-    while let Some((dir, at, level)) = queue.pop_front() {
+    while let Some((root, names, at, level)) = queue.pop_front() {
+        let Ok(dir) = open_below(&core.roots[root].dir, &names) else {
+            continue;
+        };
         let Ok(listed) = entries(core, &dir, &mut budget) else {
             continue;
         };
@@ -434,10 +600,10 @@ pub(crate) fn readable_files(core: &Core, max_files: usize, max_depth: usize) ->
             }
             match e.kind {
                 EntryKind::Directory => {
-                    if budget.may_enter(level)
-                        && let Ok(sub) = open_dir_nofollow(&dir, &e.raw)
-                    {
-                        queue.push_back((sub, at.child(name), level + 1));
+                    if budget.may_enter(level) {
+                        let mut below = names.clone();
+                        below.push(e.raw.clone());
+                        queue.push_back((root, below, at.child(name), level + 1));
                     }
                 }
                 EntryKind::File => {
@@ -480,51 +646,28 @@ pub(crate) fn search_files(
     let start = core.fs_path(loc);
     let mut budget = Budget::new(core);
     let mut matches = Vec::new();
-    let mut search = Search {
-        core,
-        pattern: &pattern,
-        exclude: &exclude,
-        budget: &mut budget,
-        matches: &mut matches,
-    };
-    search
-        .walk(&dir, &start, "", 1)
-        .map_err(|e| FsError::io(&loc.raw, e))?;
+    // An unreadable subdirectory is skipped, as the reference does.
+    let walked = depth_first(core, dir, &mut budget, &mut |event| match event {
+        Event::Entry { entry, rel, at } => {
+            if exclude.is_match(rel) {
+                return false;
+            }
+            if pattern.is_match(rel) {
+                let mut path = start.clone();
+                for name in at {
+                    path = path.child(&name.to_string_lossy());
+                }
+                matches.push(path.child(&entry.name));
+            }
+            true
+        }
+        Event::Enter { .. } | Event::Leave => true,
+    });
+    walked.map_err(|e| FsError::io(&loc.raw, e))?;
     Ok(SearchMatches {
         matches,
         truncated: budget.truncated,
     })
-}
-
-struct Search<'a> {
-    core: &'a Core,
-    pattern: &'a globset::GlobMatcher,
-    exclude: &'a GlobSet,
-    budget: &'a mut Budget,
-    matches: &'a mut Vec<FsPath>,
-}
-
-impl Search<'_> {
-    fn walk(&mut self, dir: &Dir, at: &FsPath, prefix: &str, level: usize) -> std::io::Result<()> {
-        for e in entries(self.core, dir, self.budget)? {
-            let rel = join(prefix, &e.name);
-            if self.exclude.is_match(&rel) {
-                continue;
-            }
-            let path = at.child(&e.name);
-            if self.pattern.is_match(&rel) {
-                self.matches.push(path.clone());
-            }
-            // An unreadable subdirectory is skipped, as the reference does.
-            if e.kind == EntryKind::Directory
-                && self.budget.may_enter(level)
-                && let Ok(sub) = open_dir_nofollow(dir, &e.raw)
-            {
-                let _ = self.walk(&sub, &path, &rel, level + 1);
-            }
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
