@@ -280,9 +280,11 @@ async fn a_tree_thousands_of_levels_deep_is_walked_without_exhausting_the_stack(
     use mcp_runtime::fs::{FileService, FsPolicy, WalkLimits};
     let dir = tempfile::tempdir().unwrap();
     nest(dir.path(), 3_000, 0);
-    let mut limits = WalkLimits::default();
-    limits.max_depth = 100_000;
-    limits.max_entries = 1_000_000;
+    let limits = WalkLimits {
+        max_depth: 100_000,
+        max_entries: 1_000_000,
+        ..WalkLimits::default()
+    };
     let files =
         FileService::new(FsPolicy::new().allow_dir(dir.path()).walk_limits(limits)).unwrap();
     // Each walk used to recurse once per level, on a blocking thread's 2 MiB stack.
