@@ -351,3 +351,51 @@ async fn concurrent_searches_stay_within_the_descriptor_limit() {
     }
     client.close().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelled_walks_stop_and_free_their_turn() {
+    use mcp_runtime::fs::{FileService, FsPolicy, WalkLimits};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    for d in 0..20 {
+        let sub = big.join(format!("d{d}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        for f in 0..500 {
+            std::fs::write(sub.join(format!("f{f}.txt")), "").unwrap();
+        }
+    }
+    std::fs::create_dir(dir.path().join("small")).unwrap();
+    let limits = WalkLimits {
+        max_entries: 1_000_000,
+        timeout: Duration::from_secs(120),
+        ..WalkLimits::default()
+    };
+    let files =
+        FileService::new(FsPolicy::new().allow_dir(dir.path()).walk_limits(limits)).unwrap();
+    // How long one whole walk of the big tree takes here.
+    let started = Instant::now();
+    let whole = files.search_files("big", "**/nothing", &[]).await.unwrap();
+    assert!(whole.truncated.is_none());
+    let full = started.elapsed();
+    // Sixteen walks (every walk slot) start, and their requests are dropped a little later.
+    let walks: Vec<_> = (0..16)
+        .map(|_| {
+            let files = files.clone();
+            tokio::spawn(async move { files.search_files("big", "**/nothing", &[]).await })
+        })
+        .collect();
+    tokio::time::sleep(full / 4).await;
+    for walk in &walks {
+        walk.abort();
+    }
+    // They stop at their next step and give their slots back: a small walk does not wait
+    // for them to run to the end (it used to wait about a whole walk).
+    let started = Instant::now();
+    files.search_files("small", "*", &[]).await.unwrap();
+    let waited = started.elapsed();
+    assert!(
+        waited < full / 2,
+        "a walk waited {waited:?} behind cancelled walks (a whole walk takes {full:?})"
+    );
+}

@@ -105,6 +105,9 @@ struct Work {
 
 impl Work {
     fn charge(&mut self, amount: usize) -> FsResult<()> {
+        if super::work::cancelled() {
+            return Err(FsError::new(FsErrorKind::Io, "the request was cancelled"));
+        }
         match self.left.checked_sub(amount) {
             Some(left) => {
                 self.left = left;

@@ -51,6 +51,8 @@ pub enum FsErrorKind {
     Config,
     /// Another I/O error.
     Io,
+    /// Too many operations are waiting already; retrying shortly may succeed.
+    Busy,
 }
 
 /// An error from the file service. Its `Display` text is safe to show a model.
@@ -106,6 +108,7 @@ impl FsError {
             FsErrorKind::PermissionDenied => "permission_denied",
             FsErrorKind::Config => "config",
             FsErrorKind::Io => "io",
+            FsErrorKind::Busy => "busy",
         }
     }
 

@@ -107,6 +107,7 @@ mod service;
 mod tool_io;
 mod tools;
 mod walk;
+mod work;
 mod write;
 
 pub use atomic::{STALE_AFTER, TEMP_PREFIX, temp_file_name};

@@ -2,7 +2,7 @@
 
 use super::audit::AuditRecord;
 use super::edit::{EditOutcome, TextEdit};
-use super::error::{FsError, FsErrorKind, FsResult};
+use super::error::{FsError, FsResult};
 use super::info::FileInfo;
 use super::path::FsPath;
 use super::policy::FsPolicy;
@@ -120,15 +120,13 @@ impl FileService {
         let core = self.core.clone();
         let mut record = AuditRecord::new(operation, self.tool.clone(), requested);
         let fallback = record.clone();
-        let joined = tokio::task::spawn_blocking(move || {
+        // In its turn, and told if its request goes away (see `work.rs`).
+        let joined = super::work::blocking(move || {
             let result = f(&core, &mut record);
             (result, record)
         })
         .await;
-        let (result, record) = joined.unwrap_or_else(|_| {
-            let err = FsError::new(FsErrorKind::Io, "internal error in the file service");
-            (Err(err), fallback)
-        });
+        let (result, record) = joined.unwrap_or_else(|err| (Err(err), fallback));
         record.emit(&result);
         result
     }

@@ -229,6 +229,11 @@ impl Budget {
         if self.truncated.is_some_and(|t| t != Truncation::Depth) {
             return false;
         }
+        // Cancelled: stop as if out of time; nobody will see the result.
+        if super::work::cancelled() {
+            self.truncated = Some(Truncation::Time);
+            return false;
+        }
         if self.entries_left == 0 {
             self.truncated = Some(Truncation::Entries);
             return false;
