@@ -81,6 +81,7 @@ pub mod prompt;
 pub mod protocol;
 pub mod resource;
 pub mod server;
+pub mod testing;
 pub mod tool;
 pub mod transport;
 

@@ -66,6 +66,10 @@ fn reason(name: &str) -> Option<String> {
         format!("`{bad}` is not allowed (use ASCII letters, digits, `-` and `_`)")
     } else if !(first.is_ascii_alphabetic() || first == '_') {
         "it must start with a letter or `_`".to_owned()
+    } else if name.chars().any(|c| c.is_ascii_uppercase()) {
+        // `cargo new` only warns; crates.io treats `Bad-Name` and `bad-name` as one name,
+        // and the binary a client starts is named after the package.
+        "package names are kebab-case (no uppercase letters)".to_owned()
     } else if KEYWORDS.contains(&name) {
         "it is a Rust keyword".to_owned()
     } else if STD_CRATES.contains(&name) {
@@ -136,6 +140,14 @@ pub fn crate_name(package: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uppercase_is_refused_with_the_kebab_case_name() {
+        let e = validate("Bad-Name").unwrap_err();
+        assert!(e.to_string().contains("kebab-case"), "{e}");
+        assert_eq!(e.suggestion, "bad-name");
+        assert!(validate("bad-name").is_ok());
+    }
 
     #[test]
     fn accepts_ordinary_names() {

@@ -405,11 +405,15 @@ pub fn next_steps(created: &Created, cwd: &Path) -> String {
         .strip_prefix(cwd)
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| created.dir.clone());
+    // `init` in the current folder: say which one, not an empty path.
+    let place = if shown.as_os_str().is_empty() {
+        format!("the current folder ({})", created.dir.display())
+    } else {
+        shown.display().to_string()
+    };
     let mut out = format!(
-        "Created `{}` ({} template) in {}\n",
-        created.name,
-        created.template,
-        shown.display()
+        "Created `{}` ({} template) in {place}\n",
+        created.name, created.template
     );
     match &created.workspace {
         WorkspaceChange::AddedMember(root) => out.push_str(&format!(

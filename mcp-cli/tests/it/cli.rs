@@ -180,6 +180,13 @@ fn new_prints_the_next_steps_and_init_refuses_to_overwrite() {
         "stdio",
     ]));
     assert!(forced.status.success(), "{}", show(&forced));
+    // It says where: the current folder, by its path (it used to print an empty one).
+    let said = stdout(&forced);
+    let expected = format!(
+        "Created `weather` (stdio template) in the current folder ({})\n",
+        project.display()
+    );
+    assert!(said.starts_with(&expected), "{said}");
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("template = \"stdio\""), "{manifest}");
     // Files the stdio template does not have are left alone.

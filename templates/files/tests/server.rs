@@ -2,8 +2,9 @@
 //! every path to the served directory, the built binary over stdio, and a snapshot of
 //! `tools/list`.
 
-use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::client::Client;
 use mcp_runtime::protocol::ErrorCode;
+use mcp_runtime::testing::{self, ERAS, EraMode};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -12,9 +13,6 @@ use std::time::{Duration, Instant};
 
 // The tools and the server, from src/lib.rs.
 use {{crate_name}}::{DIRS_ENV, file_service, server};
-
-/// Both protocol eras: the 2025 `initialize` handshake and stateless 2026-07-28.
-const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
 
 /// What must never be read through the server.
 const SECRET: &str = "the secret outside";
@@ -43,12 +41,7 @@ fn fixture() -> Fixture {
 
 async fn session(fixture: &Fixture, era: EraMode) -> Client {
     let files = file_service(&[fixture.served.clone()]).unwrap();
-    let client = Client::memory(&server(files).expect("every tool is valid"));
-    client
-        .connect(era)
-        .await
-        .expect("the server accepts the connection");
-    client
+    testing::connect(&server(files).expect("every tool is valid"), era).await
 }
 
 #[tokio::test]
@@ -262,24 +255,8 @@ fn the_binary_speaks_json_rpc_on_stdout_and_exits_when_stdin_closes() {
 #[tokio::test]
 async fn tools_list_matches_the_snapshot() {
     let fixture = fixture();
-    let tools = session(&fixture, EraMode::Legacy)
-        .await
-        .list_tools()
-        .await
-        .unwrap();
-    let actual = json!({ "tools": tools });
+    let files = file_service(&[fixture.served.clone()]).unwrap();
+    let server = server(files).expect("every tool is valid");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools.json");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        let text = serde_json::to_string_pretty(&actual).unwrap() + "\n";
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
-        .expect("the snapshot is JSON");
-    assert!(
-        actual == expected,
-        "tools/list differs from {}; if the change is intended, run `UPDATE_SNAPSHOTS=1 cargo test`\nnow: {}",
-        path.display(),
-        serde_json::to_string_pretty(&actual).unwrap()
-    );
+    testing::assert_tools_snapshot(&server, path).await;
 }

@@ -1,8 +1,9 @@
 //! The server end to end: an in-memory session in both protocol eras, the built binary
 //! over stdio, and a snapshot of `tools/list`.
 
-use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::client::Client;
 use mcp_runtime::protocol::ErrorCode;
+use mcp_runtime::testing::{self, ERAS, EraMode};
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -12,16 +13,8 @@ use std::time::{Duration, Instant};
 // The tools and the server, from src/lib.rs.
 use {{crate_name}}::server;
 
-/// Both protocol eras: the 2025 `initialize` handshake and stateless 2026-07-28.
-const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
-
 async fn session(era: EraMode) -> Client {
-    let client = Client::memory(&server().expect("every tool is valid"));
-    client
-        .connect(era)
-        .await
-        .expect("the server accepts the connection");
-    client
+    testing::connect(&server().expect("every tool is valid"), era).await
 }
 
 #[tokio::test]
@@ -148,8 +141,7 @@ async fn a_prompt_file_dropped_into_the_folder_is_served() {
     .unwrap();
     let server = {{crate_name}}::server_with_prompts(&dir).expect("every prompt file is valid");
     std::fs::remove_dir_all(&dir).unwrap();
-    let client = Client::memory(&server);
-    client.connect(EraMode::Legacy).await.unwrap();
+    let client = testing::connect(&server, EraMode::Legacy).await;
     let names: Vec<String> = client
         .list_prompts()
         .await
@@ -235,20 +227,7 @@ fn the_binary_speaks_json_rpc_on_stdout_and_exits_when_stdin_closes() {
 /// tests/snapshots/tools.json`) and review the diff: clients see exactly this.
 #[tokio::test]
 async fn tools_list_matches_the_snapshot() {
-    let tools = session(EraMode::Legacy).await.list_tools().await.unwrap();
-    let actual = json!({ "tools": tools });
+    let server = server().expect("every tool is valid");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools.json");
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        let text = serde_json::to_string_pretty(&actual).unwrap() + "\n";
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
-        .expect("the snapshot is JSON");
-    assert!(
-        actual == expected,
-        "tools/list differs from {}; if the change is intended, run `UPDATE_SNAPSHOTS=1 cargo test`\nnow: {}",
-        path.display(),
-        serde_json::to_string_pretty(&actual).unwrap()
-    );
+    testing::assert_tools_snapshot(&server, path).await;
 }
