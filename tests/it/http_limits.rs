@@ -220,3 +220,76 @@ async fn connections_past_the_cap_wait_for_one_to_close() {
     .expect("served once a connection closed");
     assert_eq!(served.status, StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_caller_at_its_limit_can_still_cancel_and_answer() {
+    use mcp_tests::http::{initialize, legacy};
+    let (server, probe) = fixture();
+    let options = HttpOptions::default().max_requests_per_caller(2);
+    let s = serve(server, options).await;
+    let init = post(&s.url, &[], &initialize(1)).await;
+    let session = init.header("mcp-session-id").unwrap().to_owned();
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let done = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        post(&s.url, &headers, &done).await.status,
+        StatusCode::ACCEPTED
+    );
+    // Two calls that never finish take both of the caller's slots.
+    let hung: Vec<_> = (10..12)
+        .map(|id| {
+            let url = s.url.clone();
+            let session = session.clone();
+            tokio::spawn(async move {
+                let headers = [
+                    ("mcp-session-id", session.as_str()),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ];
+                post(
+                    &url,
+                    &headers,
+                    &legacy(id, "tools/call", json!({"name": "hang", "arguments": {}})),
+                )
+                .await
+            })
+        })
+        .collect();
+    let started = eventually(Duration::from_secs(10), || {
+        probe.started.load(Ordering::SeqCst) == 2
+    })
+    .await;
+    assert!(started);
+    let third = post(&s.url, &headers, &legacy(13, "tools/list", json!({}))).await;
+    assert_eq!(
+        third.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        third.text()
+    );
+    // Its cancellation still gets through (it used to get 429 too), and frees the slot.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 10, "reason": "user"}});
+    assert_eq!(
+        post(&s.url, &headers, &cancel).await.status,
+        StatusCode::ACCEPTED
+    );
+    let url = s.url.clone();
+    let freed = async move {
+        loop {
+            let reply = post(&url, &headers, &legacy(14, "tools/list", json!({}))).await;
+            if reply.status == StatusCode::OK {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), freed)
+        .await
+        .expect("the cancelled call gave its slot back");
+    for call in hung {
+        call.abort();
+    }
+}

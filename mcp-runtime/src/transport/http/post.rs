@@ -113,6 +113,11 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// read), a body-reading permit (while the body arrives, bounded by its own timeout), then
 /// a concurrency permit; the slot and the concurrency permit are released only once the
 /// response has been written out.
+///
+/// A notification or a response (the client's answer to a legacy ask) needs neither slot
+/// nor permit: it takes no time to serve, and it is what lets work in flight finish (an
+/// answer a waiting call needs, a `notifications/cancelled`), so a caller at its limit must
+/// still get it through. Only a request over the caller's limit is refused (429).
 pub(crate) async fn handle<B>(
     shared: &Arc<Shared>,
     parts: http::request::Parts,
@@ -137,14 +142,7 @@ where
             "accept application/json and text/event-stream",
         );
     }
-    let slot = match shared.callers.take(limits::caller_key(&parts, &identity)) {
-        Ok(slot) => slot,
-        Err(limits::OverLimit) => {
-            return response::too_many(
-                "this caller has as many requests and streams open as it may; retry when one ends",
-            );
-        }
-    };
+    let slot = shared.callers.take(limits::caller_key(&parts, &identity));
     let bytes = {
         let Ok(_reading) = shared.bodies.try_acquire() else {
             return response::unavailable("too many request bodies are arriving; retry shortly");
@@ -154,12 +152,22 @@ where
             Err(refused) => return refused.into_response(),
         }
     };
-    let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
-        return response::unavailable("too many requests in flight; retry shortly");
-    };
     let message = match decode(&bytes) {
         Ok(message) => message,
         Err(e) => return response::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+    };
+    let (slot, permit) = if matches!(message, Message::Request { .. }) {
+        let Ok(slot) = slot else {
+            return response::too_many(
+                "this caller has as many requests and streams open as it may; retry when one ends",
+            );
+        };
+        let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
+            return response::unavailable("too many requests in flight; retry shortly");
+        };
+        (slot, Some(permit))
+    } else {
+        (None, None)
     };
     let lookup = match shared.options.legacy {
         // Stateless: no session ids exist, so any header is ignored.
@@ -382,7 +390,7 @@ where
 /// concurrency permit, its caller's slot, and its session's busy mark (a session with a
 /// request in flight does not expire).
 struct Hold {
-    _permit: OwnedSemaphorePermit,
+    _permit: Option<OwnedSemaphorePermit>,
     _caller: Option<limits::CallerSlot>,
     _busy: Option<Busy>,
 }
