@@ -235,7 +235,7 @@ fn file_resources_are_read_and_refused_with_reasons() {
             let traversal = format!("file://{dir_arg}/%2e%2e/etc/passwd");
             assert_usage(
                 &run(&["read", &traversal], era, target),
-                "'..' components are not allowed",
+                "is outside the allowed directories",
             );
             assert_usage(
                 &run(
