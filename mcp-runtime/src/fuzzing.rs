@@ -175,12 +175,31 @@ pub fn uri_template(data: &[u8]) {
         return;
     };
     if let Some(variables) = template.matches(uri) {
+        // RFC 6570's own ambiguity, documented in `uri_template`: reserved expansion
+        // (`{+x}`, `{#x}`) passes a `%XX` triplet in a value through, which matching then
+        // decodes, so such a value is not promised to come back.
+        if holds_percent_triplet(&serde_json::Value::Object(variables.to_json())) {
+            return;
+        }
         let expanded = template.expand(&variables);
         let again = template.matches(&expanded);
         assert!(
             again.is_some(),
             "{expanded:?} does not match its own template"
         );
+    }
+}
+
+/// Whether a string in `value` has `%` followed by two hex digits.
+fn holds_percent_triplet(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::String(text) => text
+            .as_bytes()
+            .windows(3)
+            .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit()),
+        serde_json::Value::Array(items) => items.iter().any(holds_percent_triplet),
+        serde_json::Value::Object(map) => map.values().any(holds_percent_triplet),
+        _ => false,
     }
 }
 

@@ -58,10 +58,18 @@
 //! expanding while matching decodes it, so a value that literally contains `%41` cannot
 //! come back either: both are RFC 6570's own ambiguities.
 //!
-//! **Checked at compile time too.** [`validate`] holds every rule above and is a `const fn`
-//! with no allocation; [`UriTemplate::parse`] calls it before building, and
-//! `#[mcp_resource(template = "…")]` evaluates it in a `const`, so a template the macro
-//! accepts is one registration accepts (the approach of the tool-name rule).
+//! **Each variable once; the query last.** A template names each variable once, and a
+//! `{?…}`/`{&…}` expression is followed only by more query or a fragment. RFC 6570 allows
+//! both, but matched in reverse they read URIs their own expansions are not (a variable
+//! filled differently in two places, a query value swallowing the path after it): the
+//! fuzz target `uri_template` (match, expand, match again) found each
+//! ([`UriTemplateError::RepeatedVariable`], [`UriTemplateError::QueryNotLast`]).
+//!
+//! **Checked at compile time too.** [`validate`] holds every rule above but the last
+//! paragraph's and is a `const fn` with no allocation; [`UriTemplate::parse`] calls it
+//! before building, and `#[mcp_resource(template = "…")]` evaluates it in a `const`, so a
+//! template the macro accepts is one registration accepts on syntax (the approach of the
+//! tool-name rule); the last two rules are checked at registration.
 
 mod encoding;
 mod error;
@@ -375,25 +383,44 @@ impl Matcher {
     }
 }
 
-/// Refuses a `{?…}` or `{&…}` expression naming a variable twice (found by fuzzing: such a
-/// template matches URIs its own expansions are not). Runs after [`validate`], so every `{`
-/// has its `}`.
-fn repeated_query_variable(template: &str) -> Result<(), UriTemplateError> {
+/// Refuses what makes a template match URIs its own expansions are not (each found by
+/// fuzzing): a variable named more than once (a URI can fill the places differently, one
+/// place can swallow the other's text, or read a list where the other reads a string), and
+/// a query expression followed by anything but more query or a fragment (a query value may
+/// hold `/`, so it would swallow the path after it). RFC 6570 allows both; a template
+/// matched in reverse cannot promise what they would read. Runs after [`validate`], so
+/// every `{` has its `}`.
+fn round_trips(template: &str) -> Result<(), UriTemplateError> {
+    let mut seen: Vec<&str> = Vec::new();
     let mut rest = template;
     let mut base = 0;
     while let Some(open) = rest.find('{') {
         let close = open + rest[open..].find('}').unwrap_or(rest.len() - open);
         let body = &rest[open + 1..close];
-        if let Some(names) = body.strip_prefix(['?', '&']) {
-            let names: Vec<&str> = names.split(',').map(|n| n.trim_end_matches('*')).collect();
-            if (1..names.len()).any(|i| names[..i].contains(&names[i])) {
-                return Err(UriTemplateError::RepeatedQueryVariable {
+        for name in body
+            .trim_start_matches(['+', '#', '.', '/', '?', '&'])
+            .split(',')
+            .map(|n| n.trim_end_matches('*'))
+        {
+            if seen.contains(&name) {
+                return Err(UriTemplateError::RepeatedVariable {
                     offset: base + open,
                 });
             }
+            seen.push(name);
+        }
+        let after = &rest[(close + 1).min(rest.len())..];
+        let ends_query = after.is_empty()
+            || after.starts_with(['#'])
+            || after.starts_with("{&")
+            || after.starts_with("{#");
+        if body.starts_with(['?', '&']) && !ends_query {
+            return Err(UriTemplateError::QueryNotLast {
+                offset: base + open,
+            });
         }
         base += (close + 1).min(rest.len());
-        rest = &rest[(close + 1).min(rest.len())..];
+        rest = after;
     }
     Ok(())
 }
@@ -403,7 +430,7 @@ impl UriTemplate {
     /// [`validate`]'s, which `#[mcp_resource]` also evaluates at compile time.
     pub fn parse(template: &str) -> Result<Self, UriTemplateError> {
         validate(template)?;
-        repeated_query_variable(template)?;
+        round_trips(template)?;
         let parts = parse_parts(template);
         let mut names: Vec<String> = Vec::new();
         for part in &parts {

@@ -80,11 +80,25 @@ pub enum UriTemplateError {
         /// Where the `%` is.
         offset: usize,
     },
-    /// A variable named twice in one `{?…}` or `{&…}` expression (`{?q,q}`): its expansion
-    /// repeats the parameter, which cannot be read back as one value.
-    #[error("the expression at byte {offset} names a query variable twice; name each once")]
-    RepeatedQueryVariable {
-        /// Where the expression's `{` is.
+    /// A variable named more than once (`{a}/{a}`, `{?q,q}`, `{?id*}{#id}`): a URI can fill
+    /// the places differently, one can swallow the other's text, or read a list where the
+    /// other reads a string, so what the template matches would not expand back to it.
+    /// Found by fuzzing.
+    #[error(
+        "the expression at byte {offset} names a variable the template already names; name each variable once"
+    )]
+    RepeatedVariable {
+        /// Where the expression naming it again starts (its `{`).
+        offset: usize,
+    },
+    /// A `{?…}` or `{&…}` expression followed by something other than `{&…}`, `{#…}` or a
+    /// `#` fragment (`{?q}/{x}`): a query value may hold `/`, so it would swallow what
+    /// follows. Found by fuzzing.
+    #[error(
+        "the query expression at byte {offset} is followed by more than query or a fragment; put it at the end"
+    )]
+    QueryNotLast {
+        /// Where the query expression's `{` is.
         offset: usize,
     },
 }
@@ -115,7 +129,8 @@ impl UriTemplateError {
             | Self::AdjacentExpressions { offset }
             | Self::InvalidLiteral { offset, .. }
             | Self::InvalidPercentEncoding { offset }
-            | Self::RepeatedQueryVariable { offset } => offset,
+            | Self::RepeatedVariable { offset }
+            | Self::QueryNotLast { offset } => offset,
         }
     }
 }
@@ -165,8 +180,11 @@ pub const fn assert_uri_template(template: &str) {
             panic!("invalid URI template: a `%` is not followed by two hex digits")
         }
         // Checked by `UriTemplate::parse` only (registration), not at compile time.
-        UriTemplateError::RepeatedQueryVariable { .. } => {
-            panic!("invalid URI template: a query variable is named twice in one expression")
+        UriTemplateError::RepeatedVariable { .. } => {
+            panic!("invalid URI template: a variable is named more than once")
         }
+        UriTemplateError::QueryNotLast { .. } => panic!(
+            "invalid URI template: a query expression is followed by more than query or a fragment"
+        ),
     }
 }
