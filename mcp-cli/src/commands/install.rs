@@ -90,7 +90,12 @@ pub fn exec(args: Args) -> Result<()> {
             (absolute, name, None)
         }
         None => {
-            let binary = project::locate(args.manifest_path.as_deref(), args.bin.as_deref(), &cwd)?;
+            let binary = project::locate(
+                args.manifest_path.as_deref(),
+                args.bin.as_deref(),
+                &cwd,
+                "--manifest-path or --binary",
+            )?;
             eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
             let built = project::build(&binary, &args.profile, &cwd)?;
             let root = binary.manifest_path.parent().map(PathBuf::from);

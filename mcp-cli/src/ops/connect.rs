@@ -90,7 +90,12 @@ pub async fn connect(
             let (manifest_path, bin, cwd) = (manifest_path.clone(), bin.clone(), cwd.to_path_buf());
             // Blocking cargo runs stay off the async threads.
             let built = tokio::task::spawn_blocking(move || {
-                let binary = project::locate(manifest_path.as_deref(), bin.as_deref(), &cwd)?;
+                let binary = project::locate(
+                    manifest_path.as_deref(),
+                    bin.as_deref(),
+                    &cwd,
+                    "--manifest-path, --command or --url",
+                )?;
                 project::build(&binary, "dev", &cwd)
             })
             .await

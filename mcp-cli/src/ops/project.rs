@@ -77,20 +77,20 @@ fn run_cargo(args: &[&str], manifest_path: Option<&Path>, cwd: &Path) -> Result<
 }
 
 /// The package in `cwd` (or at `manifest_path`) and the binary to run: `bin` if given,
-/// else its only binary, else the one named like the package.
+/// else its only binary, else the one named like the package. Outside a project, the error
+/// suggests `instead`: the flags of the calling command that name a server another way.
 pub fn locate(
     manifest_path: Option<&Path>,
     bin: Option<&str>,
     cwd: &Path,
+    instead: &str,
 ) -> Result<ProjectBinary> {
     let located = run_cargo(
         &["locate-project", "--message-format", "json"],
         manifest_path,
         cwd,
     )
-    .context(
-        "no cargo project here; run inside one, or pass --manifest-path, --command or --url",
-    )?;
+    .with_context(|| format!("no cargo project here; run inside one, or pass {instead}"))?;
     let located: LocatedProject =
         serde_json::from_slice(&located).context("cannot read `cargo locate-project`")?;
     let metadata = run_cargo(

@@ -302,3 +302,31 @@ fn missing_files_are_created_in_the_clients_usual_places() {
     let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(snippet["mcpServers"]["echo-server"]["args"], json!([]));
 }
+
+#[test]
+fn outside_a_project_install_suggests_only_flags_it_takes() {
+    let tmp = outside_tempdir();
+    let out = output(
+        cargo_mcp()
+            .current_dir(tmp.path())
+            .args(["install", "json", "--dry-run"]),
+    );
+    assert!(!out.status.success(), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no cargo project here; run inside one, or pass --manifest-path or --binary"),
+        "{err}"
+    );
+    // `install` has no --command or --url; it used to suggest them.
+    assert!(
+        !err.contains("--command") && !err.contains("--url"),
+        "{err}"
+    );
+    // `list` has them, and still suggests them.
+    let out = output(cargo_mcp().current_dir(tmp.path()).args(["list"]));
+    assert!(
+        stderr(&out).contains("--manifest-path, --command or --url"),
+        "{}",
+        show(&out)
+    );
+}
