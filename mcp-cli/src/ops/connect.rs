@@ -55,12 +55,39 @@ pub struct Connection {
     /// What the server offers (`initialize` or `server/discover`); empty when it sent none
     /// that could be read.
     pub capabilities: ServerCapabilities,
+    /// Messages that answered nothing, lines that were not JSON among them.
+    unrouted: Option<tokio::sync::mpsc::UnboundedReceiver<Value>>,
 }
 
 impl Connection {
-    /// Ends the session: closes stdin of a child (and waits, bounded, for it to exit).
-    pub async fn close(self) {
+    /// Ends the session: closes stdin of a child (and waits, bounded, for it to exit). Warns
+    /// first when the server wrote lines that are not JSON-RPC to stdout: real clients
+    /// choke on them (a `println!` in a stdio server), so say so while it is cheap to fix.
+    pub async fn close(mut self) {
+        if let Some(warning) = self.stdout_noise() {
+            eprintln!("{warning}");
+        }
         let _ = tokio::time::timeout(Duration::from_secs(10), self.client.close()).await;
+    }
+
+    /// The warning about non-protocol output seen so far, if there was any.
+    fn stdout_noise(&mut self) -> Option<String> {
+        let unrouted = self.unrouted.as_mut()?;
+        let mut noise = Vec::new();
+        while let Ok(message) = unrouted.try_recv() {
+            if let Some(line) = message.get("unparsable").and_then(Value::as_str) {
+                noise.push(line.trim_end().to_owned());
+            }
+        }
+        let first = noise.first()?;
+        let more = match noise.len() {
+            1 => String::new(),
+            n => format!(" (and {} more lines)", n - 1),
+        };
+        Some(format!(
+            "warning: the server wrote non-protocol text to stdout: {first:?}{more}; MCP clients \
+             read stdout as JSON-RPC only, so write logs and messages to stderr"
+        ))
     }
 
     /// `name version`, or `the server`.
@@ -123,7 +150,9 @@ pub async fn connect(
         .map_err(|_| anyhow!("no answer within {} s", timeout.as_secs()))
         .and_then(|r| r);
     let handshake = connected.with_context(|| format!("cannot connect to {}", spec.describe()))?;
+    let unrouted = client.take_unrouted();
     Ok(Connection {
+        unrouted,
         client,
         era: handshake.era,
         protocol_version: handshake.protocol_version,

@@ -188,3 +188,35 @@ fn an_unreachable_server_is_one_error_line() {
         show(&out)
     );
 }
+
+#[test]
+fn a_server_that_prints_to_stdout_is_warned_about() {
+    let bin = mcp_tests::example_bin("echo-server");
+    let script = format!("echo 'Server started!'; exec {}", bin.display());
+    for args in [&["list"][..], &["call", "add", "a=1", "b=2"][..]] {
+        let out = output(cargo_mcp().args(args).args([
+            "--era",
+            "legacy",
+            "--command",
+            "sh",
+            "-c",
+            &script,
+        ]));
+        assert!(out.status.success(), "{}", show(&out));
+        assert!(
+            stderr(&out).contains(
+                "warning: the server wrote non-protocol text to stdout: \"Server started!\"; MCP \
+                 clients read stdout as JSON-RPC only, so write logs and messages to stderr"
+            ),
+            "{}",
+            show(&out)
+        );
+    }
+    // A clean server gets no warning.
+    let out = output(
+        cargo_mcp()
+            .args(["list", "--era", "legacy"])
+            .args(over_stdio()),
+    );
+    assert!(!stderr(&out).contains("warning"), "{}", show(&out));
+}
