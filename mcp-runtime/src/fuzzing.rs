@@ -167,7 +167,7 @@ pub fn path(data: &[u8]) {
 }
 
 /// URI templates: the bytes split at the first NUL into a template and a URI; whatever
-/// matches expands back to a URI the template matches again with the same variables.
+/// matches expands back to a URI the template matches again.
 pub fn uri_template(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let (template, uri) = text.split_once('\0').unwrap_or((&text, ""));

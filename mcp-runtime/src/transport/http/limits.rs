@@ -8,20 +8,31 @@
 
 use super::auth::Identity;
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+
+/// Who a request is from, for per-caller caps: no allocation on the request path (the
+/// identity's own `Arc`, a copied address).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum CallerKey {
+    /// An authenticated subject.
+    Identity(Arc<str>),
+    /// The peer's IP address, when there is no identity.
+    Address(IpAddr),
+}
 
 /// Every caller's count of requests and streams held.
 #[derive(Debug)]
 pub(crate) struct CallerSlots {
     limit: usize,
-    held: Mutex<HashMap<Arc<str>, usize>>,
+    held: Mutex<HashMap<CallerKey, usize>>,
 }
 
 /// One request or stream of one caller; dropping it gives the slot back.
 #[derive(Debug)]
 pub(crate) struct CallerSlot {
     slots: Arc<CallerSlots>,
-    key: Arc<str>,
+    key: CallerKey,
 }
 
 /// The caller is at its limit.
@@ -40,7 +51,7 @@ impl CallerSlots {
     /// identity, no address): it is held to the server-wide caps only.
     pub(crate) fn take(
         self: &Arc<Self>,
-        key: Option<Arc<str>>,
+        key: Option<CallerKey>,
     ) -> Result<Option<CallerSlot>, OverLimit> {
         let Some(key) = key else {
             return Ok(None);
@@ -78,14 +89,14 @@ impl Drop for CallerSlot {
 
 /// Who a request is from, for per-caller caps: its authenticated identity, else the peer's
 /// IP address (recorded by `HttpServer` as axum's `ConnectInfo`).
-pub(crate) fn caller_key(parts: &http::request::Parts, identity: &Identity) -> Option<Arc<str>> {
+pub(crate) fn caller_key(parts: &http::request::Parts, identity: &Identity) -> Option<CallerKey> {
     if let Some(subject) = identity.subject_arc() {
-        return Some(Arc::from(format!("identity:{subject}")));
+        return Some(CallerKey::Identity(subject.clone()));
     }
     parts
         .extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|axum::extract::ConnectInfo(peer)| Arc::from(format!("address:{}", peer.ip())))
+        .map(|axum::extract::ConnectInfo(peer)| CallerKey::Address(peer.ip()))
 }
 
 #[cfg(test)]
@@ -95,11 +106,13 @@ mod tests {
     #[test]
     fn each_caller_gets_its_own_count_and_slots_come_back() {
         let slots = CallerSlots::new(2);
-        let a = || Some(Arc::<str>::from("a"));
+        let a = || Some(CallerKey::Identity(Arc::from("a")));
         let first = slots.take(a()).unwrap();
         let second = slots.take(a()).unwrap();
         assert!(slots.take(a()).is_err(), "a third one for `a`");
-        let b = slots.take(Some(Arc::from("b"))).unwrap();
+        let b = slots
+            .take(Some(CallerKey::Address([127, 0, 0, 1].into())))
+            .unwrap();
         assert!(
             slots.take(None).unwrap().is_none(),
             "unknown callers are not counted"

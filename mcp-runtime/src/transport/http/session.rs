@@ -25,6 +25,7 @@
 //!   ([`MAX_RETAINED_CLIENT_BYTES`](crate::protocol::lifecycle::MAX_RETAINED_CLIENT_BYTES)).
 
 use super::auth::Identity;
+use super::limits::CallerKey;
 use super::response;
 use super::service::Shared;
 use crate::protocol::headers::MCP_SESSION_ID;
@@ -49,7 +50,7 @@ pub(crate) struct Session {
     pub(crate) connection: Connection,
     subject: Option<Arc<str>>,
     /// Who opened it, for the per-caller quota (`None`: cannot be told apart).
-    caller: Option<Arc<str>>,
+    caller: Option<CallerKey>,
     created: Instant,
     /// The receiving end of the connection's peer, while no GET stream holds it.
     outbox: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
@@ -181,7 +182,7 @@ impl Sessions {
         connection: Connection,
         outbox: mpsc::Receiver<Vec<u8>>,
         identity: &Identity,
-        caller: Option<Arc<str>>,
+        caller: Option<CallerKey>,
     ) -> Result<Arc<Session>, Refused> {
         let id = new_session_id().ok_or(Refused::NoId)?;
         let now = Instant::now();
