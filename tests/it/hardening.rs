@@ -399,3 +399,25 @@ async fn cancelled_walks_stop_and_free_their_turn() {
         "a walk waited {waited:?} behind cancelled walks (a whole walk takes {full:?})"
     );
 }
+
+#[tokio::test]
+async fn a_walk_climbing_back_past_its_open_handles_reopens_them_and_misses_nothing() {
+    use mcp_runtime::fs::{FileService, FsPolicy};
+    // 24 levels `a/a/…`, each with a sibling `z/f.txt` listed after `a`: coming back up,
+    // the walk has let go of the handles of the shallow levels (it keeps 16) and must open
+    // them again to enter their `z`.
+    let dir = tempfile::tempdir().unwrap();
+    let mut level = dir.path().to_path_buf();
+    for _ in 0..24 {
+        std::fs::create_dir_all(level.join("z")).unwrap();
+        std::fs::write(level.join("z/f.txt"), "").unwrap();
+        level = level.join("a");
+        std::fs::create_dir(&level).unwrap();
+    }
+    let files = FileService::new(FsPolicy::new().allow_dir(dir.path())).unwrap();
+    let found = files.search_files(".", "**/f.txt", &[]).await.unwrap();
+    assert_eq!(found.matches.len(), 24, "{:?}", found.truncated);
+    let tree = files.directory_tree(".", &[]).await.unwrap();
+    let json = tree.to_json();
+    assert_eq!(json.matches("\"f.txt\"").count(), 24);
+}

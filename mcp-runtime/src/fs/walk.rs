@@ -421,16 +421,13 @@ enum Event<'a> {
     Leave,
 }
 
-/// One open level of a depth-first walk.
+/// One open level of a depth-first walk. Frame `i` of the stack is the directory
+/// `path[..i]` below the start, and its entries are at level `i + 1`.
 struct Frame {
     /// Its handle, while it is among the [`KEEP_OPEN`] deepest (the start's always).
     dir: Option<Dir>,
-    /// Its path below the start, component by component.
-    names: Vec<OsString>,
     /// Its path below the start, as the relative path globs match.
     rel: String,
-    /// Its level (the start's entries are level 1).
-    level: usize,
     /// Its entries not yet seen.
     pending: std::vec::IntoIter<Entry>,
 }
@@ -449,30 +446,30 @@ fn depth_first(
     let first = entries(core, &start, budget)?;
     let mut stack = vec![Frame {
         dir: Some(start),
-        names: Vec::new(),
         rel: String::new(),
-        level: 1,
         pending: first.into_iter(),
     }];
+    // The names from the start to the top frame, one per frame above the start's.
+    let mut path: Vec<OsString> = Vec::new();
     while let Some(top) = stack.last_mut() {
         let Some(entry) = top.pending.next() else {
             stack.pop();
-            if !stack.is_empty() {
+            if path.pop().is_some() {
                 on(Event::Leave);
             }
             continue;
         };
         let rel = join(&top.rel, &entry.name);
-        let level = top.level;
+        let level = stack.len();
         let wanted = on(Event::Entry {
             entry: &entry,
             rel: &rel,
-            at: &top.names,
+            at: &path,
         });
         if !wanted || entry.kind != EntryKind::Directory || !budget.may_enter(level) {
             continue;
         }
-        let Some(parent) = reopen_top(&mut stack) else {
+        let Some(parent) = reopen_top(&mut stack, &path) else {
             continue;
         };
         let Ok(sub) = open_dir_nofollow(parent, &entry.raw) else {
@@ -481,14 +478,11 @@ fn depth_first(
         let Ok(listed) = entries(core, &sub, budget) else {
             continue;
         };
-        let mut names = stack.last().map(|f| f.names.clone()).unwrap_or_default();
-        names.push(entry.raw);
+        path.push(entry.raw);
         on(Event::Enter { dir: &sub });
         stack.push(Frame {
             dir: Some(sub),
-            names,
             rel,
-            level: level + 1,
             pending: listed.into_iter(),
         });
         // Keep the start's handle and the deepest ones; an ancestor in between is
@@ -501,14 +495,15 @@ fn depth_first(
     Ok(())
 }
 
-/// The handle of the stack's top frame, re-opened from its nearest open ancestor if it was
-/// let go; `None` if that fails (the directory was removed or replaced meanwhile).
-fn reopen_top(stack: &mut [Frame]) -> Option<&Dir> {
+/// The handle of the stack's top frame (the directory `path` below the start), re-opened
+/// from its nearest open ancestor if it was let go; `None` if that fails (the directory was
+/// removed or replaced meanwhile).
+fn reopen_top<'s>(stack: &'s mut [Frame], path: &[OsString]) -> Option<&'s Dir> {
     let (top, ancestors) = stack.split_last_mut()?;
     if top.dir.is_none() {
-        let base = ancestors.iter().rev().find(|f| f.dir.is_some())?;
-        let below = &top.names[base.names.len()..];
-        top.dir = Some(open_below(base.dir.as_ref()?, below).ok()?);
+        let base = ancestors.iter().rposition(|f| f.dir.is_some())?;
+        let below = &path[base..];
+        top.dir = Some(open_below(ancestors[base].dir.as_ref()?, below).ok()?);
     }
     top.dir.as_ref()
 }
