@@ -358,7 +358,7 @@ async fn cancelled_walks_stop_and_free_their_turn() {
     use std::time::{Duration, Instant};
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big");
-    for d in 0..20 {
+    for d in 0..30 {
         let sub = big.join(format!("d{d}"));
         std::fs::create_dir_all(&sub).unwrap();
         for f in 0..500 {
@@ -373,7 +373,8 @@ async fn cancelled_walks_stop_and_free_their_turn() {
     };
     let files =
         FileService::new(FsPolicy::new().allow_dir(dir.path()).walk_limits(limits)).unwrap();
-    // How long one whole walk of the big tree takes here.
+    // How long one whole walk of the big tree takes here, its directories in the cache.
+    files.search_files("big", "**/nothing", &[]).await.unwrap();
     let started = Instant::now();
     let whole = files.search_files("big", "**/nothing", &[]).await.unwrap();
     assert!(whole.truncated.is_none());
@@ -390,12 +391,14 @@ async fn cancelled_walks_stop_and_free_their_turn() {
         walk.abort();
     }
     // They stop at their next step and give their slots back: a small walk does not wait
-    // for them to run to the end (it used to wait about a whole walk).
+    // for them to run to the end. Had they run on, the first slot would free after about
+    // six whole walks (16 walks' remaining three quarters on 2 cores); the bound leaves
+    // room for a noisy machine on either side.
     let started = Instant::now();
     files.search_files("small", "*", &[]).await.unwrap();
     let waited = started.elapsed();
     assert!(
-        waited < full / 2,
+        waited < full * 2,
         "a walk waited {waited:?} behind cancelled walks (a whole walk takes {full:?})"
     );
 }
