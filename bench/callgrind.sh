@@ -4,7 +4,7 @@
 # unlike timings they can be compared across runs. Each server runs twice, with N1 and N2
 # pipelined calls; (Ir(N2) - Ir(N1)) / (N2 - N1) cancels start-up and shutdown.
 #
-#   bench/callgrind.sh [NAME=COMMAND ...]       (default: the floors and echo-server, release)
+#   bench/callgrind.sh [NAME=COMMAND ...]       (default: the floors and echo-server, the `perf` profile)
 #
 # Needs valgrind (Debian: `apt-get install valgrind`).
 set -euo pipefail
@@ -16,8 +16,8 @@ N1=${N1:-2000}
 N2=${N2:-12000}
 ERA=${ERA:-legacy}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
-cargo build --release --quiet -p mcp-bench -p mcp-examples
-bin=target/release
+cargo build --profile perf --quiet -p mcp-bench -p mcp-examples
+bin=target/perf
 if [ $# -eq 0 ]; then
     set -- "floor=$bin/stdio-floor" "validating-floor=$bin/validating-floor" \
         "echo-server=$bin/echo-server"

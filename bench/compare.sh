@@ -13,8 +13,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # what is measured is the request path, as in the floors.
 export RUST_LOG=warn
 ROUNDS=${ROUNDS:-5}
-cargo build --release --quiet -p mcp-bench -p mcp-examples
-bin=target/release
+cargo build --profile perf --quiet -p mcp-bench -p mcp-examples
+bin=target/perf
 smoke=()
 http_calls=50000
 if [ -n "${SMOKE:-}" ]; then

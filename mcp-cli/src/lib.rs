@@ -26,6 +26,24 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The oldest Rust the toolkit supports (its `rust-version`).
 pub const RUST_VERSION: &str = env!("CARGO_PKG_RUST_VERSION");
 
+/// This CLI's package on crates.io (`cargo install mcp-runtime-cli`); the binary is
+/// `cargo-mcp`.
+pub const CLI_PACKAGE: &str = env!("CARGO_PKG_NAME");
+
+/// The toolkit checkout this CLI was built from (`cargo install --path mcp-cli`), when it was
+/// built from one and the checkout is still there; `None` for a CLI installed from crates.io.
+///
+/// `cargo mcp new` points generated projects at this checkout's `mcp-runtime` by default:
+/// the runtime is then exactly the one the CLI was built with, released or not.
+pub fn toolkit_checkout() -> Option<&'static std::path::Path> {
+    let checkout = std::path::Path::new(option_env!("MCP_TOOLKIT_CHECKOUT")?);
+    checkout
+        .join("mcp-runtime")
+        .join("Cargo.toml")
+        .is_file()
+        .then_some(checkout)
+}
+
 /// Runs `cargo mcp` with `args` (as `std::env::args_os` gives them: the program first) and
 /// returns the exit code: parses, dispatches, and reports a failure as one line on stderr
 /// (with any details it carries shown first).

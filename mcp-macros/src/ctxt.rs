@@ -55,7 +55,7 @@ impl Ctxt {
 impl Drop for Ctxt {
     fn drop(&mut self) {
         if !std::thread::panicking() && self.errors.borrow().is_some() {
-            panic!("mcp-macros: Ctxt dropped without check()");
+            panic!("mcp-runtime-macros: Ctxt dropped without check()");
         }
     }
 }

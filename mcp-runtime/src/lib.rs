@@ -49,16 +49,20 @@
 //!
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
+//! | `server` | on | the server stack: everything but [`protocol`] and [`client`] (the registry, the pipeline, the transports, the macros) |
+//! | `client-http` | with `http` | the client's Streamable HTTP transport, `Client::http`, without the server's |
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
-//! A server that only speaks stdio can leave them out
-//! (`mcp-runtime = { version = "0.1", default-features = false }`): it then compiles
-//! without hyper, axum, cap-std and the template engine (tower's core stays: the request
-//! pipeline is made of its layers). Its binary is the same size either way: code a server
-//! never calls is dropped at link time.
+//! A server that only speaks stdio can leave the others out
+//! (`mcp-runtime = { version = "0.1", default-features = false, features = ["server"] }`): it
+//! then compiles without hyper, axum, cap-std and the template engine (tower's core stays:
+//! the request pipeline is made of its layers). Its binary is the same size either way: code
+//! a server never calls is dropped at link time. A program that only talks to servers (like
+//! `cargo mcp`) takes `default-features = false, features = ["client-http"]`: the protocol
+//! types and the client, without the server stack.
 
 #![deny(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
@@ -68,34 +72,50 @@
 extern crate self as mcp_runtime;
 
 pub mod client;
+#[cfg(feature = "server")]
 mod collect;
+#[cfg(feature = "server")]
 pub mod completion;
 #[cfg(feature = "fs")]
 pub mod fs;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+#[cfg(feature = "server")]
 pub mod input;
+#[cfg(feature = "server")]
 pub mod pipeline;
+#[cfg(feature = "server")]
 pub mod prompt;
 pub mod protocol;
+#[cfg(feature = "server")]
 pub mod resource;
+#[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "server")]
 pub mod testing;
+#[cfg(feature = "server")]
 pub mod tool;
+#[cfg(feature = "server")]
 pub mod transport;
 
+#[cfg(feature = "server")]
 #[doc = include_str!("docs/mcp_prompt.md")]
-pub use mcp_macros::mcp_prompt;
+pub use mcp_runtime_macros::mcp_prompt;
+#[cfg(feature = "server")]
 #[doc = include_str!("docs/mcp_resource.md")]
-pub use mcp_macros::mcp_resource;
-pub use mcp_macros::{mcp_tool, mcp_tools};
+pub use mcp_runtime_macros::mcp_resource;
+#[cfg(feature = "server")]
+pub use mcp_runtime_macros::{mcp_tool, mcp_tools};
+#[cfg(feature = "server")]
 pub use server::{Server, ServerBuilder};
 #[cfg(feature = "http")]
 pub use transport::http::serve_http;
+#[cfg(feature = "server")]
 pub use transport::stdio::serve_stdio;
 
 /// The names most servers need.
+#[cfg(feature = "server")]
 pub mod prelude {
     pub use crate::prompt::{IntoPromptResult, Prompt, PromptError};
     pub use crate::protocol::{
@@ -108,9 +128,10 @@ pub mod prelude {
     #[cfg(feature = "http")]
     pub use crate::transport::http::serve_http;
     pub use crate::transport::stdio::serve_stdio;
-    pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_tools};
+    pub use mcp_runtime_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_tools};
 }
 
+#[cfg(feature = "server")]
 #[doc(hidden)]
 pub mod __private;
 

@@ -143,7 +143,8 @@ pub struct ProjectArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "runtime_version")]
     pub runtime_path: Option<PathBuf>,
 
-    /// Depend on this mcp-runtime version (default: the version of this cargo-mcp).
+    /// Depend on this mcp-runtime version from crates.io (default: the checkout this
+    /// cargo-mcp was installed from, else its own version from crates.io).
     #[arg(long, value_name = "VERSION")]
     pub runtime_version: Option<String>,
 
@@ -163,7 +164,7 @@ impl ProjectArgs {
         let runtime = match (&self.runtime_path, &self.runtime_version) {
             (Some(dir), _) => RuntimeSource::from_path(dir)?,
             (None, Some(version)) => RuntimeSource::Version(version.clone()),
-            (None, None) => RuntimeSource::this_version(),
+            (None, None) => RuntimeSource::default_source(),
         };
         Ok(ProjectOptions {
             path,

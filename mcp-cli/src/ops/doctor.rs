@@ -1,6 +1,7 @@
 //! `doctor`: the toolchain, and the toolkit version the project uses against the CLI's.
 
 use super::project::cargo;
+use crate::CLI_PACKAGE;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -237,13 +238,22 @@ pub fn project(manifest: &Path, cli_version: &str) -> Vec<Check> {
             (Some(u), Some(c)) if (u.0, u.1) == (c.0, c.1) => {
                 checks.push(Check::ok(format!("cargo-mcp {cli_version} matches the project's toolkit {used}")));
             }
-            (Some(u), Some(c)) if u < c => checks.push(Check::warn(
+            // A mismatch is an error (exit 3): the CLI's templates, `schema` snapshots and
+            // the runtime's protocol support move together, so mixing them misleads.
+            (Some(u), Some(c)) if u < c => checks.push(Check::error(
                 format!("the project uses mcp-runtime {used}, older than this cargo-mcp ({cli_version})"),
-                format!("update it: set `mcp-runtime = \"{cli_version}\"` in Cargo.toml and run `cargo update -p mcp-runtime`"),
+                format!(
+                    "update the project: set `mcp-runtime = \"{cli_version}\"` in Cargo.toml and run \
+                     `cargo update -p mcp-runtime`; or install the CLI of its version: \
+                     `cargo install {CLI_PACKAGE} --version {used}`"
+                ),
             )),
-            (Some(_), Some(_)) => checks.push(Check::warn(
+            (Some(_), Some(_)) => checks.push(Check::error(
                 format!("the project uses mcp-runtime {used}, newer than this cargo-mcp ({cli_version})"),
-                "install the matching CLI: `cargo install --path <toolkit>/mcp-cli` (or `cargo install mcp-cli`)",
+                format!(
+                    "install the matching CLI: `cargo install {CLI_PACKAGE} --version {used}` \
+                     (or, from a toolkit checkout, `cargo install --path <checkout>/mcp-cli`)"
+                ),
             )),
             _ => {}
         }
@@ -324,11 +334,27 @@ mod tests {
         let checks = project(&manifest, "0.1.0");
         assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:?}");
         let checks = project(&manifest, "0.2.0");
-        let warn = checks
+        let error = checks
             .iter()
-            .find(|c| c.status == Status::Warn)
-            .expect("a warning");
-        assert!(warn.message.contains("older"), "{warn:?}");
-        assert!(render(&checks).contains("→ update it"));
+            .find(|c| c.status == Status::Error)
+            .expect("an error");
+        assert!(error.message.contains("older"), "{error:?}");
+        assert!(render(&checks).contains("→ update the project"));
+        assert!(
+            render(&checks).contains("cargo install mcp-runtime-cli --version 0.1.3"),
+            "{}",
+            render(&checks)
+        );
+        let checks = project(&manifest, "0.0.9");
+        let error = checks
+            .iter()
+            .find(|c| c.status == Status::Error)
+            .expect("an error");
+        assert!(error.message.contains("newer"), "{error:?}");
+        let advice = error.advice.as_deref().unwrap();
+        assert!(
+            advice.contains("cargo install mcp-runtime-cli --version 0.1.3"),
+            "{advice}"
+        );
     }
 }

@@ -25,7 +25,14 @@ const WINDOWS_RESERVED: &[&str] = &[
 ];
 
 /// The toolkit's own crates: a project of that name could not depend on them.
-const TOOLKIT_CRATES: &[&str] = &["mcp-runtime", "mcp-macros", "mcp_runtime", "mcp_macros"];
+const TOOLKIT_CRATES: &[&str] = &[
+    "mcp-runtime",
+    "mcp-runtime-macros",
+    "mcp-runtime-cli",
+    "mcp_runtime",
+    "mcp_runtime_macros",
+    "mcp_runtime_cli",
+];
 
 /// crates.io's limit.
 const MAX_LEN: usize = 64;

@@ -59,6 +59,8 @@ pub struct Created {
     pub workspace: WorkspaceChange,
     /// Whether a git repository was initialized.
     pub git_initialized: bool,
+    /// Where the project gets `mcp-runtime` from.
+    pub runtime: RuntimeSource,
 }
 
 struct Plan {
@@ -301,7 +303,7 @@ pub fn new_project(options: &ProjectOptions) -> Result<Created> {
         files: plan.files.into_iter().map(|f| f.path).collect(),
         overwritten: Vec::new(),
         workspace: plan.change,
-        git_initialized: git,
+        git_initialized: git,        runtime: options.runtime.clone(),
     })
 }
 
@@ -394,7 +396,7 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
         files: plan.files.into_iter().map(|f| f.path).collect(),
         overwritten,
         workspace: plan.change,
-        git_initialized: git,
+        git_initialized: git,        runtime: options.runtime.clone(),
     })
 }
 
@@ -425,6 +427,15 @@ pub fn next_steps(created: &Created, cwd: &Path) -> String {
             root.display()
         )),
         WorkspaceChange::AlreadyCovered(_) | WorkspaceChange::None => {}
+    }
+    match &created.runtime {
+        RuntimeSource::Path(path) => out.push_str(&format!(
+            "It depends on mcp-runtime at {} (a path; `--runtime-version` picks crates.io)\n",
+            path.display()
+        )),
+        RuntimeSource::Version(version) => out.push_str(&format!(
+            "It depends on mcp-runtime {version} from crates.io\n"
+        )),
     }
     let dir_arg = if created.template == Template::Files {
         " -- DIR"

@@ -1,4 +1,6 @@
-//! The project templates embedded from `templates/`, and their rendering.
+//! The project templates embedded from the crate's `templates/` folder (inside the crate, so
+//! `cargo package` ships them; the workspace's top-level `templates` links to it), and their
+//! rendering.
 //!
 //! See `templates/README.md` for the rules: `Cargo.toml.tmpl` is edited as TOML, `gitignore`
 //! becomes `.gitignore`, and elsewhere only `{{name}}`, `{{crate_name}}` and
@@ -12,7 +14,7 @@ use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, InlineTable, Item, Table, value};
 
 /// Every template folder, embedded at build time (`build.rs` reruns on changes).
-static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../templates");
+static TEMPLATES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/templates");
 
 /// A project template.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
@@ -70,6 +72,24 @@ impl RuntimeSource {
     /// The version of the toolkit this CLI was built from.
     pub fn this_version() -> Self {
         RuntimeSource::Version(crate::VERSION.to_owned())
+    }
+
+    /// What a project depends on when neither `--runtime-path` nor `--runtime-version` is
+    /// given: the `mcp-runtime` of the checkout this CLI was installed from, when there is
+    /// one ([`crate::toolkit_checkout`]), else this CLI's version from crates.io.
+    ///
+    /// Decision: a CLI built from a checkout pairs with that checkout's runtime. Before the
+    /// first release that is the only runtime there is (the README's `cargo mcp new weather`
+    /// works as written); after it, a checkout may hold unreleased changes the CLI's
+    /// templates already use. `--runtime-version` asks for the registry explicitly.
+    pub fn default_source() -> Self {
+        match crate::toolkit_checkout() {
+            Some(checkout) => {
+                let runtime = checkout.join("mcp-runtime");
+                RuntimeSource::Path(runtime.canonicalize().unwrap_or(runtime))
+            }
+            None => Self::this_version(),
+        }
     }
 
     /// A path dependency given `--runtime-path DIR`: `DIR` may be a toolkit checkout (with an

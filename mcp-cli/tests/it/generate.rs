@@ -1,6 +1,6 @@
-//! Every template, generated with `--runtime-path` pointing at this checkout into a
-//! temporary folder outside the workspace, passes its own `cargo test` (and `cargo fmt
-//! --check`); `list`, `schema --check`, `doctor` and `install` then work on it as the
+//! Every template, generated with the default command (`cargo mcp new NAME`, which points a
+//! CLI built from this checkout at the checkout's runtime) into a temporary folder outside
+//! the workspace, builds and passes its own `cargo test` (and `cargo fmt --check`); `list`, `schema --check`, `doctor` and `install` then work on it as the
 //! current project. One more project is generated inside a temporary cargo workspace, once
 //! joining its members and once standing alone, and both build.
 //!
@@ -15,7 +15,7 @@ use std::path::Path;
 fn generated_and_tested(template: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = outside_tempdir();
     let name = format!("demo-{template}");
-    let project = generate(tmp.path(), &name, &["--template", template]);
+    let project = generate_default(tmp.path(), &name, &["--template", template]);
     pin_dependencies(&project);
     let test = cargo_in(&project, &["test", "--quiet"]);
     assert!(

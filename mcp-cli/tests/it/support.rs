@@ -110,6 +110,40 @@ pub(crate) fn generate(parent: &Path, name: &str, extra: &[&str]) -> PathBuf {
     parent.join(name)
 }
 
+/// `cargo-mcp new <dir>/<name> --vcs none <extra>`: the command as a user types it, without
+/// `--runtime-path`. A CLI built from this checkout points the project at the checkout's
+/// `mcp-runtime` (asserted here); returns the project folder.
+pub(crate) fn generate_default(parent: &Path, name: &str, extra: &[&str]) -> PathBuf {
+    let out = output(
+        cargo_mcp()
+            .current_dir(parent)
+            .args(["new", name, "--vcs", "none"])
+            .args(extra),
+    );
+    assert!(
+        out.status.success(),
+        "cargo mcp new failed:\n{}",
+        show(&out)
+    );
+    let project = parent.join(name);
+    let manifest: toml_edit::DocumentMut = std::fs::read_to_string(project.join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let runtime = workspace_root().join("mcp-runtime").canonicalize().unwrap();
+    assert_eq!(
+        manifest["dependencies"]["mcp-runtime"]["path"].as_str(),
+        Some(runtime.to_str().unwrap()),
+        "the default points at the checkout the CLI was built from"
+    );
+    assert!(
+        stdout(&out).contains(&format!("depends on mcp-runtime at {}", runtime.display())),
+        "{}",
+        show(&out)
+    );
+    project
+}
+
 /// `<file>.bak` beside `path`.
 pub(crate) fn backup_of(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap().to_os_string();

@@ -15,6 +15,7 @@ use crate::protocol::{
     McpError, PromptDefinition, ReadResourceResult, RequestId, ResourceDefinition,
     ResourceTemplateDefinition, ToolDefinition,
 };
+#[cfg(feature = "server")]
 use crate::server::Server;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -26,7 +27,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
-#[cfg(feature = "http")]
+#[cfg(feature = "client-http")]
 mod http;
 mod input;
 
@@ -168,6 +169,7 @@ impl Client {
     }
 
     /// A client connected in memory to `server`.
+    #[cfg(feature = "server")]
     pub fn memory(server: &Server) -> Self {
         let t = crate::transport::memory::connect(server);
         Self::from_channels(t.to_server, t.from_server)
