@@ -23,6 +23,9 @@ fn main() {
     let is_runtime = std::fs::read_to_string(&runtime_manifest)
         .is_ok_and(|text| text.lines().any(|l| l.trim() == "name = \"mcp-runtime\""));
     if is_runtime {
-        println!("cargo::rustc-env=MCP_TOOLKIT_CHECKOUT={}", checkout.display());
+        println!(
+            "cargo::rustc-env=MCP_TOOLKIT_CHECKOUT={}",
+            checkout.display()
+        );
     }
 }

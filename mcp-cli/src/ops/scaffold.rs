@@ -303,7 +303,8 @@ pub fn new_project(options: &ProjectOptions) -> Result<Created> {
         files: plan.files.into_iter().map(|f| f.path).collect(),
         overwritten: Vec::new(),
         workspace: plan.change,
-        git_initialized: git,        runtime: options.runtime.clone(),
+        git_initialized: git,
+        runtime: options.runtime.clone(),
     })
 }
 
@@ -396,7 +397,8 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
         files: plan.files.into_iter().map(|f| f.path).collect(),
         overwritten,
         workspace: plan.change,
-        git_initialized: git,        runtime: options.runtime.clone(),
+        git_initialized: git,
+        runtime: options.runtime.clone(),
     })
 }
 

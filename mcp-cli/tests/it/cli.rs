@@ -134,8 +134,13 @@ fn new_prints_the_next_steps_and_init_refuses_to_overwrite() {
         manifest.contains("description = \"Weather notes\""),
         "{manifest}"
     );
+    // Built from this checkout, the CLI points new projects at its runtime.
+    let runtime = workspace_root().join("mcp-runtime").canonicalize().unwrap();
     assert!(
-        manifest.contains(&format!("mcp-runtime = \"{}\"", env!("CARGO_PKG_VERSION"))),
+        manifest.contains(&format!(
+            "mcp-runtime = {{ path = \"{}\" }}",
+            runtime.display()
+        )),
         "{manifest}"
     );
     assert!(
