@@ -1,7 +1,7 @@
 //! The command line: `cargo mcp <command>`, parsed with clap derive in the cargo-subcommand
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
-use crate::commands::{call, doctor, init, install, list, new, prompt, read, schema};
+use crate::commands::{call, doctor, init, install, list, new, prompt, read, schema, uninstall};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -42,6 +42,7 @@ Examples:
   cargo mcp prompt greet name=Ada                # render a prompt
   cargo mcp schema --check tests/snapshots/tools.json   # CI: fail when the tools changed
   cargo mcp install claude-desktop               # build in release, add it to Claude Desktop
+  cargo mcp uninstall claude-desktop             # and take it out again
   cargo mcp doctor                               # toolchain and toolkit versions
 
 Exit codes:
@@ -70,6 +71,8 @@ pub enum Command {
     Schema(schema::Args),
     /// Add the server to an MCP client's configuration.
     Install(install::Args),
+    /// Remove a server from an MCP client's configuration.
+    Uninstall(uninstall::Args),
     /// Check the toolchain and the toolkit versions.
     Doctor(doctor::Args),
 }
@@ -99,6 +102,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Prompt(args) => prompt::exec(args),
         Command::Schema(args) => schema::exec(args),
         Command::Install(args) => install::exec(args),
+        Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),
     }
 }

@@ -1,7 +1,7 @@
 //! `cargo mcp install`: add the server to a client's configuration.
 
 use crate::error::usage;
-use crate::ops::install::{self, ClientKind, Environment, Installed, ServerEntry};
+use crate::ops::install::{self, ClientKind, Environment, Installed, Launch, ServerEntry};
 use crate::ops::project;
 use anyhow::{Context as _, Result};
 use std::collections::BTreeMap;
@@ -18,8 +18,11 @@ Examples:
   cargo mcp install cursor --dry-run                   # show the change, write nothing
   cargo mcp install json                               # print the mcpServers snippet
   cargo mcp install claude-desktop -- ~/notes          # arguments for the server
+  cargo mcp install vscode --url http://127.0.0.1:8080/mcp --header 'Authorization=Bearer t'
 
-Only the server's own entry changes; everything else in the file is kept byte for byte, and
+`--dry-run` and `json` build nothing: they show the path the release build will have (and
+say when it is not built yet). VS Code's project file names a binary inside the project as
+`${workspaceFolder}/…`, so it can be committed. Only the server's own entry changes; everything else in the file is kept byte for byte, and
 the old file is copied to <file>.bak. A different entry of the same name is replaced only
 with --force (the difference is shown). A file that cannot be parsed is left alone and the
 snippet is printed instead (exit 4).")]
@@ -64,12 +67,25 @@ pub struct Args {
     #[arg(long, value_name = "PATH", conflicts_with_all = ["manifest_path", "bin"])]
     pub binary: Option<PathBuf>,
 
+    /// A running server over Streamable HTTP, instead of a command (nothing is built).
+    #[arg(
+        long,
+        value_name = "URL",
+        conflicts_with_all = ["manifest_path", "bin", "binary", "env", "server_args"]
+    )]
+    pub url: Option<String>,
+
+    /// A header sent with every request to `--url` (`Authorization=Bearer …`); repeatable.
+    #[arg(long = "header", value_name = "NAME=VALUE", requires = "url")]
+    pub headers: Vec<String>,
+
     /// Arguments the client passes to the server, after `--`.
     #[arg(last = true, value_name = "SERVER_ARGS")]
     pub server_args: Vec<String>,
 }
 
-/// Builds (unless `--binary`), merges the entry and reports what happened.
+/// Builds (unless `--binary`, `--url`, `--dry-run` or a printed `json` snippet), merges the
+/// entry and reports what happened.
 pub fn exec(args: Args) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let env: BTreeMap<String, String> = args
@@ -77,8 +93,34 @@ pub fn exec(args: Args) -> Result<()> {
         .iter()
         .map(|pair| install::parse_env(pair))
         .collect::<Result<_>>()?;
-    let (executable, default_name, project_root) = match &args.binary {
-        Some(path) => {
+    let headers: BTreeMap<String, String> = args
+        .headers
+        .iter()
+        .map(|pair| install::parse_pair("--header", pair))
+        .collect::<Result<_>>()?;
+    // Only a write needs the binary itself; a preview shows where it will be.
+    let prints_snippet = args.client == ClientKind::Json && args.config_path.is_none();
+    let preview = args.dry_run || prints_snippet;
+    let (launch, default_name, project_root) = match (&args.url, &args.binary) {
+        (Some(url), _) => {
+            if !args.client.takes_urls() {
+                return Err(usage(format!(
+                    "{} does not take servers by URL in its configuration file; add {url} in its \
+                     settings (Connectors), or install a local build of the server instead",
+                    args.client
+                )));
+            }
+            let name = args
+                .name
+                .clone()
+                .ok_or_else(|| usage("--url needs --name: the server's name in the client"))?;
+            let launch = Launch::Url {
+                url: url.clone(),
+                headers,
+            };
+            (launch, name, None)
+        }
+        (None, Some(path)) => {
             let absolute = path
                 .canonicalize()
                 .with_context(|| format!("--binary {}", path.display()))?;
@@ -87,26 +129,39 @@ pub fn exec(args: Args) -> Result<()> {
                 .and_then(|s| s.to_str())
                 .unwrap_or("server")
                 .to_owned();
-            (absolute, name, None)
+            (command_launch(&absolute, &args, env), name, None)
         }
-        None => {
+        (None, None) => {
             let binary = project::locate(
                 args.manifest_path.as_deref(),
                 args.bin.as_deref(),
                 &cwd,
-                "--manifest-path or --binary",
+                "--manifest-path, --binary or --url",
             )?;
-            eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
-            let built = project::build(&binary, &args.profile, &cwd)?;
+            let executable = if preview {
+                let path = project::expected_executable(&binary, &args.profile, &cwd)?;
+                if !path.is_file() {
+                    eprintln!(
+                        "note: {} is not built yet; `cargo mcp install {}` (without --dry-run) \
+                         builds it, or `cargo build --profile {} --bin {}`",
+                        path.display(),
+                        cli_name(args.client),
+                        args.profile,
+                        binary.bin
+                    );
+                }
+                path
+            } else {
+                eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
+                project::build(&binary, &args.profile, &cwd)?.executable
+            };
             let root = binary.manifest_path.parent().map(PathBuf::from);
-            (built.executable, binary.bin, root)
+            (command_launch(&executable, &args, env), binary.bin, root)
         }
     };
     let server = ServerEntry {
         name: args.name.clone().unwrap_or(default_name),
-        command: executable.to_string_lossy().into_owned(),
-        args: args.server_args.clone(),
-        env,
+        launch,
     };
     if server.name.is_empty() {
         return Err(usage("--name cannot be empty"));
@@ -123,6 +178,13 @@ pub fn exec(args: Args) -> Result<()> {
                 "cannot tell where {client} keeps its configuration here (no home folder?); pass --config-path"
             ))
         })?,
+    };
+    let server = match (args.client, vscode_workspace(&path)) {
+        (ClientKind::Vscode, Some(workspace)) => ServerEntry {
+            launch: server.launch.relative_to_workspace(&workspace),
+            ..server
+        },
+        _ => server,
     };
     let installed = install::install_into(&path, args.client, &server, args.force, args.dry_run)?;
     match installed {
@@ -150,7 +212,10 @@ pub fn exec(args: Args) -> Result<()> {
                 path.display(),
                 args.client
             );
-            println!("  command: {}", server.command);
+            match &server.launch {
+                Launch::Command { command, .. } => println!("  command: {command}"),
+                Launch::Url { url, .. } => println!("  url: {url}"),
+            }
             if let Some(backup) = backup {
                 println!("  the previous file is in {}", backup.display());
             }
@@ -160,4 +225,39 @@ pub fn exec(args: Args) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn command_launch(
+    executable: &std::path::Path,
+    args: &Args,
+    env: BTreeMap<String, String>,
+) -> Launch {
+    Launch::Command {
+        command: executable.to_string_lossy().into_owned(),
+        args: args.server_args.clone(),
+        env,
+    }
+}
+
+/// The client's name on the command line (`claude-desktop`).
+fn cli_name(client: ClientKind) -> String {
+    clap::ValueEnum::to_possible_value(&client)
+        .map(|v| v.get_name().to_owned())
+        .unwrap_or_default()
+}
+
+/// The folder VS Code opens for a `<folder>/.vscode/mcp.json` (what `${workspaceFolder}`
+/// means in it), canonical; `None` for any other file.
+fn vscode_workspace(config: &std::path::Path) -> Option<PathBuf> {
+    let absolute = std::path::absolute(config).ok()?;
+    let dot_vscode = absolute.parent()?;
+    if dot_vscode.file_name()? != ".vscode" {
+        return None;
+    }
+    let folder = dot_vscode.parent()?;
+    Some(
+        folder
+            .canonicalize()
+            .unwrap_or_else(|_| folder.to_path_buf()),
+    )
 }

@@ -10,6 +10,7 @@ pub mod new;
 pub mod prompt;
 pub mod read;
 pub mod schema;
+pub mod uninstall;
 
 use crate::ops::connect::{self, Connection, ServerSpec};
 use crate::ops::scaffold::{ProjectOptions, Vcs};

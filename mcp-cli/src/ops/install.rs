@@ -52,18 +52,39 @@ impl ClientKind {
         }
     }
 
-    /// The entry this client expects for a stdio server.
+    /// The entry this client expects for `server`: a command it starts (stdio), or a URL it
+    /// connects to (Streamable HTTP: `"type": "http"`, except Cursor, which takes a bare
+    /// `url`).
     pub fn entry(self, server: &ServerEntry) -> Value {
         let mut entry = Map::new();
-        if matches!(self, ClientKind::Vscode | ClientKind::ClaudeCode) {
-            entry.insert("type".into(), json!("stdio"));
-        }
-        entry.insert("command".into(), json!(server.command));
-        entry.insert("args".into(), json!(server.args));
-        if !server.env.is_empty() {
-            entry.insert("env".into(), json!(server.env));
+        match &server.launch {
+            Launch::Command { command, args, env } => {
+                if matches!(self, ClientKind::Vscode | ClientKind::ClaudeCode) {
+                    entry.insert("type".into(), json!("stdio"));
+                }
+                entry.insert("command".into(), json!(command));
+                entry.insert("args".into(), json!(args));
+                if !env.is_empty() {
+                    entry.insert("env".into(), json!(env));
+                }
+            }
+            Launch::Url { url, headers } => {
+                if self != ClientKind::Cursor {
+                    entry.insert("type".into(), json!("http"));
+                }
+                entry.insert("url".into(), json!(url));
+                if !headers.is_empty() {
+                    entry.insert("headers".into(), json!(headers));
+                }
+            }
         }
         Value::Object(entry)
+    }
+
+    /// Whether the client's configuration file can hold a server reached by URL. Claude
+    /// Desktop's cannot: it adds remote servers as connectors, in its settings.
+    pub fn takes_urls(self) -> bool {
+        self != ClientKind::ClaudeDesktop
     }
 
     /// Where the client keeps its configuration on this machine, if it has a fixed place.
@@ -121,25 +142,68 @@ impl Environment {
     }
 }
 
-/// The server as a client starts it.
+/// The server as a client knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerEntry {
     /// The name the client shows.
     pub name: String,
-    /// The absolute path of the executable.
-    pub command: String,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Environment variables.
-    pub env: BTreeMap<String, String>,
+    /// How the client reaches it.
+    pub launch: Launch,
+}
+
+/// How a client reaches a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Launch {
+    /// The client starts it and talks over stdio.
+    Command {
+        /// The executable: an absolute path, or (VS Code) `${workspaceFolder}/…`.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Environment variables.
+        env: BTreeMap<String, String>,
+    },
+    /// A running server, over Streamable HTTP.
+    Url {
+        /// The endpoint.
+        url: String,
+        /// Headers sent with every request (`Authorization`, say).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+impl Launch {
+    /// For VS Code's workspace file: `command` as `${workspaceFolder}/…` when it lies inside
+    /// `workspace` (the folder holding `.vscode/`), so the file can be committed and works in
+    /// every clone. Anything else is returned as it is.
+    pub fn relative_to_workspace(self, workspace: &Path) -> Self {
+        match self {
+            Launch::Command { command, args, env } => {
+                let command = match Path::new(&command).strip_prefix(workspace) {
+                    Ok(rest) if !rest.as_os_str().is_empty() => format!(
+                        "${{workspaceFolder}}/{}",
+                        rest.to_string_lossy().replace('\\', "/")
+                    ),
+                    _ => command,
+                };
+                Launch::Command { command, args, env }
+            }
+            url => url,
+        }
+    }
 }
 
 /// Parses `KEY=VALUE`.
 pub fn parse_env(pair: &str) -> Result<(String, String)> {
+    parse_pair("--env", pair)
+}
+
+/// Parses `KEY=VALUE` given to `flag`.
+pub fn parse_pair(flag: &str, pair: &str) -> Result<(String, String)> {
     match pair.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),
         _ => Err(crate::error::usage(format!(
-            "--env `{pair}` is not KEY=VALUE"
+            "{flag} `{pair}` is not KEY=VALUE"
         ))),
     }
 }
@@ -326,34 +390,118 @@ pub fn install_into(
     if dry_run {
         return Ok(Installed::WouldWrite(text));
     }
+    let backup = write_config(path, existing.is_some(), &text)?;
+    Ok(Installed::Written { backup, replaced })
+}
+
+/// What `uninstall` did, or would do with `--dry-run`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Uninstalled {
+    /// No entry of that name (or no file): nothing to do.
+    Absent,
+    /// The entry was removed; `backup` is the copy of the old file.
+    Removed {
+        /// `<file>.bak`.
+        backup: PathBuf,
+        /// The entry that was removed.
+        entry: Value,
+    },
+    /// `--dry-run`: the text that would be written.
+    WouldWrite(String),
+}
+
+/// The configuration `text` without the server `name`, as [`merge`] edits it (everything
+/// else byte for byte); `Ok(None)` when there is no such entry.
+pub fn remove(
+    text: &str,
+    kind: ClientKind,
+    name: &str,
+) -> Result<Option<(String, Value)>, MergeRefusal> {
+    let root = CstRootNode::parse(text, &ParseOptions::default())
+        .map_err(|e| MergeRefusal::Unparsable(e.to_string()))?;
+    let object = root
+        .object_value()
+        .ok_or_else(|| MergeRefusal::Unparsable("the top level is not an object".into()))?;
+    let key = kind.servers_key();
+    let Some(servers) = object.get(key) else {
+        return Ok(None);
+    };
+    let servers = servers
+        .value()
+        .and_then(|v| v.as_object())
+        .ok_or_else(|| MergeRefusal::Unparsable(format!("`{key}` is not an object")))?;
+    let Some(prop) = servers.get(name) else {
+        return Ok(None);
+    };
+    let entry = prop
+        .value()
+        .and_then(|v| v.to_serde_value())
+        .unwrap_or(Value::Null);
+    prop.remove();
+    Ok(Some((root.to_string(), entry)))
+}
+
+/// Removes the server `name` from the file at `path` (keeping a `.bak`), unless `dry_run`.
+/// A file it cannot parse is refused (exit code 4) and left alone.
+pub fn uninstall_from(
+    path: &Path,
+    kind: ClientKind,
+    name: &str,
+    dry_run: bool,
+) -> Result<Uninstalled> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Uninstalled::Absent),
+        Err(e) => return Err(anyhow!(e).context(format!("cannot read {}", path.display()))),
+    };
+    let removed = remove(&existing, kind, name).map_err(|refusal| {
+        let why = match refusal {
+            MergeRefusal::Unparsable(why) | MergeRefusal::Conflict(why) => why,
+        };
+        crate::error::refused(format!(
+            "cannot parse {} ({why}); nothing was written",
+            path.display()
+        ))
+    })?;
+    let Some((text, entry)) = removed else {
+        return Ok(Uninstalled::Absent);
+    };
+    if dry_run {
+        return Ok(Uninstalled::WouldWrite(text));
+    }
+    let backup = write_config(path, true, &text)?.expect("an existing file is backed up");
+    Ok(Uninstalled::Removed { backup, entry })
+}
+
+/// Writes `text` to `path` through a temporary file and a rename, after copying the old file
+/// (when `existed`) to `<file>.bak`, keeping its permissions. Returns the backup's path.
+fn write_config(path: &Path, existed: bool, text: &str) -> Result<Option<PathBuf>> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let backup = match &existing {
-        Some(_) => {
+    let backup = match existed {
+        true => {
             let backup = backup_path(path);
             std::fs::copy(path, &backup)
                 .with_context(|| format!("cannot write the backup {}", backup.display()))?;
             Some(backup)
         }
-        None => None,
+        false => None,
     };
     let mut temp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     std::io::Write::write_all(&mut temp, text.as_bytes())
         .with_context(|| format!("cannot write {}", temp.path().display()))?;
-    if existing.is_some()
-        && let Ok(meta) = std::fs::metadata(path)
-    {
+    if existed && let Ok(meta) = std::fs::metadata(path) {
         // Keep the file's permissions (`~/.claude.json` is private).
         let _ = std::fs::set_permissions(temp.path(), meta.permissions());
     }
     temp.persist(path)
         .map_err(|e| anyhow!(e.error))
         .with_context(|| format!("cannot replace {}", path.display()))?;
-    Ok(Installed::Written { backup, replaced })
+    Ok(backup)
 }
 
 #[cfg(test)]
@@ -363,9 +511,11 @@ mod tests {
     fn server() -> ServerEntry {
         ServerEntry {
             name: "weather".into(),
-            command: "/opt/weather/target/release/weather".into(),
-            args: vec![],
-            env: BTreeMap::from([("UNITS".to_owned(), "metric".to_owned())]),
+            launch: Launch::Command {
+                command: "/opt/weather/target/release/weather".into(),
+                args: vec![],
+                env: BTreeMap::from([("UNITS".to_owned(), "metric".to_owned())]),
+            },
         }
     }
 
@@ -377,6 +527,22 @@ mod tests {
             json!({"command": "/opt/weather/target/release/weather", "args": [], "env": {"UNITS": "metric"}})
         );
         assert_eq!(ClientKind::Vscode.entry(&s)["type"], "stdio");
+        let remote = ServerEntry {
+            name: "weather".into(),
+            launch: Launch::Url {
+                url: "https://example.com/mcp".into(),
+                headers: BTreeMap::from([("Authorization".to_owned(), "Bearer t".to_owned())]),
+            },
+        };
+        assert_eq!(
+            ClientKind::Vscode.entry(&remote),
+            json!({"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer t"}})
+        );
+        assert_eq!(
+            ClientKind::Cursor.entry(&remote),
+            json!({"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer t"}})
+        );
+        assert!(!ClientKind::ClaudeDesktop.takes_urls());
         assert_eq!(ClientKind::Vscode.servers_key(), "servers");
         assert_eq!(ClientKind::Cursor.servers_key(), "mcpServers");
     }
@@ -434,7 +600,9 @@ mod tests {
 
         // A different entry of the same name: refused with a diff, replaced with force.
         let mut moved = server();
-        moved.command = "/elsewhere".into();
+        if let Launch::Command { command, .. } = &mut moved.launch {
+            *command = "/elsewhere".into();
+        }
         let Err(MergeRefusal::Conflict(diff)) =
             merge(Some(&merged), ClientKind::Cursor, &moved, false)
         else {
@@ -490,6 +658,40 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn vscode_commands_inside_the_workspace_are_relative_to_it() {
+        let launch = |command: &str| Launch::Command {
+            command: command.into(),
+            args: vec![],
+            env: BTreeMap::new(),
+        };
+        let inside = launch("/p/target/release/weather").relative_to_workspace(Path::new("/p"));
+        assert_eq!(inside, launch("${workspaceFolder}/target/release/weather"));
+        let outside = launch("/q/weather").relative_to_workspace(Path::new("/p"));
+        assert_eq!(outside, launch("/q/weather"));
+    }
+
+    #[test]
+    fn removing_keeps_the_rest_byte_for_byte() {
+        let text = "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"},\n    \"weather\": {\"command\": \"w\"}\n  }\n}\n";
+        let (left, entry) = remove(text, ClientKind::Cursor, "weather")
+            .unwrap()
+            .unwrap();
+        assert_eq!(entry, json!({"command": "w"}));
+        assert!(
+            left.starts_with(
+                "{\n  // mine\n  \"mcpServers\": {\n    \"other\": {\"command\": \"x\"}"
+            ),
+            "{left}"
+        );
+        assert!(!left.contains("weather"), "{left}");
+        assert_eq!(remove(&left, ClientKind::Cursor, "weather").unwrap(), None);
+        assert!(matches!(
+            remove("[1]", ClientKind::Cursor, "weather"),
+            Err(MergeRefusal::Unparsable(_))
+        ));
     }
 
     #[test]

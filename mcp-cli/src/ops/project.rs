@@ -5,7 +5,6 @@ use crate::error::usage;
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 use std::ffi::OsString;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -37,6 +36,7 @@ pub struct BuiltBinary {
 #[derive(Debug, Deserialize)]
 struct Metadata {
     packages: Vec<Package>,
+    target_directory: PathBuf,
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,6 +157,30 @@ pub fn locate(
     })
 }
 
+/// Where `cargo build --profile <profile>` puts `binary`'s executable, without building:
+/// the target folder from `cargo metadata` (honouring `CARGO_TARGET_DIR` and
+/// `build.target-dir`), then the profile's folder (`debug` for `dev`, `release` for
+/// `release`, else the profile's name). The file may not exist yet.
+pub fn expected_executable(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<PathBuf> {
+    let metadata = run_cargo(
+        &["metadata", "--no-deps", "--format-version", "1"],
+        Some(&binary.manifest_path),
+        cwd,
+    )?;
+    let metadata: Metadata =
+        serde_json::from_slice(&metadata).context("cannot read `cargo metadata`")?;
+    let folder = match profile {
+        "dev" | "test" => "debug",
+        "bench" => "release",
+        other => other,
+    };
+    Ok(metadata.target_directory.join(folder).join(format!(
+        "{}{}",
+        binary.bin,
+        std::env::consts::EXE_SUFFIX
+    )))
+}
+
 #[derive(Debug, Deserialize)]
 struct BuildMessage {
     reason: String,
@@ -167,7 +191,8 @@ struct BuildMessage {
 }
 
 /// Builds `binary` with cargo's `profile` (`dev`, `release`, …) and returns the executable.
-/// Compiler output goes to our stderr (quiet when stderr is not a terminal).
+/// Cargo's output goes to our stderr: its progress bar on a terminal, its plain
+/// `Compiling …` lines otherwise (a long first build is never silent).
 pub fn build(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<BuiltBinary> {
     let mut cmd = Command::new(cargo());
     cmd.current_dir(cwd)
@@ -178,9 +203,6 @@ pub fn build(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<BuiltB
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
-    if !std::io::stderr().is_terminal() {
-        cmd.arg("--quiet");
-    }
     let out = cmd.output().context("cannot run cargo build")?;
     if !out.status.success() {
         bail!(

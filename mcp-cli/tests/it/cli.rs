@@ -222,3 +222,32 @@ fn the_readme_quick_start_uses_the_cli() {
     // the quick start needs no `--runtime-path`.
     assert!(!command.contains("--runtime-path"), "{command}");
 }
+
+#[test]
+fn doctor_exits_3_on_a_toolkit_version_mismatch_and_names_the_cli_crate() {
+    let tmp = outside_tempdir();
+    let project = tmp.path().join("old");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"old\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nmcp-runtime = \"0.0.9\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("Cargo.lock"),
+        "version = 4\n\n[[package]]\nname = \"mcp-runtime\"\nversion = \"0.0.9\"\n",
+    )
+    .unwrap();
+    let out = output(cargo_mcp().current_dir(&project).arg("doctor"));
+    assert_eq!(out.status.code(), Some(3), "{}", show(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("the project uses mcp-runtime 0.0.9, older than this cargo-mcp"),
+        "{text}"
+    );
+    assert!(
+        text.contains("cargo install mcp-runtime-cli --version 0.0.9"),
+        "{text}"
+    );
+    assert!(!text.contains("cargo install mcp-cli"), "{text}");
+}

@@ -314,14 +314,11 @@ fn outside_a_project_install_suggests_only_flags_it_takes() {
     assert!(!out.status.success(), "{}", show(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("no cargo project here; run inside one, or pass --manifest-path or --binary"),
+        err.contains("no cargo project here; run inside one, or pass --manifest-path, --binary or --url"),
         "{err}"
     );
-    // `install` has no --command or --url; it used to suggest them.
-    assert!(
-        !err.contains("--command") && !err.contains("--url"),
-        "{err}"
-    );
+    // `install` has no --command; it used to suggest it.
+    assert!(!err.contains("--command"), "{err}");
     // `list` has them, and still suggests them.
     let out = output(cargo_mcp().current_dir(tmp.path()).args(["list"]));
     assert!(
@@ -329,4 +326,176 @@ fn outside_a_project_install_suggests_only_flags_it_takes() {
         "{}",
         show(&out)
     );
+}
+
+/// A tiny cargo project with one binary, never built: `install --dry-run` and `install json`
+/// must not build it.
+fn unbuilt_project(dir: &Path) -> PathBuf {
+    let project = dir.join("tiny");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").unwrap();
+    project
+}
+
+#[test]
+fn dry_run_and_json_build_nothing_and_say_where_the_binary_will_be() {
+    let tmp = outside_tempdir();
+    let project = unbuilt_project(tmp.path());
+    let config = tmp.path().join("cursor.json");
+    let release = project.join("target/release/tiny");
+    let out = output(
+        cargo_mcp()
+            .current_dir(&project)
+            .args(["install", "cursor", "--dry-run", "--config-path"])
+            .arg(&config)
+            .env_remove("CARGO_TARGET_DIR"),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        stdout(&out).contains(&format!("\"command\": \"{}\"", release.display())),
+        "{}",
+        show(&out)
+    );
+    assert!(stderr(&out).contains("is not built yet"), "{}", show(&out));
+    assert!(!config.exists());
+
+    let out = output(
+        cargo_mcp()
+            .current_dir(&project)
+            .args(["install", "json"])
+            .env_remove("CARGO_TARGET_DIR"),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(snippet["mcpServers"]["tiny"]["command"], json!(release));
+    assert!(
+        !project.join("target").exists(),
+        "nothing was built:\n{}",
+        show(&out)
+    );
+}
+
+#[test]
+fn url_installs_an_http_entry_where_the_client_takes_one() {
+    let tmp = outside_tempdir();
+    let config = tmp.path().join("mcp.json");
+    let out = output(
+        cargo_mcp()
+            .args([
+                "install",
+                "vscode",
+                "--url",
+                "http://127.0.0.1:8080/mcp",
+                "--name",
+                "remote",
+                "--header",
+                "Authorization=Bearer t0ken",
+                "--config-path",
+            ])
+            .arg(&config),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let parsed = parse_jsonc(&std::fs::read_to_string(&config).unwrap());
+    assert_eq!(
+        parsed["servers"]["remote"],
+        json!({"type": "http", "url": "http://127.0.0.1:8080/mcp", "headers": {"Authorization": "Bearer t0ken"}})
+    );
+
+    // Claude Desktop's file takes no URLs: a usage error that says where they go.
+    let out = output(cargo_mcp().args([
+        "install",
+        "claude-desktop",
+        "--url",
+        "http://127.0.0.1:8080/mcp",
+        "--name",
+        "remote",
+        "--dry-run",
+    ]));
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(stderr(&out).contains("Connectors"), "{}", show(&out));
+}
+
+#[test]
+fn vscode_names_a_binary_inside_the_workspace_by_workspace_folder() {
+    let tmp = outside_tempdir();
+    let workspace = tmp.path().join("proj");
+    std::fs::create_dir_all(workspace.join("bin")).unwrap();
+    let binary = workspace.join("bin/echo-server");
+    std::fs::copy(echo_server(), &binary).unwrap();
+    let config = workspace.join(".vscode/mcp.json");
+    let out = install("vscode", &config, &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    // `install` above names the example server outside the workspace: absolute.
+    let parsed = parse_jsonc(&std::fs::read_to_string(&config).unwrap());
+    assert_eq!(
+        parsed["servers"]["weather"]["command"],
+        json!(echo_server())
+    );
+
+    let out = output(
+        cargo_mcp()
+            .args(["install", "vscode", "--name", "inside", "--binary"])
+            .arg(&binary)
+            .arg("--config-path")
+            .arg(&config),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let parsed = parse_jsonc(&std::fs::read_to_string(&config).unwrap());
+    assert_eq!(
+        parsed["servers"]["inside"]["command"],
+        json!("${workspaceFolder}/bin/echo-server")
+    );
+}
+
+#[test]
+fn uninstall_removes_only_the_entry_and_keeps_a_backup() {
+    for (client, key, original) in clients() {
+        let tmp = outside_tempdir();
+        let config = tmp.path().join("config.json");
+        std::fs::write(&config, original).unwrap();
+        let out = install(client, &config, &[]);
+        assert!(out.status.success(), "{client}: {}", show(&out));
+
+        let uninstall = |extra: &[&str]| {
+            output(
+                cargo_mcp()
+                    .args(["uninstall", client, "--name", "weather", "--config-path"])
+                    .arg(&config)
+                    .args(extra),
+            )
+        };
+        let out = uninstall(&["--dry-run"]);
+        assert!(out.status.success(), "{client}: {}", show(&out));
+        assert!(
+            stdout(&out)
+                .lines()
+                .any(|l| l.starts_with('-') && l.contains("\"weather\"")),
+            "{}",
+            show(&out)
+        );
+        assert!(
+            parse_jsonc(&std::fs::read_to_string(&config).unwrap())[key]["weather"].is_object()
+        );
+
+        let out = uninstall(&[]);
+        assert!(out.status.success(), "{client}: {}", show(&out));
+        let after = std::fs::read_to_string(&config).unwrap();
+        assert!(
+            parse_jsonc(&after)[key].get("weather").is_none(),
+            "{client}: {after}"
+        );
+        for part in unrelated_parts(client) {
+            assert!(after.contains(part), "{client}: lost {part:?} in\n{after}");
+        }
+        assert!(backup_of(&config).is_file(), "{client}");
+
+        let out = uninstall(&[]);
+        assert!(out.status.success(), "{client}: {}", show(&out));
+        assert!(stdout(&out).contains("nothing to do"), "{}", show(&out));
+    }
 }
