@@ -118,6 +118,12 @@ fn plan(options: &ProjectOptions, dir: PathBuf) -> Result<Plan> {
         description,
         runtime: options.runtime.clone(),
         standalone: options.standalone && workspace.is_some(),
+        // Joining now, or already a member through `members`: the workspace's profiles rule.
+        member: join_workspace
+            || (!options.standalone
+                && workspace
+                    .as_ref()
+                    .is_some_and(|ws| matches!(ws.membership(&dir), Membership::Member))),
     };
     let files = template::render(options.template, &vars)?;
     Ok(Plan {

@@ -130,6 +130,9 @@ pub struct Vars {
     pub runtime: RuntimeSource,
     /// Write an empty `[workspace]` so the project stands alone inside a workspace.
     pub standalone: bool,
+    /// The project joins an enclosing workspace's `members`: cargo takes profiles from the
+    /// workspace's root only (and warns about a member's), so the template's are left out.
+    pub member: bool,
 }
 
 /// One file of a rendered project.
@@ -216,6 +219,9 @@ fn manifest(text: &str, template: Template, vars: &Vars) -> Result<String> {
     let metadata = &mut doc["package"]["metadata"]["mcp"];
     metadata["template"] = value(template.name());
     metadata["cli-version"] = value(crate::VERSION);
+    if vars.member {
+        doc.remove("profile");
+    }
     if vars.standalone {
         let mut workspace = Table::new();
         workspace.decor_mut().set_prefix(
@@ -236,6 +242,7 @@ mod tests {
             description: "Says \"hi\"".into(),
             runtime: RuntimeSource::Version("0.1.0".into()),
             standalone: false,
+            member: false,
         }
     }
 
@@ -288,6 +295,21 @@ mod tests {
             Some("files")
         );
         assert!(doc.get("workspace").is_none());
+        assert_eq!(doc["profile"]["dev"]["debug"].as_str(), Some("line-tables-only"));
+        let member = Vars {
+            member: true,
+            ..vars()
+        };
+        let files = render(Template::Files, &member).unwrap();
+        let manifest = files
+            .iter()
+            .find(|f| f.path == Path::new("Cargo.toml"))
+            .unwrap();
+        let doc: DocumentMut = std::str::from_utf8(&manifest.contents)
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(doc.get("profile").is_none(), "a member's profiles are the workspace's");
 
         let standalone = Vars {
             standalone: true,

@@ -101,6 +101,25 @@ fn the_stdio_template_passes_its_tests_and_works_as_the_current_project() {
         Path::new(command).canonicalize().unwrap(),
         binary.canonicalize().unwrap()
     );
+
+    // The template's own dev profile (line tables for the project, no debug info for the
+    // dependencies) keeps a debug binary small; without it this one was 136 MB. Built here
+    // without the tests' debug-info override, so the profile is the template's.
+    let build = output(
+        in_generated_target(
+            std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+                .args(["build", "--quiet"])
+                .current_dir(&project),
+        )
+        .env_remove("CARGO_PROFILE_DEV_DEBUG")
+        .stdin(std::process::Stdio::null()),
+    );
+    assert!(build.status.success(), "{}", show(&build));
+    let size = std::fs::metadata(&binary).unwrap().len();
+    assert!(
+        size < 64 << 20,
+        "a debug binary of the stdio template takes {size} bytes"
+    );
 }
 
 #[test]
