@@ -1,7 +1,9 @@
 //! The command line: `cargo mcp <command>`, parsed with clap derive in the cargo-subcommand
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
-use crate::commands::{call, doctor, init, install, list, new, prompt, read, schema, uninstall};
+use crate::commands::{
+    call, completions, doctor, init, install, list, new, prompt, read, schema, uninstall,
+};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -44,6 +46,7 @@ Examples:
   cargo mcp install claude-desktop               # build in release, add it to Claude Desktop
   cargo mcp uninstall claude-desktop             # and take it out again
   cargo mcp doctor                               # toolchain and toolkit versions
+  cargo mcp completions bash                     # shell completions (bash, zsh, fish)
 
 Exit codes:
   0  success
@@ -75,6 +78,8 @@ pub enum Command {
     Uninstall(uninstall::Args),
     /// Check the toolchain and the toolkit versions.
     Doctor(doctor::Args),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(completions::Args),
 }
 
 /// Parses a command line as the process receives it (the program first). `mcp` is
@@ -104,6 +109,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Install(args) => install::exec(args),
         Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),
+        Command::Completions(args) => completions::exec(args),
     }
 }
 

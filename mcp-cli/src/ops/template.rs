@@ -295,7 +295,10 @@ mod tests {
             Some("files")
         );
         assert!(doc.get("workspace").is_none());
-        assert_eq!(doc["profile"]["dev"]["debug"].as_str(), Some("line-tables-only"));
+        assert_eq!(
+            doc["profile"]["dev"]["debug"].as_str(),
+            Some("line-tables-only")
+        );
         let member = Vars {
             member: true,
             ..vars()
@@ -309,7 +312,10 @@ mod tests {
             .unwrap()
             .parse()
             .unwrap();
-        assert!(doc.get("profile").is_none(), "a member's profiles are the workspace's");
+        assert!(
+            doc.get("profile").is_none(),
+            "a member's profiles are the workspace's"
+        );
 
         let standalone = Vars {
             standalone: true,

@@ -251,3 +251,40 @@ fn doctor_exits_3_on_a_toolkit_version_mismatch_and_names_the_cli_crate() {
     );
     assert!(!text.contains("cargo install mcp-cli"), "{text}");
 }
+
+#[test]
+fn completions_complete_commands_in_bash() {
+    let out = output(cargo_mcp().args(["completions", "bash"]));
+    assert!(out.status.success(), "{}", show(&out));
+    let script = stdout(&out);
+    assert!(script.contains("stdio http files"), "templates are offered");
+    let function = script
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("complete -F "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .expect("the script registers a completion function")
+        .to_owned();
+    let bash_available = std::process::Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !bash_available {
+        eprintln!("bash is not installed; the script's completion is not exercised");
+        return;
+    }
+    let tmp = outside_tempdir();
+    let path = tmp.path().join("cargo-mcp.bash");
+    std::fs::write(&path, &script).unwrap();
+    let run = output(std::process::Command::new("bash").arg("-c").arg(format!(
+        "source '{}' && COMP_WORDS=(cargo-mcp unin) && COMP_CWORD=1 && {function} cargo-mcp unin cargo-mcp && printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+        path.display()
+    )));
+    assert!(run.status.success(), "{}", show(&run));
+    assert_eq!(stdout(&run).trim(), "uninstall", "{}", show(&run));
+
+    for shell in ["zsh", "fish"] {
+        let out = output(cargo_mcp().args(["completions", shell]));
+        assert!(out.status.success(), "{shell}: {}", show(&out));
+        assert!(stdout(&out).contains("cargo-mcp"), "{shell}");
+    }
+}

@@ -314,7 +314,9 @@ fn outside_a_project_install_suggests_only_flags_it_takes() {
     assert!(!out.status.success(), "{}", show(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("no cargo project here; run inside one, or pass --manifest-path, --binary or --url"),
+        err.contains(
+            "no cargo project here; run inside one, or pass --manifest-path, --binary or --url"
+        ),
         "{err}"
     );
     // `install` has no --command; it used to suggest it.
