@@ -7,6 +7,7 @@ pub mod init;
 pub mod install;
 pub mod list;
 pub mod new;
+pub mod package;
 pub mod prompt;
 pub mod read;
 pub mod schema;
