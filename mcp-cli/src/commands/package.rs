@@ -76,6 +76,11 @@ pub struct Args {
     #[arg(long, value_name = "PROFILE", default_value = "release")]
     pub profile: String,
 
+    /// cargo's target folder for the build (default: cargo's own choice; the bundle goes to
+    /// its `mcpb/` folder).
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+
     /// Give up on the started server's answers after this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub timeout: u64,
@@ -211,7 +216,7 @@ fn bundle(
     cwd: &Path,
 ) -> Result<(PathBuf, String)> {
     eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
-    let built = project::build(binary, &args.profile, cwd)?;
+    let built = project::build_into(binary, &args.profile, args.target_dir.as_deref(), cwd)?;
     let timeout = Duration::from_secs(args.timeout.max(1));
     let (tools, prompts) = block_on(offers(&built.executable, &args.server_args, timeout))
         .context("the built server did not answer as an MCP server")?;
@@ -246,7 +251,9 @@ fn bundle(
         });
     }
     let out = args.out.clone().unwrap_or_else(|| {
-        info.target_directory
+        let target = args.target_dir.as_ref().map(|d| cwd.join(d));
+        target
+            .unwrap_or_else(|| info.target_directory.clone())
             .join("mcpb")
             .join(format!("{}-{}.mcpb", info.name, info.version))
     });

@@ -169,6 +169,16 @@ struct BuildMessage {
 /// Builds `binary` with cargo's `profile` (`dev`, `release`, …) and returns the executable.
 /// Compiler output goes to our stderr (quiet when stderr is not a terminal).
 pub fn build(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<BuiltBinary> {
+    build_into(binary, profile, None, cwd)
+}
+
+/// [`build`], into `target_dir` when given (cargo's `--target-dir`).
+pub fn build_into(
+    binary: &ProjectBinary,
+    profile: &str,
+    target_dir: Option<&Path>,
+    cwd: &Path,
+) -> Result<BuiltBinary> {
     let mut cmd = Command::new(cargo());
     cmd.current_dir(cwd)
         .args(["build", "--message-format", "json-render-diagnostics"])
@@ -178,6 +188,9 @@ pub fn build(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<BuiltB
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
+    if let Some(dir) = target_dir {
+        cmd.arg("--target-dir").arg(dir);
+    }
     if !std::io::stderr().is_terminal() {
         cmd.arg("--quiet");
     }

@@ -186,10 +186,20 @@ fn package_writes_a_valid_server_json_and_a_bundle_the_mcpb_cli_accepts() {
     }
     assert_answers_initialize(&server);
 
-    // A second run changes nothing in the README and keeps server.json valid.
-    let again = package_in(&project, &["--no-bundle"]);
+    // A second run (cargo has nothing to rebuild) changes nothing in the README, keeps
+    // server.json valid, and without --out puts the bundle in <target-dir>/mcpb/.
+    let target = generated_target_dir();
+    let again = package_in(
+        &project,
+        &["--profile", "dev", "--target-dir", target.to_str().unwrap()],
+    );
     assert!(again.status.success(), "{}", show(&again));
     assert!(stdout(&again).contains("already says"), "{}", show(&again));
+    assert!(
+        target.join("mcpb/demo-pkg-0.1.0.mcpb").is_file(),
+        "{}",
+        show(&again)
+    );
     assert_eq!(
         std::fs::read_to_string(project.join("README.md")).unwrap(),
         readme
