@@ -180,6 +180,15 @@ pub fn exec(args: Args) -> Result<()> {
         println!("wrote {}", path.display());
         println!("  sha256: {sha256}");
     }
+    let lists_a_bundle = doc["packages"]
+        .as_array()
+        .is_some_and(|p| p.iter().any(|p| p["registryType"] == "mcpb"));
+    if entry.is_none() && lists_a_bundle {
+        eprintln!(
+            "warning: server.json lists an mcpb package that was left as it was; pass \
+             --bundle-url with this version's download URL to update its URL and SHA-256"
+        );
+    }
     if info.unpublishable {
         eprintln!(
             "warning: Cargo.toml has `publish = false`; the registry checks the crate on crates.io, \

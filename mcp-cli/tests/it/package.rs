@@ -196,6 +196,11 @@ fn package_writes_a_valid_server_json_and_a_bundle_the_mcpb_cli_accepts() {
     assert!(again.status.success(), "{}", show(&again));
     assert!(stdout(&again).contains("already says"), "{}", show(&again));
     assert!(
+        stderr(&again).contains("mcpb package that was left as it was"),
+        "{}",
+        show(&again)
+    );
+    assert!(
         target.join("mcpb/demo-pkg-0.1.0.mcpb").is_file(),
         "{}",
         show(&again)
