@@ -2,7 +2,7 @@
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
 use crate::commands::{
-    call, completions, doctor, init, install, list, new, prompt, read, schema, uninstall,
+    call, completions, doctor, init, install, list, new, package, prompt, read, schema, uninstall,
 };
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -24,7 +24,8 @@ pub enum Cargo {
                   `new` and `init` generate a project that builds and passes `cargo test` at once; \
                   `list`, `call`, `read`, `prompt` and `schema` talk to the current project (built and run), to any \
                   command over stdio, or to a URL over Streamable HTTP; `install` adds the server \
-                  to a client's configuration; `doctor` checks the toolchain and versions.",
+                  to a client's configuration; `package` writes the MCP Registry's server.json and \
+                  builds an MCPB bundle; `doctor` checks the toolchain and versions.",
     after_help = AFTER_HELP
 )]
 pub struct McpCli {
@@ -47,6 +48,7 @@ Examples:
   cargo mcp uninstall claude-desktop             # and take it out again
   cargo mcp doctor                               # toolchain and toolkit versions
   cargo mcp completions bash                     # shell completions (bash, zsh, fish)
+  cargo mcp package                              # registry server.json + an MCPB bundle
 
 Exit codes:
   0  success
@@ -80,6 +82,8 @@ pub enum Command {
     Doctor(doctor::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
+    /// Write the MCP Registry's server.json and build an MCPB bundle.
+    Package(package::Args),
 }
 
 /// Parses a command line as the process receives it (the program first). `mcp` is
@@ -110,6 +114,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),
         Command::Completions(args) => completions::exec(args),
+        Command::Package(args) => package::exec(args),
     }
 }
 

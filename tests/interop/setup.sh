@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the official MCP clients the interop tests drive, pinned by this folder's files:
-#   - TypeScript: `npm ci` from package-lock.json into node_modules/ (the official client, and
-#     the reference filesystem server @modelcontextprotocol/server-filesystem that the
-#     file-tool tests compare file-server with)
+#   - TypeScript: `npm ci` from package-lock.json into node_modules/ (the official client, the
+#     reference filesystem server @modelcontextprotocol/server-filesystem that the file-tool
+#     tests compare file-server with, and the MCPB CLI @anthropic-ai/mcpb that checks the
+#     bundles `cargo mcp package` builds)
 #   - Python:     a venv at .venv/ with `pip install -r python/requirements.txt`
 # Idempotent (each step reruns only when its inputs changed), silent on success, and on any
 # failure prints the failing tool's output and exits non-zero. Needs only node/npm, python3

@@ -8,6 +8,7 @@ pub mod init;
 pub mod install;
 pub mod list;
 pub mod new;
+pub mod package;
 pub mod prompt;
 pub mod read;
 pub mod schema;

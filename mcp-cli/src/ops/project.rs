@@ -194,6 +194,16 @@ struct BuildMessage {
 /// Cargo's output goes to our stderr: its progress bar on a terminal, its plain
 /// `Compiling …` lines otherwise (a long first build is never silent).
 pub fn build(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<BuiltBinary> {
+    build_into(binary, profile, None, cwd)
+}
+
+/// [`build`], into `target_dir` when given (cargo's `--target-dir`).
+pub fn build_into(
+    binary: &ProjectBinary,
+    profile: &str,
+    target_dir: Option<&Path>,
+    cwd: &Path,
+) -> Result<BuiltBinary> {
     let mut cmd = Command::new(cargo());
     cmd.current_dir(cwd)
         .args(["build", "--message-format", "json-render-diagnostics"])
@@ -203,6 +213,9 @@ pub fn build(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<BuiltB
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
+    if let Some(dir) = target_dir {
+        cmd.arg("--target-dir").arg(dir);
+    }
     let out = cmd.output().context("cannot run cargo build")?;
     if !out.status.success() {
         bail!(

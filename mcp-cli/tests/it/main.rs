@@ -9,6 +9,7 @@ mod cli;
 mod generate;
 mod inspect;
 mod install;
+mod package;
 mod primitives;
 mod support;
 mod tree;
