@@ -61,6 +61,8 @@ pub struct Created {
     pub git_initialized: bool,
     /// Where the project gets `mcp-runtime` from.
     pub runtime: RuntimeSource,
+    /// `init` merged the template into an existing `Cargo.toml`: the copy of the old one.
+    pub merged_manifest: Option<PathBuf>,
 }
 
 struct Plan {
@@ -311,6 +313,7 @@ pub fn new_project(options: &ProjectOptions) -> Result<Created> {
         workspace: plan.change,
         git_initialized: git,
         runtime: options.runtime.clone(),
+        merged_manifest: None,
     })
 }
 
@@ -349,6 +352,24 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
             "`{shown}` is the root of a cargo workspace; create the server in a folder below it with `cargo mcp new`"
         )));
     }
+    // An existing package keeps its name (the generated code names its crate), unless
+    // --name says otherwise; its Cargo.toml is merged into, not replaced (with --force).
+    let existing_manifest = std::fs::read_to_string(&manifest).ok();
+    let existing_name = existing_manifest
+        .as_deref()
+        .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
+        .and_then(|doc| doc.get("package")?.get("name")?.as_str().map(str::to_owned));
+    let named;
+    let options = match (&options.name, existing_name) {
+        (None, Some(name)) => {
+            named = ProjectOptions {
+                name: Some(name),
+                ..options.clone()
+            };
+            &named
+        }
+        _ => options,
+    };
     let mut plan = plan(options, dir.clone())?;
     let overwritten: Vec<PathBuf> = plan
         .files
@@ -370,6 +391,24 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
         )));
     }
     let git = wants_git(options.vcs, &dir)? && !dir.join(".git").exists();
+    let merged_manifest = match &existing_manifest {
+        Some(existing) => {
+            let file = plan
+                .files
+                .iter_mut()
+                .find(|f| f.path == Path::new("Cargo.toml"))
+                .expect("every template has a Cargo.toml");
+            let generated = String::from_utf8_lossy(&file.contents).into_owned();
+            let merged = template::merge_manifest(existing, &generated)
+                .with_context(|| format!("cannot merge into {}", manifest.display()))?;
+            file.contents = merged.into_bytes();
+            let backup = super::install::backup_path(&manifest);
+            std::fs::write(&backup, existing)
+                .with_context(|| format!("cannot write the backup {}", backup.display()))?;
+            Some(backup)
+        }
+        None => None,
+    };
 
     // Keep what is replaced, to put it back if a later write fails.
     let mut previous = Vec::new();
@@ -405,6 +444,7 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
         workspace: plan.change,
         git_initialized: git,
         runtime: options.runtime.clone(),
+        merged_manifest,
     })
 }
 

@@ -232,6 +232,96 @@ fn manifest(text: &str, template: Template, vars: &Vars) -> Result<String> {
     Ok(doc.to_string())
 }
 
+/// `init --force` on a folder that has a `Cargo.toml`: the generated manifest merged into
+/// the existing one instead of replacing it. The existing file wins wherever both speak:
+/// its `[package]` (name, version, edition, …) and every dependency it already has stay as
+/// they are, except that a dependency's `features` gain those the template's code needs.
+/// What it lacks is added: dependencies, dev-dependencies, the description, the dev
+/// profile, and `[package.metadata.mcp]` (always the template's). Comments and layout of the
+/// existing file are kept (`toml_edit`).
+pub fn merge_manifest(existing: &str, generated: &str) -> Result<String> {
+    let mut doc: DocumentMut = existing
+        .parse()
+        .context("the existing Cargo.toml is not valid TOML")?;
+    let generated: DocumentMut = generated.parse()?;
+    for section in ["dependencies", "dev-dependencies"] {
+        let Some(wanted) = generated.get(section).and_then(Item::as_table_like) else {
+            continue;
+        };
+        if doc.get(section).is_none() {
+            doc.insert(section, Item::Table(Table::new()));
+        }
+        let have = doc[section]
+            .as_table_like_mut()
+            .with_context(|| format!("`{section}` in the existing Cargo.toml is not a table"))?;
+        for (name, item) in wanted.iter() {
+            match have.get_mut(name) {
+                None => {
+                    have.insert(name, item.clone());
+                }
+                Some(existing) => add_features(existing, item),
+            }
+        }
+    }
+    let package = doc
+        .get_mut("package")
+        .and_then(Item::as_table_like_mut)
+        .context("the existing Cargo.toml has no [package]")?;
+    if package.get("description").is_none()
+        && let Some(description) = generated["package"].get("description")
+    {
+        package.insert("description", description.clone());
+    }
+    let mut metadata = Table::new();
+    metadata.set_implicit(true);
+    if package.get("metadata").is_none() {
+        package.insert("metadata", Item::Table(metadata));
+    }
+    if let Some(mcp) = generated["package"]
+        .get("metadata")
+        .and_then(|m| m.get("mcp"))
+    {
+        package
+            .get_mut("metadata")
+            .and_then(Item::as_table_like_mut)
+            .context("`package.metadata` in the existing Cargo.toml is not a table")?
+            .insert("mcp", mcp.clone());
+    }
+    if doc.get("profile").is_none()
+        && let Some(profile) = generated.get("profile")
+    {
+        doc.insert("profile", profile.clone());
+    }
+    Ok(doc.to_string())
+}
+
+/// Adds to the dependency `existing` the features `wanted` lists that it lacks; a plain
+/// version string becomes an inline table for that.
+fn add_features(existing: &mut Item, wanted: &Item) {
+    let Some(features) = wanted.get("features").and_then(Item::as_array) else {
+        return;
+    };
+    if let Some(version) = existing.as_str().map(str::to_owned) {
+        let mut table = InlineTable::new();
+        table.insert("version", version.into());
+        *existing = value(table);
+    }
+    let Some(table) = existing.as_table_like_mut() else {
+        return;
+    };
+    if table.get("features").is_none() {
+        table.insert("features", value(toml_edit::Array::new()));
+    }
+    let Some(have) = table.get_mut("features").and_then(Item::as_array_mut) else {
+        return;
+    };
+    for feature in features.iter().filter_map(|f| f.as_str()) {
+        if !have.iter().any(|h| h.as_str() == Some(feature)) {
+            have.push(feature);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,6 +426,53 @@ mod tests {
             doc["dependencies"]["mcp-runtime"]["path"].as_str(),
             Some("/x/mcp-runtime")
         );
+    }
+
+    #[test]
+    fn init_merges_into_an_existing_manifest() {
+        let existing = "# my crate\n[package]\nname = \"legacy-tool\"\nversion = \"2.3.0\"\nedition = \"2021\"\n\n[dependencies]\nregex = \"1\"\ntokio = \"1.40\"\nserde = { version = \"1.0.200\", features = [\"rc\"] }\n";
+        let files = render(Template::Stdio, &vars()).unwrap();
+        let generated = files
+            .iter()
+            .find(|f| f.path == Path::new("Cargo.toml"))
+            .unwrap();
+        let merged =
+            merge_manifest(existing, std::str::from_utf8(&generated.contents).unwrap()).unwrap();
+        assert!(merged.starts_with("# my crate\n[package]\nname = \"legacy-tool\"\nversion = \"2.3.0\"\nedition = \"2021\"\n"), "{merged}");
+        let doc: DocumentMut = merged.parse().unwrap();
+        assert_eq!(doc["dependencies"]["regex"].as_str(), Some("1"));
+        assert_eq!(doc["dependencies"]["mcp-runtime"].as_str(), Some("0.1.0"));
+        assert_eq!(
+            doc["dependencies"]["tokio"]["version"].as_str(),
+            Some("1.40")
+        );
+        let tokio: Vec<_> = doc["dependencies"]["tokio"]["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f.as_str())
+            .collect();
+        assert!(
+            tokio.contains(&"macros") && tokio.contains(&"rt-multi-thread"),
+            "{merged}"
+        );
+        let serde: Vec<_> = doc["dependencies"]["serde"]["features"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f.as_str())
+            .collect();
+        assert_eq!(serde, ["rc", "derive"]);
+        assert_eq!(
+            doc["dependencies"]["serde"]["version"].as_str(),
+            Some("1.0.200")
+        );
+        assert_eq!(
+            doc["package"]["metadata"]["mcp"]["template"].as_str(),
+            Some("stdio")
+        );
+        assert_eq!(doc["package"]["description"].as_str(), Some("Says \"hi\""));
+        assert!(doc["profile"]["dev"].is_table());
     }
 
     #[test]

@@ -10,7 +10,18 @@ fn help_lists_every_command_with_examples_and_the_exit_codes() {
     assert!(out.status.success(), "{}", show(&out));
     let help = stdout(&out);
     for command in [
-        "new", "init", "list", "call", "read", "prompt", "schema", "install", "doctor",
+        "new",
+        "init",
+        "list",
+        "call",
+        "read",
+        "prompt",
+        "schema",
+        "install",
+        "uninstall",
+        "package",
+        "doctor",
+        "completions",
     ] {
         assert!(
             help.contains(&format!("\n  {command} ")),
@@ -287,4 +298,59 @@ fn completions_complete_commands_in_bash() {
         assert!(out.status.success(), "{shell}: {}", show(&out));
         assert!(stdout(&out).contains("cargo-mcp"), "{shell}");
     }
+}
+
+#[test]
+fn init_force_merges_into_an_existing_manifest_and_keeps_a_backup() {
+    let tmp = outside_tempdir();
+    let dir = tmp.path().join("folder-name");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let original = "[package]\nname = \"legacy-tool\"\nversion = \"2.3.0\"\nedition = \"2024\"\n\n[dependencies]\nregex = \"1\"\n";
+    std::fs::write(dir.join("Cargo.toml"), original).unwrap();
+    std::fs::write(dir.join("src/main.rs"), "fn main() {}\n").unwrap();
+
+    // Without --force: refused, nothing written.
+    let out = output(
+        cargo_mcp()
+            .current_dir(&dir)
+            .args(["init", "--vcs", "none"]),
+    );
+    assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("Cargo.toml")).unwrap(),
+        original
+    );
+
+    let out = output(
+        cargo_mcp()
+            .current_dir(&dir)
+            .args(["init", "--force", "--vcs", "none"]),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        stderr(&out).contains("merged the template into Cargo.toml"),
+        "{}",
+        show(&out)
+    );
+    let merged: toml_edit::DocumentMut = std::fs::read_to_string(dir.join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(merged["package"]["name"].as_str(), Some("legacy-tool"));
+    assert_eq!(merged["package"]["version"].as_str(), Some("2.3.0"));
+    assert_eq!(merged["dependencies"]["regex"].as_str(), Some("1"));
+    assert!(merged["dependencies"]["mcp-runtime"].is_inline_table());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("Cargo.toml.bak")).unwrap(),
+        original
+    );
+    // The generated code names the existing crate, not the folder.
+    let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+    assert!(main.contains("legacy_tool::"), "{main}");
+    let metadata = output(
+        std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+            .args(["metadata", "--no-deps", "--format-version", "1"])
+            .current_dir(&dir),
+    );
+    assert!(metadata.status.success(), "{}", show(&metadata));
 }
