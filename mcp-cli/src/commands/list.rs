@@ -78,23 +78,24 @@ pub fn exec(args: Args) -> Result<()> {
             }
             println!("{}", serde_json::to_string_pretty(&Value::Object(out))?);
         } else {
+            let width = inspect::output_width();
             let mut sections: Vec<(&str, String, String)> = Vec::new();
             if let Some(tools) = &tools {
-                let table = inspect::tools_table(tools);
+                let table = inspect::tools_table(tools, width);
                 sections.push(("Tools", count(tools.len(), "tool"), table));
             }
             if let (Some(resources), Some(templates)) = (&resources, &templates) {
-                let table = inspect::resources_table(resources);
+                let table = inspect::resources_table(resources, width);
                 sections.push(("Resources", count(resources.len(), "resource"), table));
                 // An empty table of templates beside the resources says nothing.
                 if !templates.is_empty() {
-                    let table = inspect::templates_table(templates);
+                    let table = inspect::templates_table(templates, width);
                     let n = count(templates.len(), "resource template");
                     sections.push(("Resource templates", n, table));
                 }
             }
             if let Some(prompts) = &prompts {
-                let table = inspect::prompts_table(prompts);
+                let table = inspect::prompts_table(prompts, width);
                 sections.push(("Prompts", count(prompts.len(), "prompt"), table));
             }
             let counts: Vec<&str> = sections.iter().map(|(_, n, _)| n.as_str()).collect();

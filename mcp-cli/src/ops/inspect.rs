@@ -9,10 +9,14 @@ use mcp_runtime::protocol::{
 };
 use serde_json::{Map, Value, json};
 
-/// The longest description shown in a table cell.
+/// The longest description shown in a table cell that does not wrap.
 const DESCRIPTION_WIDTH: usize = 72;
 
-/// A tool's arguments as `a, b, unit?` (`?` marks the optional ones).
+/// The longest description shown in a cell that wraps (a few lines on a narrow terminal).
+const WRAPPED_DESCRIPTION_WIDTH: usize = 240;
+
+/// A tool's arguments with their types: `city: string, days: integer, unit?: "c"|"f"`
+/// (`?` marks the optional ones; see [`schema_type`]).
 pub fn argument_summary(tool: &ToolDefinition) -> String {
     let required: Vec<&str> = tool
         .input_schema
@@ -28,16 +32,82 @@ pub fn argument_summary(tool: &ToolDefinition) -> String {
         return String::new();
     };
     properties
-        .keys()
-        .map(|k| {
-            if required.contains(&k.as_str()) {
-                k.clone()
+        .iter()
+        .map(|(k, schema)| {
+            let mark = if required.contains(&k.as_str()) {
+                ""
             } else {
-                format!("{k}?")
-            }
+                "?"
+            };
+            format!("{k}{mark}: {}", schema_type(schema))
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A property schema's type in a few characters: `string`, `integer`, `string|null`,
+/// `number[]`, an enum's values (`"c"|"f"`, at most four), a `$ref`'s name, `object`, or
+/// `any` when the schema does not say.
+pub fn schema_type(schema: &Value) -> String {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let mut shown: Vec<String> = values.iter().take(4).map(Value::to_string).collect();
+        if values.len() > 4 {
+            shown.push("…".into());
+        }
+        return shown.join("|");
+    }
+    if let Some(value) = schema.get("const") {
+        return value.to_string();
+    }
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        return reference.rsplit('/').next().unwrap_or(reference).to_owned();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(options) = schema.get(key).and_then(Value::as_array) {
+            let mut types: Vec<String> = Vec::new();
+            for option in options.iter().map(schema_type) {
+                if !types.contains(&option) {
+                    types.push(option);
+                }
+            }
+            return types.join("|");
+        }
+    }
+    let one = |t: &str| match t {
+        "array" => format!(
+            "{}[]",
+            schema
+                .get("items")
+                .map(schema_type)
+                .unwrap_or_else(|| "any".into())
+        ),
+        other => other.to_owned(),
+    };
+    match schema.get("type") {
+        Some(Value::String(t)) => one(t),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(one)
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ if schema.get("properties").is_some() => "object".into(),
+        _ => "any".into(),
+    }
+}
+
+/// The width `list` lays its tables out in: `$COLUMNS` when set, else the terminal's when
+/// stdout is one; `None` (no wrapping) when printing to a file or a pipe.
+pub fn output_width() -> Option<usize> {
+    if let Some(columns) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse::<usize>().ok())
+        .filter(|c| *c > 0)
+    {
+        return Some(columns);
+    }
+    terminal_size::terminal_size_of(std::io::stdout())
+        .map(|(terminal_size::Width(w), _)| usize::from(w))
 }
 
 fn first_line(text: &str, width: usize) -> String {
@@ -50,57 +120,109 @@ fn first_line(text: &str, width: usize) -> String {
     }
 }
 
+/// The narrowest a wrapped column gets.
+const MIN_WRAPPED: usize = 16;
+
+/// The widest a middle column (arguments, names) gets when the table must wrap.
+const MAX_MIDDLE: usize = 40;
+
 /// Rows under a header, each column as wide as its widest cell, two spaces between
-/// columns, no trailing spaces.
-pub fn table<const N: usize>(header: [&str; N], rows: &[[String; N]]) -> String {
+/// columns, no trailing spaces. Given a `width` the table does not fit in, the middle
+/// columns wrap at [`MAX_MIDDLE`] characters and the last one takes the rest (at least
+/// [`MIN_WRAPPED`]), each cell wrapped at word boundaries (`textwrap`) onto as many lines as
+/// it needs; the first column (what you type: a name, a URI) never wraps.
+pub fn table<const N: usize>(
+    header: [&str; N],
+    rows: &[[String; N]],
+    width: Option<usize>,
+) -> String {
     let header = header.map(str::to_owned);
-    let widths: Vec<usize> = (0..N)
+    let cell_width = |s: &String| textwrap::core::display_width(s);
+    let mut widths: Vec<usize> = (0..N)
         .map(|i| {
             rows.iter()
                 .chain(std::iter::once(&header))
-                .map(|r| r[i].chars().count())
+                .map(|r| cell_width(&r[i]))
                 .max()
                 .unwrap_or(0)
         })
         .collect();
+    let total = |widths: &[usize]| widths.iter().sum::<usize>() + 2 * N.saturating_sub(1);
+    if let Some(width) = width
+        && N > 1
+        && total(&widths) > width
+    {
+        for w in widths.iter_mut().take(N - 1).skip(1) {
+            *w = (*w).min(MAX_MIDDLE);
+        }
+        let before_last = total(&widths) - widths[N - 1];
+        widths[N - 1] = width.saturating_sub(before_last).max(MIN_WRAPPED);
+    }
     let mut out = String::new();
     for row in std::iter::once(&header).chain(rows) {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 == N {
-                line.push_str(cell);
-            } else {
-                line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
+        let cells: Vec<Vec<String>> = row
+            .iter()
+            .enumerate()
+            .map(|(i, cell)| {
+                if i == 0 || cell_width(cell) <= widths[i] {
+                    vec![cell.clone()]
+                } else {
+                    textwrap::wrap(cell, widths[i])
+                        .into_iter()
+                        .map(|l| l.into_owned())
+                        .collect()
+                }
+            })
+            .collect();
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for line_index in 0..height {
+            let mut line = String::new();
+            for (i, cell) in cells.iter().enumerate() {
+                let text = cell.get(line_index).map(String::as_str).unwrap_or("");
+                if i + 1 == N {
+                    line.push_str(text);
+                } else {
+                    let pad = widths[i].saturating_sub(textwrap::core::display_width(text));
+                    line.push_str(text);
+                    line.push_str(&" ".repeat(pad + 2));
+                }
             }
+            out.push_str(line.trim_end());
+            out.push('\n');
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
     }
     out
 }
 
-/// The first line of a description (or of the title when there is none), cut to fit a cell.
-fn about(description: Option<&str>, title: Option<&str>) -> String {
-    first_line(description.or(title).unwrap_or(""), DESCRIPTION_WIDTH)
+/// The first line of a description (or of the title when there is none), cut to fit a cell;
+/// in a table laid out for a `width`, where the cell wraps, cut only past
+/// [`WRAPPED_DESCRIPTION_WIDTH`].
+fn about(description: Option<&str>, title: Option<&str>, width: Option<usize>) -> String {
+    let cut = match width {
+        Some(_) => WRAPPED_DESCRIPTION_WIDTH,
+        None => DESCRIPTION_WIDTH,
+    };
+    first_line(description.or(title).unwrap_or(""), cut)
 }
 
-/// The tools as a table: name, arguments, the first line of the description.
-pub fn tools_table(tools: &[ToolDefinition]) -> String {
+/// The tools as a table: name, typed arguments, the first line of the description; laid
+/// out in `width` columns when given (see [`table`]).
+pub fn tools_table(tools: &[ToolDefinition], width: Option<usize>) -> String {
     let rows: Vec<[String; 3]> = tools
         .iter()
         .map(|t| {
             [
                 t.name.clone(),
                 argument_summary(t),
-                about(t.description.as_deref(), None),
+                about(t.description.as_deref(), None, width),
             ]
         })
         .collect();
-    table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows)
+    table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width)
 }
 
 /// The resources as a table: URI, name, MIME type, the first line of the description.
-pub fn resources_table(resources: &[ResourceDefinition]) -> String {
+pub fn resources_table(resources: &[ResourceDefinition], width: Option<usize>) -> String {
     let rows: Vec<[String; 4]> = resources
         .iter()
         .map(|r| {
@@ -108,27 +230,27 @@ pub fn resources_table(resources: &[ResourceDefinition]) -> String {
                 r.uri.clone(),
                 r.name.clone(),
                 r.mime_type.clone().unwrap_or_default(),
-                about(r.description.as_deref(), r.title.as_deref()),
+                about(r.description.as_deref(), r.title.as_deref(), width),
             ]
         })
         .collect();
-    table(["URI", "NAME", "MIME TYPE", "DESCRIPTION"], &rows)
+    table(["URI", "NAME", "MIME TYPE", "DESCRIPTION"], &rows, width)
 }
 
 /// The resource templates as a table: URI template, name, the first line of the
 /// description.
-pub fn templates_table(templates: &[ResourceTemplateDefinition]) -> String {
+pub fn templates_table(templates: &[ResourceTemplateDefinition], width: Option<usize>) -> String {
     let rows: Vec<[String; 3]> = templates
         .iter()
         .map(|t| {
             [
                 t.uri_template.clone(),
                 t.name.clone(),
-                about(t.description.as_deref(), t.title.as_deref()),
+                about(t.description.as_deref(), t.title.as_deref(), width),
             ]
         })
         .collect();
-    table(["URI TEMPLATE", "NAME", "DESCRIPTION"], &rows)
+    table(["URI TEMPLATE", "NAME", "DESCRIPTION"], &rows, width)
 }
 
 /// A prompt's arguments as `name, style?` (`?` marks the optional ones).
@@ -149,18 +271,18 @@ pub fn prompt_argument_summary(prompt: &PromptDefinition) -> String {
 }
 
 /// The prompts as a table: name, arguments, the first line of the description.
-pub fn prompts_table(prompts: &[PromptDefinition]) -> String {
+pub fn prompts_table(prompts: &[PromptDefinition], width: Option<usize>) -> String {
     let rows: Vec<[String; 3]> = prompts
         .iter()
         .map(|p| {
             [
                 p.name.clone(),
                 prompt_argument_summary(p),
-                about(p.description.as_deref(), p.title.as_deref()),
+                about(p.description.as_deref(), p.title.as_deref(), width),
             ]
         })
         .collect();
-    table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows)
+    table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width)
 }
 
 /// `1 tool`, `2 prompts`, `1 resource template`.
@@ -329,12 +451,42 @@ mod tests {
 
     #[test]
     fn tables_show_names_arguments_and_first_lines() {
-        let table = tools_table(&[tool()]);
+        let table = tools_table(&[tool()], None);
         assert_eq!(
             table,
-            "NAME         ARGUMENTS                 DESCRIPTION\n\
-             get_weather  city, days, tags?, unit?  Current weather for a city.\n"
+            "NAME         ARGUMENTS                                                      DESCRIPTION\n\
+             get_weather  city: string, days: integer, tags?: any[], unit?: string|null  Current weather for a city.\n"
         );
+        let wrapped = tools_table(&[tool()], Some(60));
+        assert_eq!(
+            wrapped,
+            "NAME         ARGUMENTS                                 DESCRIPTION\n\
+             get_weather  city: string, days: integer, tags?:       Current weather\n\
+             \x20            any[], unit?: string|null                 for a city.\n"
+        );
+    }
+
+    #[test]
+    fn argument_types_are_short() {
+        for (schema, shown) in [
+            (json!({"type": "string"}), "string"),
+            (json!({"type": ["integer", "null"]}), "integer|null"),
+            (
+                json!({"type": "array", "items": {"type": "number"}}),
+                "number[]",
+            ),
+            (json!({"enum": ["c", "f"]}), "\"c\"|\"f\""),
+            (json!({"enum": [1, 2, 3, 4, 5]}), "1|2|3|4|…"),
+            (json!({"$ref": "#/$defs/Unit"}), "Unit"),
+            (
+                json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+                "string|null",
+            ),
+            (json!({"properties": {}}), "object"),
+            (json!({}), "any"),
+        ] {
+            assert_eq!(schema_type(&schema), shown, "{schema}");
+        }
     }
 
     #[test]
@@ -344,14 +496,14 @@ mod tests {
             .with_description("What this server does.\nMore.");
         let bare = ResourceDefinition::new("a://b", "b");
         assert_eq!(
-            resources_table(&[readme, bare]),
+            resources_table(&[readme, bare], None),
             "URI            NAME    MIME TYPE      DESCRIPTION\n\
              echo://readme  readme  text/markdown  What this server does.\n\
              a://b          b\n"
         );
         let greeting = ResourceTemplateDefinition::new("echo://greeting/{name}", "greeting");
         assert_eq!(
-            templates_table(&[greeting]),
+            templates_table(&[greeting], None),
             "URI TEMPLATE            NAME      DESCRIPTION\n\
              echo://greeting/{name}  greeting\n"
         );
@@ -363,7 +515,7 @@ mod tests {
                 "style", "How",
             ));
         assert_eq!(
-            prompts_table(&[greet]),
+            prompts_table(&[greet], None),
             "NAME   ARGUMENTS     DESCRIPTION\n\
              greet  name, style?  Asks for a greeting.\n"
         );

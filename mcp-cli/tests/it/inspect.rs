@@ -30,11 +30,11 @@ fn assert_list(target: &[String]) {
         assert!(text.contains(&format!("{era} era")), "{text}");
         assert!(text.starts_with("echo-server 0.1.0: 5 tools"), "{text}");
         assert!(
-            text.contains("\nadd         a, b       Adds two numbers"),
+            text.contains("\nadd         a: number, b: number  Adds two numbers"),
             "{text}"
         );
         assert!(
-            text.contains("\necho        text       Returns the given text"),
+            text.contains("\necho        text: string          Returns the given text"),
             "{text}"
         );
 
@@ -219,4 +219,32 @@ fn a_server_that_prints_to_stdout_is_warned_about() {
             .args(over_stdio()),
     );
     assert!(!stderr(&out).contains("warning"), "{}", show(&out));
+}
+
+#[test]
+fn list_wraps_descriptions_to_the_width_it_is_given() {
+    let out = output(
+        cargo_mcp()
+            .args(["list", "--era", "legacy"])
+            .args(over_stdio())
+            .env("COLUMNS", "60"),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    let text = stdout(&out);
+    let tools = text
+        .split("\nTools:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("a tools table");
+    for line in tools.lines() {
+        assert!(
+            line.chars().count() <= 60,
+            "{line:?} is wider than 60 in\n{tools}"
+        );
+    }
+    // A description longer than the width goes on below, under its column.
+    assert!(
+        tools.contains("\nask_model   question: string      Asks the client's language\n                                  model"),
+        "{tools}"
+    );
 }

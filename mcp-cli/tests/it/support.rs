@@ -14,7 +14,8 @@ pub(crate) fn workspace_root() -> &'static Path {
 /// `cargo-mcp` as cargo built it for these tests.
 pub(crate) fn cargo_mcp() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_cargo-mcp"));
-    cmd.stdin(Stdio::null());
+    // Tables are laid out for `$COLUMNS` when it is set; the tests read them unwrapped.
+    cmd.stdin(Stdio::null()).env_remove("COLUMNS");
     cmd
 }
 
