@@ -195,15 +195,7 @@ pub fn exec(args: Args) -> Result<()> {
                 server.name
             );
         }
-        Installed::WouldWrite(text) => {
-            let before = std::fs::read_to_string(&path).unwrap_or_default();
-            let diff = similar::TextDiff::from_lines(&before, &text)
-                .unified_diff()
-                .header(&path.display().to_string(), "after install")
-                .to_string();
-            print!("{diff}");
-            eprintln!("dry run: nothing was written");
-        }
+        Installed::WouldWrite(text) => install::print_dry_run(&path, &text, "after install"),
         Installed::Written { backup, replaced } => {
             let verb = if replaced { "replaced" } else { "added" };
             println!(

@@ -79,15 +79,7 @@ pub fn exec(args: Args) -> Result<()> {
             "{} has no server named `{name}`; nothing to do",
             path.display()
         ),
-        Uninstalled::WouldWrite(text) => {
-            let before = std::fs::read_to_string(&path).unwrap_or_default();
-            let diff = similar::TextDiff::from_lines(&before, &text)
-                .unified_diff()
-                .header(&path.display().to_string(), "after uninstall")
-                .to_string();
-            print!("{diff}");
-            eprintln!("dry run: nothing was written");
-        }
+        Uninstalled::WouldWrite(text) => install::print_dry_run(&path, &text, "after uninstall"),
         Uninstalled::Removed { backup, .. } => {
             println!("removed `{name}` from {} ({})", path.display(), args.client);
             println!("  the previous file is in {}", backup.display());

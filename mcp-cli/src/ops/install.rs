@@ -253,11 +253,7 @@ pub fn merge(
             replaced: None,
         });
     };
-    let root = CstRootNode::parse(text, &ParseOptions::default())
-        .map_err(|e| MergeRefusal::Unparsable(e.to_string()))?;
-    let object = root
-        .object_value()
-        .ok_or_else(|| MergeRefusal::Unparsable("the top level is not an object".into()))?;
+    let (root, object) = parse_config(text)?;
     let key = kind.servers_key();
     let servers = match object.get(key) {
         None => {
@@ -295,6 +291,28 @@ pub fn merge(
             })
         }
     }
+}
+
+/// A configuration file's syntax tree and its top-level object.
+fn parse_config(text: &str) -> Result<(CstRootNode, jsonc_parser::cst::CstObject), MergeRefusal> {
+    let root = CstRootNode::parse(text, &ParseOptions::default())
+        .map_err(|e| MergeRefusal::Unparsable(e.to_string()))?;
+    let object = root
+        .object_value()
+        .ok_or_else(|| MergeRefusal::Unparsable("the top level is not an object".into()))?;
+    Ok((root, object))
+}
+
+/// What `--dry-run` prints: the unified diff from the file at `path` to `text` (stdout),
+/// and that nothing was written (stderr).
+pub fn print_dry_run(path: &Path, text: &str, after: &str) {
+    let before = std::fs::read_to_string(path).unwrap_or_default();
+    let diff = similar::TextDiff::from_lines(before.as_str(), text)
+        .unified_diff()
+        .header(&path.display().to_string(), after)
+        .to_string();
+    print!("{diff}");
+    eprintln!("dry run: nothing was written");
 }
 
 /// A unified diff between two entries, for people.
@@ -417,11 +435,7 @@ pub fn remove(
     kind: ClientKind,
     name: &str,
 ) -> Result<Option<(String, Value)>, MergeRefusal> {
-    let root = CstRootNode::parse(text, &ParseOptions::default())
-        .map_err(|e| MergeRefusal::Unparsable(e.to_string()))?;
-    let object = root
-        .object_value()
-        .ok_or_else(|| MergeRefusal::Unparsable("the top level is not an object".into()))?;
+    let (root, object) = parse_config(text)?;
     let key = kind.servers_key();
     let Some(servers) = object.get(key) else {
         return Ok(None);

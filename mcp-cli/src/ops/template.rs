@@ -326,6 +326,19 @@ fn add_features(existing: &mut Item, wanted: &Item) {
 mod tests {
     use super::*;
 
+    /// The `Cargo.toml` `template` renders with `vars`, parsed.
+    fn rendered_manifest(template: Template, vars: &Vars) -> DocumentMut {
+        let files = render(template, vars).unwrap();
+        let manifest = files
+            .iter()
+            .find(|f| f.path == Path::new("Cargo.toml"))
+            .unwrap();
+        std::str::from_utf8(&manifest.contents)
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
     fn vars() -> Vars {
         Vars {
             name: "my-server".into(),
@@ -368,15 +381,7 @@ mod tests {
 
     #[test]
     fn the_manifest_is_edited_as_toml() {
-        let files = render(Template::Files, &vars()).unwrap();
-        let manifest = files
-            .iter()
-            .find(|f| f.path == Path::new("Cargo.toml"))
-            .unwrap();
-        let doc: DocumentMut = std::str::from_utf8(&manifest.contents)
-            .unwrap()
-            .parse()
-            .unwrap();
+        let doc = rendered_manifest(Template::Files, &vars());
         assert_eq!(doc["package"]["name"].as_str(), Some("my-server"));
         assert_eq!(doc["package"]["description"].as_str(), Some("Says \"hi\""));
         assert_eq!(doc["dependencies"]["mcp-runtime"].as_str(), Some("0.1.0"));
@@ -393,15 +398,7 @@ mod tests {
             member: true,
             ..vars()
         };
-        let files = render(Template::Files, &member).unwrap();
-        let manifest = files
-            .iter()
-            .find(|f| f.path == Path::new("Cargo.toml"))
-            .unwrap();
-        let doc: DocumentMut = std::str::from_utf8(&manifest.contents)
-            .unwrap()
-            .parse()
-            .unwrap();
+        let doc = rendered_manifest(Template::Files, &member);
         assert!(
             doc.get("profile").is_none(),
             "a member's profiles are the workspace's"
@@ -412,15 +409,7 @@ mod tests {
             runtime: RuntimeSource::Path("/x/mcp-runtime".into()),
             ..vars()
         };
-        let files = render(Template::Stdio, &standalone).unwrap();
-        let manifest = files
-            .iter()
-            .find(|f| f.path == Path::new("Cargo.toml"))
-            .unwrap();
-        let doc: DocumentMut = std::str::from_utf8(&manifest.contents)
-            .unwrap()
-            .parse()
-            .unwrap();
+        let doc = rendered_manifest(Template::Stdio, &standalone);
         assert!(doc["workspace"].is_table());
         assert_eq!(
             doc["dependencies"]["mcp-runtime"]["path"].as_str(),
