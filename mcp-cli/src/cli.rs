@@ -1,7 +1,7 @@
 //! The command line: `cargo mcp <command>`, parsed with clap derive in the cargo-subcommand
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
-use crate::commands::{call, doctor, init, install, list, new, prompt, read, schema};
+use crate::commands::{call, dev, doctor, init, install, list, new, prompt, read, schema};
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
@@ -22,7 +22,8 @@ pub enum Cargo {
                   `new` and `init` generate a project that builds and passes `cargo test` at once; \
                   `list`, `call`, `read`, `prompt` and `schema` talk to the current project (built and run), to any \
                   command over stdio, or to a URL over Streamable HTTP; `install` adds the server \
-                  to a client's configuration; `doctor` checks the toolchain and versions.",
+                  to a client's configuration; `dev` serves the current project and rebuilds it on every \
+                  saved change while the client stays connected; `doctor` checks the toolchain and versions.",
     after_help = AFTER_HELP
 )]
 pub struct McpCli {
@@ -43,6 +44,7 @@ Examples:
   cargo mcp schema --check tests/snapshots/tools.json   # CI: fail when the tools changed
   cargo mcp install claude-desktop               # build in release, add it to Claude Desktop
   cargo mcp doctor                               # toolchain and toolkit versions
+  cargo mcp dev                                  # serve it, rebuilt on every saved change
 
 Exit codes:
   0  success
@@ -72,6 +74,8 @@ pub enum Command {
     Install(install::Args),
     /// Check the toolchain and the toolkit versions.
     Doctor(doctor::Args),
+    /// Serve the current project, rebuilding it on every saved change.
+    Dev(dev::Args),
 }
 
 /// Parses a command line as the process receives it (the program first). `mcp` is
@@ -100,6 +104,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Schema(args) => schema::exec(args),
         Command::Install(args) => install::exec(args),
         Command::Doctor(args) => doctor::exec(args),
+        Command::Dev(args) => dev::exec(args),
     }
 }
 

@@ -2,6 +2,7 @@
 //! `exec` that calls into [`crate::ops`] and prints.
 
 pub mod call;
+pub mod dev;
 pub mod doctor;
 pub mod init;
 pub mod install;
