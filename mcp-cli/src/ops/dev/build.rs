@@ -5,16 +5,16 @@
 //! errors as `cargo build` shows them, and stdout (the protocol channel on stdio) never sees
 //! them. The JSON messages on cargo's stdout give the executable's path and whether cargo
 //! had to rebuild it (`fresh`), so a save that changes nothing (a README) does not restart
-//! the server. Unlike [`super::super::project::build`] (blocking, for one-shot commands),
-//! this never passes `--quiet` on a terminal: the progress lines tell the user a rebuild is
-//! under way.
+//! the server. Unlike [`crate::ops::project::build`] (blocking, for one-shot commands), this
+//! never passes `--quiet`: with `json-render-diagnostics` that silences the rendered errors
+//! too, and the progress lines tell the user a rebuild is under way.
 
 use crate::ops::project::{self, ProjectBinary};
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{ExitStatus, Stdio};
+use tokio::io::AsyncReadExt as _;
 
 /// A successful build.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,20 +36,32 @@ pub struct Layout {
 
 /// Reads the project's layout with `cargo metadata --no-deps`.
 pub async fn layout(manifest_path: &Path) -> Result<Layout> {
-    let out = tokio::process::Command::new(project::cargo())
-        .args(["metadata", "--no-deps", "--format-version", "1"])
+    let mut cmd = tokio::process::Command::new(project::cargo());
+    cmd.args(["metadata", "--no-deps", "--format-version", "1"])
         .arg("--manifest-path")
-        .arg(manifest_path)
+        .arg(manifest_path);
+    let (status, stdout) = run(cmd).await.context("cannot run cargo metadata")?;
+    if !status.success() {
+        bail!("cargo metadata failed ({status})");
+    }
+    serde_json::from_slice(&stdout).context("cannot read `cargo metadata`")
+}
+
+/// Runs cargo with its stdout captured and its stderr ours (tokio's `output()` would
+/// capture stderr too, and the user would never see the compiler's errors); killed if the
+/// session ends first.
+async fn run(mut cmd: tokio::process::Command) -> std::io::Result<(ExitStatus, Vec<u8>)> {
+    let mut child = cmd
         .stdin(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
-        .output()
-        .await
-        .context("cannot run cargo metadata")?;
-    if !out.status.success() {
-        bail!("cargo metadata failed ({})", out.status);
+        .spawn()?;
+    let mut stdout = Vec::new();
+    if let Some(mut pipe) = child.stdout.take() {
+        pipe.read_to_end(&mut stdout).await?;
     }
-    serde_json::from_slice(&out.stdout).context("cannot read `cargo metadata`")
+    Ok((child.wait().await?, stdout))
 }
 
 #[derive(Debug, Deserialize)]
@@ -96,20 +108,12 @@ pub async fn build(binary: &ProjectBinary, cwd: &Path) -> Result<Build> {
         .args(["build", "--message-format", "json-render-diagnostics"])
         .arg("--manifest-path")
         .arg(&binary.manifest_path)
-        .args(["--bin", &binary.bin])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true);
-    if !std::io::stderr().is_terminal() {
-        // Progress lines are for people; the diagnostics are printed either way.
-        cmd.arg("--quiet");
+        .args(["--bin", &binary.bin]);
+    let (status, stdout) = run(cmd).await.context("cannot run cargo build")?;
+    if !status.success() {
+        bail!("cargo build of `{}` failed ({status})", binary.bin);
     }
-    let out = cmd.output().await.context("cannot run cargo build")?;
-    if !out.status.success() {
-        bail!("cargo build of `{}` failed ({})", binary.bin, out.status);
-    }
-    artifact(&out.stdout, &binary.bin).with_context(|| {
+    artifact(&stdout, &binary.bin).with_context(|| {
         format!(
             "cargo build did not report an executable for `{}`",
             binary.bin
