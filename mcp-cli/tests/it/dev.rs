@@ -9,7 +9,7 @@
 use crate::support::*;
 use serde_json::Value;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
@@ -30,10 +30,12 @@ struct DevClient {
 }
 
 impl DevClient {
-    fn start(project: &Path) -> DevClient {
+    /// Starts the client in `mode` (`legacy` or `modern`) on `cargo-mcp dev` in `project`.
+    fn start(project: &Path, mode: &str) -> DevClient {
         let interop = mcp_tests::setup("interop");
         let mut cmd = Command::new("node");
         cmd.arg(interop.join("ts").join("dev-client.mjs"))
+            .args(["--mode", mode])
             .arg("--cwd")
             .arg(project)
             .arg("--")
@@ -181,33 +183,20 @@ pub async fn shout(
 }
 ";
 
-#[test]
-fn a_connected_client_sees_a_new_tool_after_a_rebuild_and_a_broken_edit_keeps_the_old_server() {
-    let started = Instant::now();
+/// A generated project (`name`), built into the shared target folder so `dev` starts
+/// serving at once; returns the temporary folder and the project.
+fn built_project(name: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = outside_tempdir();
-    let project = generate(tmp.path(), "dev-demo", &[]);
+    let project = generate(tmp.path(), name, &[]);
     pin_dependencies(&project);
-    // Warm the shared target folder, so `dev` starts serving at once.
     let build = cargo_in(&project, &["build", "--quiet"]);
     assert!(build.status.success(), "{}", show(&build));
-    let warmed = started.elapsed();
+    (tmp, project)
+}
 
-    let mut client = DevClient::start(&project);
-    let connected = client.next("the connection", Duration::from_secs(300));
-    assert_eq!(
-        connected["event"],
-        "connected",
-        "{connected}\n{}",
-        client.stderr()
-    );
-    assert_eq!(
-        connected["capabilities"]["tools"]["listChanged"], true,
-        "dev declares the list changes it sends: {connected}"
-    );
-    assert_eq!(client.tools(), ["add", "text_stats"]);
-    assert_eq!(client.call_text(r#"call add {"a":2,"b":3}"#), "5");
-
-    // Add a tool, as a user would: the function, and its registration.
+/// Adds the `shout` tool to the project's `src/lib.rs` (the function and its
+/// registration), as a user would; returns the new source.
+fn add_shout(project: &Path) -> String {
     let lib = project.join("src/lib.rs");
     let source = std::fs::read_to_string(&lib).unwrap();
     let registered = ".tool(text_stats::tool())";
@@ -220,6 +209,38 @@ fn a_connected_client_sees_a_new_tool_after_a_rebuild_and_a_broken_edit_keeps_th
         &format!("{registered}\n        .tool(shout::tool())"),
     ) + SHOUT;
     std::fs::write(&lib, &edited).unwrap();
+    edited
+}
+
+/// Starts the client and waits for its connection.
+fn connected(project: &Path, mode: &str) -> (DevClient, Value) {
+    let mut client = DevClient::start(project, mode);
+    let connected = client.next("the connection", Duration::from_secs(300));
+    assert_eq!(
+        connected["event"],
+        "connected",
+        "{connected}\n{}",
+        client.stderr()
+    );
+    (client, connected)
+}
+
+#[test]
+fn a_connected_client_sees_a_new_tool_after_a_rebuild_and_a_broken_edit_keeps_the_old_server() {
+    let started = Instant::now();
+    let (_tmp, project) = built_project("dev-demo");
+    let warmed = started.elapsed();
+
+    let (mut client, connected) = connected(&project, "legacy");
+    assert_eq!(connected["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        connected["capabilities"]["tools"]["listChanged"], true,
+        "dev declares the list changes it sends: {connected}"
+    );
+    assert_eq!(client.tools(), ["add", "text_stats"]);
+    assert_eq!(client.call_text(r#"call add {"a":2,"b":3}"#), "5");
+
+    let edited = add_shout(&project);
 
     client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
     assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
@@ -228,7 +249,7 @@ fn a_connected_client_sees_a_new_tool_after_a_rebuild_and_a_broken_edit_keeps_th
 
     // A broken edit: the compiler's error is printed, the last good server keeps serving.
     std::fs::write(
-        &lib,
+        project.join("src/lib.rs"),
         edited + "\npub fn broken() -> u32 {\n    \"not a number\"\n}\n",
     )
     .unwrap();
@@ -250,4 +271,19 @@ fn a_connected_client_sees_a_new_tool_after_a_rebuild_and_a_broken_edit_keeps_th
         "dev test: warm build {warmed:?}, first rebuild seen at {rebuilt:?}, total {:?}",
         started.elapsed()
     );
+}
+
+#[test]
+fn a_modern_client_gets_the_change_on_its_listen_stream() {
+    let (_tmp, project) = built_project("dev-modern");
+    // Pinned to 2026-07-28: the SDK probes `server/discover` on a sibling `cargo-mcp dev`,
+    // then opens a `subscriptions/listen` stream for tool list changes.
+    let (mut client, connected) = connected(&project, "modern");
+    assert_eq!(connected["protocolVersion"], "2026-07-28");
+    assert_eq!(client.tools(), ["add", "text_stats"]);
+    add_shout(&project);
+    client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
+    assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
+    assert_eq!(client.call_text(r#"call shout {"text":"now"}"#), "NOW");
+    client.quit();
 }
