@@ -10,7 +10,7 @@ fn help_lists_every_command_with_examples_and_the_exit_codes() {
     assert!(out.status.success(), "{}", show(&out));
     let help = stdout(&out);
     for command in [
-        "new", "init", "list", "call", "read", "prompt", "schema", "install", "doctor",
+        "new", "init", "list", "call", "read", "prompt", "schema", "install", "doctor", "dev",
     ] {
         assert!(
             help.contains(&format!("\n  {command} ")),
