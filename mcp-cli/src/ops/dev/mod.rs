@@ -27,6 +27,10 @@
 //! - The session ends when the client closes our stdin; the server gets EOF in turn.
 //! - [`inspector`] runs the official MCP Inspector in front of all this (`--inspector`).
 //!
+//! Streamable HTTP in front of the relay (`--transport http`) is not built yet: a relay per
+//! HTTP session (legacy) plus one for stateless modern requests would reuse [`relay`] as it
+//! is; only the stdio front exists today.
+//!
 //! The TypeScript client in `auto` or modern mode probes `server/discover` on a throwaway
 //! sibling process, so it starts `cargo mcp dev` twice; the probe's copy builds (a no-op
 //! when the other one built already) and exits with its stdin.
