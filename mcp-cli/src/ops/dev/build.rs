@@ -6,8 +6,8 @@
 //! them. The JSON messages on cargo's stdout give the executable's path and whether cargo
 //! had to rebuild it (`fresh`), so a save that changes nothing (a README) does not restart
 //! the server. Unlike [`crate::ops::project::build`] (blocking, for one-shot commands), this
-//! never passes `--quiet`: with `json-render-diagnostics` that silences the rendered errors
-//! too, and the progress lines tell the user a rebuild is under way.
+//! never passes `--quiet`: in a session that runs for hours, cargo's `Compiling …` and
+//! `Finished …` lines are how the user sees that a save was picked up and built.
 
 use crate::ops::project::{self, ProjectBinary};
 use anyhow::{Context as _, Result, bail};
