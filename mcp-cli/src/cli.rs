@@ -2,7 +2,8 @@
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
 use crate::commands::{
-    call, completions, doctor, init, install, list, new, package, prompt, read, schema, uninstall,
+    call, completions, dev, doctor, init, install, list, new, package, prompt, read, schema,
+    uninstall,
 };
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -24,8 +25,9 @@ pub enum Cargo {
                   `new` and `init` generate a project that builds and passes `cargo test` at once; \
                   `list`, `call`, `read`, `prompt` and `schema` talk to the current project (built and run), to any \
                   command over stdio, or to a URL over Streamable HTTP; `install` adds the server \
-                  to a client's configuration; `package` writes the MCP Registry's server.json and \
-                  builds an MCPB bundle; `doctor` checks the toolchain and versions.",
+                  to a client's configuration; `dev` serves the current project and rebuilds it on every \
+                  saved change while the client stays connected; `package` writes the MCP Registry's \
+                  server.json and builds an MCPB bundle; `doctor` checks the toolchain and versions.",
     after_help = AFTER_HELP
 )]
 pub struct McpCli {
@@ -47,6 +49,7 @@ Examples:
   cargo mcp install claude-desktop               # build in release, add it to Claude Desktop
   cargo mcp uninstall claude-desktop             # and take it out again
   cargo mcp doctor                               # toolchain and toolkit versions
+  cargo mcp dev                                  # serve it, rebuilt on every saved change
   cargo mcp completions bash                     # shell completions (bash, zsh, fish)
   cargo mcp package                              # registry server.json + an MCPB bundle
 
@@ -80,6 +83,8 @@ pub enum Command {
     Uninstall(uninstall::Args),
     /// Check the toolchain and the toolkit versions.
     Doctor(doctor::Args),
+    /// Serve the current project, rebuilding it on every saved change.
+    Dev(dev::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
     /// Write the MCP Registry's server.json and build an MCPB bundle.
@@ -113,6 +118,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Install(args) => install::exec(args),
         Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),
+        Command::Dev(args) => dev::exec(args),
         Command::Completions(args) => completions::exec(args),
         Command::Package(args) => package::exec(args),
     }

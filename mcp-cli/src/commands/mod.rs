@@ -3,6 +3,7 @@
 
 pub mod call;
 pub mod completions;
+pub mod dev;
 pub mod doctor;
 pub mod init;
 pub mod install;

@@ -4,6 +4,7 @@
 pub mod ask;
 pub mod connect;
 pub mod content;
+pub mod dev;
 pub mod doctor;
 pub mod inspect;
 pub mod install;

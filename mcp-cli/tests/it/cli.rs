@@ -22,6 +22,7 @@ fn help_lists_every_command_with_examples_and_the_exit_codes() {
         "package",
         "doctor",
         "completions",
+        "dev",
     ] {
         assert!(
             help.contains(&format!("\n  {command} ")),

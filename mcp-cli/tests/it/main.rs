@@ -6,6 +6,7 @@
 
 mod ask;
 mod cli;
+mod dev;
 mod generate;
 mod inspect;
 mod install;

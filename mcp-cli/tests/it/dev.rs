@@ -1,0 +1,289 @@
+//! `cargo mcp dev` under a real client: the official TypeScript client
+//! (`tests/interop/ts/dev-client.mjs`, installed by `tests/interop/setup.sh` like the other
+//! interop tests; nothing is skipped) starts `cargo-mcp dev` as its stdio server in a
+//! generated project and stays connected while the test edits the project's source.
+//!
+//! One project, built into the shared generated target folder first (so `dev`'s own first
+//! build is a no-op and each edit rebuilds only the project's crate).
+
+use crate::support::*;
+use serde_json::Value;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A rebuild after an edit is incremental (the project's crate alone), but CI machines are
+/// slow and shared.
+const REBUILD_DEADLINE: Duration = Duration::from_secs(240);
+
+/// The dev client script, its JSON lines, and everything written to its stderr (its own
+/// messages, `cargo mcp dev`'s, cargo's and the server's: the server's stderr is inherited
+/// all the way down).
+struct DevClient {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<Value>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl DevClient {
+    /// Starts the client in `mode` (`legacy` or `modern`) on `cargo-mcp dev` in `project`.
+    fn start(project: &Path, mode: &str) -> DevClient {
+        let interop = mcp_tests::setup("interop");
+        let mut cmd = Command::new("node");
+        cmd.arg(interop.join("ts").join("dev-client.mjs"))
+            .args(["--mode", mode])
+            .arg("--cwd")
+            .arg(project)
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_cargo-mcp"))
+            .args(["dev", "--debounce-ms", "100", "--grace", "2"])
+            .current_dir(interop)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        in_generated_target(&mut cmd);
+        let mut child = cmd
+            .spawn()
+            .expect("node starts (tests/interop/setup.sh checked it)");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr_pipe = child.stderr.take().unwrap();
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| Value::String(format!("not JSON ({e}): {line}")));
+                if send.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let collected = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n) = stderr_pipe.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                let text = String::from_utf8_lossy(&buffer[..n]);
+                collected.lock().unwrap().push_str(&text);
+            }
+        });
+        DevClient {
+            child,
+            stdin,
+            lines,
+            stderr,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The next line that is not a list_changed event (those are checked through
+    /// `wait-list-changed`).
+    fn next(&mut self, what: &str, within: Duration) -> Value {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line["event"] == "list_changed" => continue,
+                Ok(line) => return line,
+                Err(_) => panic!(
+                    "no answer to {what} within {within:?}\n--- stderr ---\n{}",
+                    self.stderr()
+                ),
+            }
+        }
+    }
+
+    /// Sends a command and returns its answer, which must be `ok`.
+    fn ask(&mut self, command: &str, within: Duration) -> Value {
+        writeln!(self.stdin, "{command}").unwrap();
+        self.stdin.flush().unwrap();
+        let answer = self.next(command, within);
+        assert_eq!(
+            answer["ok"],
+            true,
+            "`{command}` failed: {answer}\n--- stderr ---\n{}",
+            self.stderr()
+        );
+        answer
+    }
+
+    fn tools(&mut self) -> Vec<String> {
+        let answer = self.ask("list", Duration::from_secs(60));
+        serde_json::from_value(answer["tools"].clone()).unwrap()
+    }
+
+    fn call_text(&mut self, call: &str) -> String {
+        let answer = self.ask(call, Duration::from_secs(60));
+        let result = &answer["result"];
+        assert_ne!(result["isError"], true, "`{call}`: {result}");
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("`{call}`: no text in {result}"))
+            .to_owned()
+    }
+
+    /// Waits for stderr to contain `needle`.
+    fn wait_stderr(&self, needle: &str, within: Duration) {
+        let deadline = Instant::now() + within;
+        while !self.stderr().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "stderr never said {needle:?} within {within:?}\n--- stderr ---\n{}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn quit(mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(
+                    status.success(),
+                    "the client ended with {status}\n{}",
+                    self.stderr()
+                );
+                return;
+            }
+            if Instant::now() > deadline {
+                let _ = self.child.kill();
+                panic!(
+                    "the client did not end after quit\n--- stderr ---\n{}",
+                    self.stderr()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// A tool for the edit to add, and its registration.
+const SHOUT: &str = "
+/// Shouts the text back.
+#[mcp_tool(read_only)]
+pub async fn shout(
+    /// The text to shout
+    text: String,
+) -> String {
+    text.to_uppercase()
+}
+";
+
+/// A generated project (`name`), built into the shared target folder so `dev` starts
+/// serving at once; returns the temporary folder and the project.
+fn built_project(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = outside_tempdir();
+    let project = generate(tmp.path(), name, &[]);
+    pin_dependencies(&project);
+    let build = cargo_in(&project, &["build", "--quiet"]);
+    assert!(build.status.success(), "{}", show(&build));
+    (tmp, project)
+}
+
+/// Adds the `shout` tool to the project's `src/lib.rs` (the function and its
+/// registration), as a user would; returns the new source.
+fn add_shout(project: &Path) -> String {
+    let lib = project.join("src/lib.rs");
+    let source = std::fs::read_to_string(&lib).unwrap();
+    let registered = ".tool(text_stats::tool())";
+    assert!(
+        source.contains(registered),
+        "the template changed:\n{source}"
+    );
+    let edited = source.replace(
+        registered,
+        &format!("{registered}\n        .tool(shout::tool())"),
+    ) + SHOUT;
+    std::fs::write(&lib, &edited).unwrap();
+    edited
+}
+
+/// Starts the client and waits for its connection.
+fn connected(project: &Path, mode: &str) -> (DevClient, Value) {
+    let mut client = DevClient::start(project, mode);
+    let connected = client.next("the connection", Duration::from_secs(300));
+    assert_eq!(
+        connected["event"],
+        "connected",
+        "{connected}\n{}",
+        client.stderr()
+    );
+    (client, connected)
+}
+
+#[test]
+fn a_connected_client_sees_a_new_tool_after_a_rebuild_and_a_broken_edit_keeps_the_old_server() {
+    let started = Instant::now();
+    let (_tmp, project) = built_project("dev-demo");
+    let warmed = started.elapsed();
+
+    let (mut client, connected) = connected(&project, "legacy");
+    assert_eq!(connected["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        connected["capabilities"]["tools"]["listChanged"], true,
+        "dev declares the list changes it sends: {connected}"
+    );
+    assert_eq!(client.tools(), ["add", "text_stats"]);
+    assert_eq!(client.call_text(r#"call add {"a":2,"b":3}"#), "5");
+
+    let edited = add_shout(&project);
+
+    client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
+    assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
+    assert_eq!(client.call_text(r#"call shout {"text":"hi"}"#), "HI");
+    let rebuilt = started.elapsed();
+
+    // A broken edit: the compiler's error is printed, the last good server keeps serving.
+    std::fs::write(
+        project.join("src/lib.rs"),
+        edited + "\npub fn broken() -> u32 {\n    \"not a number\"\n}\n",
+    )
+    .unwrap();
+    client.wait_stderr("error[E0308]", REBUILD_DEADLINE);
+    client.wait_stderr(
+        "the last good server (if any) keeps serving",
+        Duration::from_secs(30),
+    );
+    assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
+    assert_eq!(client.call_text(r#"call shout {"text":"still"}"#), "STILL");
+    let stderr = client.stderr();
+    assert_eq!(
+        stderr.matches("restarted the server").count(),
+        1,
+        "only the good build restarted the server:\n{stderr}"
+    );
+    client.quit();
+    eprintln!(
+        "dev test: warm build {warmed:?}, first rebuild seen at {rebuilt:?}, total {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_modern_client_gets_the_change_on_its_listen_stream() {
+    let (_tmp, project) = built_project("dev-modern");
+    // Pinned to 2026-07-28: the SDK probes `server/discover` on a sibling `cargo-mcp dev`,
+    // then opens a `subscriptions/listen` stream for tool list changes.
+    let (mut client, connected) = connected(&project, "modern");
+    assert_eq!(connected["protocolVersion"], "2026-07-28");
+    assert_eq!(client.tools(), ["add", "text_stats"]);
+    add_shout(&project);
+    client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
+    assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
+    assert_eq!(client.call_text(r#"call shout {"text":"now"}"#), "NOW");
+    client.quit();
+}
