@@ -27,9 +27,12 @@ Examples:
   cargo mcp dev --manifest-path ~/weather/Cargo.toml
   cargo mcp dev -- ~/notes                        # arguments for the project's server
   cargo mcp dev --inspector                       # open the official MCP Inspector on it
+  cargo mcp dev --transport http                  # at http://127.0.0.1:8808/mcp instead of stdio
 
 A client configuration (Claude Desktop, VS Code, …):
-  {\"command\": \"cargo\", \"args\": [\"mcp\", \"dev\", \"--manifest-path\", \"/path/to/weather/Cargo.toml\"]}"
+  {\"command\": \"cargo\", \"args\": [\"mcp\", \"dev\", \"--manifest-path\", \"/path/to/weather/Cargo.toml\"]}
+or, with --transport http (VS Code, Claude Code, Cursor):
+  {\"type\": \"http\", \"url\": \"http://127.0.0.1:8808/mcp\"}"
 )]
 pub struct Args {
     /// The project's `Cargo.toml` (default: the one for the current folder).
@@ -39,6 +42,16 @@ pub struct Args {
     /// The project's binary to run, when it has several.
     #[arg(long, value_name = "NAME")]
     pub bin: Option<String>,
+
+    /// Where the client reaches the dev server: our stdio (the client starts `cargo mcp
+    /// dev`), or a Streamable HTTP endpoint at `--bind` (it runs until Ctrl-C).
+    #[arg(long, value_enum, default_value_t = DevTransport::Stdio)]
+    pub transport: DevTransport,
+
+    /// The address of the HTTP endpoint (`--transport http`); loopback by default, and
+    /// only loopback pages may call it.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8808")]
+    pub bind: std::net::SocketAddr,
 
     /// Start the official MCP Inspector (pinned; installed with npm into the user's cache
     /// folder on first use) on this dev server, instead of serving a client on stdio.
@@ -58,18 +71,35 @@ pub struct Args {
     pub server_args: Vec<String>,
 }
 
-/// Serves until the client closes stdin (or runs the Inspector until it exits).
+/// Where `cargo mcp dev` serves its client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DevTransport {
+    /// Our stdin and stdout.
+    Stdio,
+    /// Streamable HTTP at `--bind`, path `/mcp`.
+    Http,
+}
+
+/// Serves until the client closes stdin, or Ctrl-C over HTTP (or runs the Inspector until
+/// it exits).
 pub fn exec(args: Args) -> Result<()> {
     if args.inspector {
         return inspector::run(inspector_server(&args)?);
     }
-    block_on(dev::serve_stdio(DevOptions {
-        manifest_path: args.manifest_path,
-        bin: args.bin,
-        server_args: args.server_args,
-        debounce: Duration::from_millis(args.debounce_ms.max(1)),
-        grace: Duration::from_secs(args.grace),
-    }))
+    let transport = match args.transport {
+        DevTransport::Stdio => dev::Transport::Stdio,
+        DevTransport::Http => dev::Transport::Http(args.bind),
+    };
+    block_on(dev::serve(
+        DevOptions {
+            manifest_path: args.manifest_path,
+            bin: args.bin,
+            server_args: args.server_args,
+            debounce: Duration::from_millis(args.debounce_ms.max(1)),
+            grace: Duration::from_secs(args.grace),
+        },
+        transport,
+    ))
 }
 
 /// The command the Inspector starts: this program's `dev`, with the same flags (the

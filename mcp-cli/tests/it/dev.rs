@@ -1,7 +1,8 @@
 //! `cargo mcp dev` under a real client: the official TypeScript client
 //! (`tests/interop/ts/dev-client.mjs`, installed by `tests/interop/setup.sh` like the other
 //! interop tests; nothing is skipped) starts `cargo-mcp dev` as its stdio server in a
-//! generated project and stays connected while the test edits the project's source.
+//! generated project, or connects to `cargo-mcp dev --transport http`, and stays connected
+//! while the test edits the project's source.
 //!
 //! One project, built into the shared generated target folder first (so `dev`'s own first
 //! build is a no-op and each edit rebuilds only the project's crate).
@@ -41,8 +42,22 @@ impl DevClient {
             .arg("--")
             .arg(env!("CARGO_BIN_EXE_cargo-mcp"))
             .args(["dev", "--debounce-ms", "100", "--grace", "2"])
-            .current_dir(interop)
-            .stdin(Stdio::piped())
+            .current_dir(interop);
+        Self::spawn(cmd)
+    }
+
+    /// Starts the client in `mode` on a dev server's Streamable HTTP endpoint.
+    fn start_http(url: &str, mode: &str) -> DevClient {
+        let interop = mcp_tests::setup("interop");
+        let mut cmd = Command::new("node");
+        cmd.arg(interop.join("ts").join("dev-client.mjs"))
+            .args(["--mode", mode, "--url", url])
+            .current_dir(interop);
+        Self::spawn(cmd)
+    }
+
+    fn spawn(mut cmd: Command) -> DevClient {
+        cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         in_generated_target(&mut cmd);
@@ -51,7 +66,7 @@ impl DevClient {
             .expect("node starts (tests/interop/setup.sh checked it)");
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
-        let mut stderr_pipe = child.stderr.take().unwrap();
+        let stderr = collect(child.stderr.take().unwrap());
         let (send, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
@@ -61,18 +76,6 @@ impl DevClient {
                 if send.send(value).is_err() {
                     break;
                 }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let collected = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buffer = [0u8; 4096];
-            while let Ok(n) = stderr_pipe.read(&mut buffer) {
-                if n == 0 {
-                    break;
-                }
-                let text = String::from_utf8_lossy(&buffer[..n]);
-                collected.lock().unwrap().push_str(&text);
             }
         });
         DevClient {
@@ -168,6 +171,65 @@ impl DevClient {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+/// Everything `pipe` says, collected by a thread as it comes.
+fn collect(mut pipe: impl std::io::Read + Send + 'static) -> Arc<Mutex<String>> {
+    let text = Arc::new(Mutex::new(String::new()));
+    let collected = Arc::clone(&text);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buffer) {
+            if n == 0 {
+                break;
+            }
+            let text = String::from_utf8_lossy(&buffer[..n]);
+            collected.lock().unwrap().push_str(&text);
+        }
+    });
+    text
+}
+
+/// `cargo-mcp dev --transport http` on a free port in `project`, killed when dropped; its
+/// stderr collected.
+struct HttpDev {
+    child: Child,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl HttpDev {
+    /// Starts it and waits for the URL it serves at.
+    fn start(project: &Path) -> (HttpDev, String) {
+        let mut cmd = cargo_mcp();
+        cmd.args(["dev", "--transport", "http", "--bind", "127.0.0.1:0"])
+            .args(["--debounce-ms", "100", "--grace", "2"])
+            .current_dir(project)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        in_generated_target(&mut cmd);
+        let mut child = cmd.spawn().expect("cargo-mcp starts");
+        let stderr = collect(child.stderr.take().unwrap());
+        let dev = HttpDev { child, stderr };
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let text = dev.stderr.lock().unwrap().clone();
+            if let Some(url) = text
+                .split_whitespace()
+                .find(|w| w.starts_with("http://127.0.0.1:") && w.ends_with("/mcp"))
+            {
+                return (dev, url.to_owned());
+            }
+            assert!(Instant::now() < deadline, "no URL on stderr:\n{text}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for HttpDev {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -285,5 +347,54 @@ fn a_modern_client_gets_the_change_on_its_listen_stream() {
     client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
     assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
     assert_eq!(client.call_text(r#"call shout {"text":"now"}"#), "NOW");
+    client.quit();
+}
+
+#[test]
+fn an_http_client_stays_connected_across_a_rebuild() {
+    let (_tmp, project) = built_project("dev-http");
+    let (dev, url) = HttpDev::start(&project);
+    let mut client = DevClient::start_http(&url, "legacy");
+    let connected = client.next("the connection", Duration::from_secs(300));
+    assert_eq!(
+        connected["event"],
+        "connected",
+        "{connected}\n{}\n--- dev ---\n{}",
+        client.stderr(),
+        dev.stderr.lock().unwrap()
+    );
+    assert_eq!(client.tools(), ["add", "text_stats"]);
+    add_shout(&project);
+    // The notification comes on the client's GET stream.
+    client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
+    assert_eq!(client.tools(), ["add", "shout", "text_stats"]);
+    assert_eq!(client.call_text(r#"call shout {"text":"web"}"#), "WEB");
+    client.quit();
+    let log = dev.stderr.lock().unwrap().clone();
+    assert_eq!(
+        log.matches("restarted the server").count(),
+        1,
+        "one rebuild, one restart:\n{log}"
+    );
+}
+
+#[test]
+fn a_modern_http_client_gets_the_change_on_its_listen_stream() {
+    let (_tmp, project) = built_project("dev-http-modern");
+    let (dev, url) = HttpDev::start(&project);
+    // 2026-07-28 over HTTP: `server/discover`, then a `subscriptions/listen` POST whose
+    // answer is the event stream the list change comes on.
+    let mut client = DevClient::start_http(&url, "modern");
+    let connected = client.next("the connection", Duration::from_secs(300));
+    assert_eq!(
+        connected["protocolVersion"],
+        "2026-07-28",
+        "{connected}\n{}\n--- dev ---\n{}",
+        client.stderr(),
+        dev.stderr.lock().unwrap()
+    );
+    add_shout(&project);
+    client.ask("wait-list-changed 240000", REBUILD_DEADLINE);
+    assert_eq!(client.call_text(r#"call shout {"text":"new"}"#), "NEW");
     client.quit();
 }

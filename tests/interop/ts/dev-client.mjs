@@ -4,6 +4,7 @@
 // over stdio while the test edits the project, and takes line commands on stdin.
 //
 // Usage: node dev-client.mjs [--mode legacy|modern] [--cwd DIR] -- <server command> [args...]
+//        node dev-client.mjs [--mode legacy|modern] --url URL     (Streamable HTTP)
 //
 // The server is started with this process's whole environment (the SDK's default passes only
 // a few variables, and the test's CARGO_TARGET_DIR must reach cargo) and its stderr inherited.
@@ -23,7 +24,7 @@
 // every list_changed notification is also printed as {"event":"list_changed","method":..}.
 // A failed connection prints {"event":"failed","error":..} and exits 1.
 
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createInterface } from 'node:readline';
 
@@ -38,6 +39,7 @@ function out(value) {
 function parseArgs(argv) {
     let mode = 'legacy';
     let cwd;
+    let url;
     let i = 0;
     for (; i < argv.length; i++) {
         const arg = argv[i];
@@ -47,18 +49,19 @@ function parseArgs(argv) {
         }
         if (arg === '--mode') mode = argv[++i];
         else if (arg === '--cwd') cwd = argv[++i];
+        else if (arg === '--url') url = argv[++i];
         else throw new Error(`unexpected argument '${arg}'`);
     }
     const server = argv.slice(i);
     if (!['legacy', 'modern'].includes(mode)) throw new Error(`--mode must be legacy or modern (got ${mode})`);
-    if (server.length === 0) throw new Error('missing the server command after --');
-    return { mode, cwd, command: server[0], args: server.slice(1) };
+    if (server.length === 0 && url === undefined) throw new Error('missing the server command after -- (or --url)');
+    return { mode, cwd, url, command: server[0], args: server.slice(1) };
 }
 
 const LIST_CHANGED = ['notifications/tools/list_changed', 'notifications/resources/list_changed', 'notifications/prompts/list_changed'];
 
 async function main() {
-    const { mode, cwd, command, args } = parseArgs(process.argv.slice(2));
+    const { mode, cwd, url, command, args } = parseArgs(process.argv.slice(2));
     const client = new Client({ name: 'cargo-mcp-dev-test', version: '0.0.0' }, { capabilities: {} });
     let toolsChanged = 0;
     let consumed = 0;
@@ -75,7 +78,10 @@ async function main() {
     client.setVersionNegotiation(
         mode === 'legacy' ? { mode: 'legacy' } : { mode: { pin: MODERN_VERSION }, probe: { timeoutMs: CONNECT_TIMEOUT_MS } }
     );
-    const transport = new StdioClientTransport({ command, args, cwd, env: { ...process.env }, stderr: 'inherit' });
+    const transport =
+        url === undefined
+            ? new StdioClientTransport({ command, args, cwd, env: { ...process.env }, stderr: 'inherit' })
+            : new StreamableHTTPClientTransport(new URL(url));
     try {
         await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
         if (mode === 'modern') await client.listen({ toolsListChanged: true }, { timeout: REQUEST_TIMEOUT_MS });

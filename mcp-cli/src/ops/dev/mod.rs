@@ -27,9 +27,8 @@
 //! - The session ends when the client closes our stdin; the server gets EOF in turn.
 //! - [`inspector`] runs the official MCP Inspector in front of all this (`--inspector`).
 //!
-//! Streamable HTTP in front of the relay (`--transport http`) is not built yet: a relay per
-//! HTTP session (legacy) plus one for stateless modern requests would reuse [`relay`] as it
-//! is; only the stdio front exists today.
+//! - With `--transport http` the client talks to [`http`]'s Streamable HTTP endpoint instead
+//!   of our stdio; the relay behind it is the same. The session then lasts until Ctrl-C.
 //!
 //! The TypeScript client in `auto` or modern mode probes `server/discover` on a throwaway
 //! sibling process, so it starts `cargo mcp dev` twice; the probe's copy builds (a no-op
@@ -37,6 +36,7 @@
 
 pub mod build;
 pub mod child;
+pub mod http;
 pub mod inspector;
 pub mod relay;
 pub mod watch;
@@ -68,6 +68,15 @@ pub struct DevOptions {
     pub debounce: Duration,
     /// How long a replaced server may keep answering what it was asked before it is killed.
     pub grace: Duration,
+}
+
+/// Where the client reaches a dev session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// Our stdin and stdout (the client started us).
+    Stdio,
+    /// A Streamable HTTP endpoint on this address (`http://<address>/mcp`).
+    Http(std::net::SocketAddr),
 }
 
 /// What happens in a session, as the event loop sees it.
@@ -113,16 +122,45 @@ async fn locate(options: &DevOptions, cwd: &Path) -> Result<ProjectBinary> {
 
 /// Serves the project over our stdio until the client closes stdin.
 pub async fn serve_stdio(options: DevOptions) -> Result<()> {
+    serve(options, Transport::Stdio).await
+}
+
+/// Serves the project over `transport`: until the client closes our stdin, or for HTTP
+/// until Ctrl-C.
+pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let binary = locate(&options, &cwd).await?;
     let layout = build::layout(&binary.manifest_path).await?;
-    report(format_args!(
-        "serving `{}` over stdio, rebuilt on every change under {}",
-        binary.bin,
-        layout.workspace_root.display()
-    ));
-
     let (events, inbox) = mpsc::unbounded_channel();
+    let (client, outbox) = mpsc::unbounded_channel();
+    let writer = match transport {
+        Transport::Stdio => {
+            report(format_args!(
+                "serving `{}` over stdio, rebuilt on every change under {}",
+                binary.bin,
+                layout.workspace_root.display()
+            ));
+            tokio::spawn(read_client(events.clone()));
+            tokio::spawn(write_client(outbox))
+        }
+        Transport::Http(address) => {
+            let front = http::Front::bind(address, events.clone()).await?;
+            report(format_args!(
+                "serving `{}` at {} (Streamable HTTP), rebuilt on every change under {}; Ctrl-C stops",
+                binary.bin,
+                front.url()?,
+                layout.workspace_root.display()
+            ));
+            let stop = events.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    let _ = stop.send(Event::ClientClosed);
+                }
+            });
+            tokio::spawn(front.run(outbox))
+        }
+    };
+
     let wanted = Arc::new(Notify::new());
     let on_change = Arc::clone(&wanted);
     let _watcher = watch::watch(
@@ -146,10 +184,6 @@ pub async fn serve_stdio(options: DevOptions) -> Result<()> {
     .context("cannot watch the project for changes")?;
     tokio::spawn(builder(binary, cwd, Arc::clone(&wanted), events.clone()));
     wanted.notify_one();
-
-    tokio::spawn(read_client(events.clone()));
-    let (client, outbox) = mpsc::unbounded_channel();
-    let writer = tokio::spawn(write_client(outbox));
 
     let session = Session {
         relay: Relay::new(),
