@@ -5,7 +5,6 @@
 //! lists it in `members` or `exclude`, or the package declares its own `[workspace]`.
 
 use anyhow::{Context as _, Result};
-use globset::Glob;
 use std::path::{Component, Path, PathBuf};
 use toml_edit::{Array, DocumentMut, Item, Value};
 
@@ -101,11 +100,15 @@ impl Workspace {
         if excluded {
             return Membership::Excluded;
         }
+        // Cargo expands `members` with the `glob` crate, one path component at a time, so
+        // `*` never crosses a `/`; the same crate and rule here.
+        let options = glob::MatchOptions {
+            require_literal_separator: true,
+            ..glob::MatchOptions::new()
+        };
         let member = self.list("members").iter().any(|pattern| {
             pattern == &rel
-                || Glob::new(pattern)
-                    .map(|g| g.compile_matcher().is_match(&rel))
-                    .unwrap_or(false)
+                || glob::Pattern::new(pattern).is_ok_and(|p| p.matches_with(&rel, options))
         });
         if member {
             Membership::Member
@@ -188,6 +191,11 @@ mod tests {
         );
         assert_eq!(
             ws.membership(&dir.path().join("tools/b")),
+            Membership::Outside
+        );
+        // As in cargo, `*` stays within one folder.
+        assert_eq!(
+            ws.membership(&dir.path().join("crates/group/deep")),
             Membership::Outside
         );
         assert_eq!(
