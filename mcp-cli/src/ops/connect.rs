@@ -70,8 +70,9 @@ impl Connection {
         let _ = tokio::time::timeout(Duration::from_secs(10), self.client.close()).await;
     }
 
-    /// The warning about non-protocol output seen so far, if there was any.
-    fn stdout_noise(&mut self) -> Option<String> {
+    /// The warning about non-protocol output seen so far, if there was any (it is then not
+    /// printed again by [`Connection::close`]).
+    pub fn stdout_noise(&mut self) -> Option<String> {
         let unrouted = self.unrouted.as_mut()?;
         let mut noise = Vec::new();
         while let Ok(message) = unrouted.try_recv() {

@@ -1,9 +1,12 @@
 //! `doctor`: the toolchain, and the toolkit version the project uses against the CLI's.
 
-use super::project::cargo;
+use super::connect::{ServerSpec, connect};
+use super::project::{ProjectBinary, cargo, expected_executable};
 use crate::CLI_PACKAGE;
+use mcp_runtime::client::{EraMode, InputHandler};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +278,73 @@ pub fn project(manifest: &Path, cli_version: &str) -> Vec<Check> {
         )),
     }
     checks
+}
+
+/// Whether the project's server, as last built (the dev profile's binary; nothing is built
+/// here), starts with `args`, answers `initialize`, and writes nothing but protocol messages
+/// to stdout: a `println!` in a stdio server breaks every client, and only shows as a
+/// client's parse error far from its cause.
+pub async fn server_check(binary: &ProjectBinary, args: &[String], cwd: &Path) -> Check {
+    let executable = {
+        let (binary, cwd) = (binary.clone(), cwd.to_path_buf());
+        tokio::task::spawn_blocking(move || expected_executable(&binary, "dev", &cwd)).await
+    };
+    let executable = match executable {
+        Ok(Ok(path)) => path,
+        Ok(Err(e)) => {
+            return Check::warn(
+                format!("cannot tell where `{}` is built: {e:#}", binary.bin),
+                "run `cargo build`",
+            );
+        }
+        Err(e) => {
+            return Check::warn(
+                format!("cannot tell where `{}` is built: {e}", binary.bin),
+                "run `cargo build`",
+            );
+        }
+    };
+    if !executable.is_file() {
+        return Check::ok(format!(
+            "`{}` is not built yet; after `cargo build`, doctor also checks that it starts and keeps stdout clean",
+            binary.bin
+        ));
+    }
+    let mut command = vec![executable.to_string_lossy().into_owned()];
+    command.extend(args.iter().cloned());
+    let spec = ServerSpec::Command(command);
+    let connected = connect(
+        &spec,
+        EraMode::Legacy,
+        Duration::from_secs(15),
+        cwd,
+        InputHandler::new(),
+    )
+    .await;
+    let mut connection = match connected {
+        Ok(connection) => connection,
+        Err(e) => {
+            return Check::warn(
+                format!(
+                    "the built server {} did not answer `initialize`: {e:#}",
+                    executable.display()
+                ),
+                "run it (`cargo run`) to see why; a server that needs arguments takes them after `--` (`cargo mcp doctor -- ARGS`)",
+            );
+        }
+    };
+    let noise = connection.stdout_noise();
+    let label = connection.server_label();
+    connection.close().await;
+    match noise {
+        Some(noise) => Check::warn(
+            noise.trim_start_matches("warning: ").to_owned(),
+            "print with `eprintln!` or log with `tracing` to stderr; stdout belongs to the protocol",
+        ),
+        None => Check::ok(format!(
+            "the built server ({label}) answers `initialize` and writes only protocol messages to stdout"
+        )),
+    }
 }
 
 /// The report as printed: one line per check, advice indented below.

@@ -355,3 +355,68 @@ fn init_force_merges_into_an_existing_manifest_and_keeps_a_backup() {
     );
     assert!(metadata.status.success(), "{}", show(&metadata));
 }
+
+#[test]
+fn doctor_starts_the_built_server_and_warns_about_stdout_noise() {
+    let tmp = outside_tempdir();
+    let project = tmp.path().join("noisy");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"noisy\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    // A stdio server that greets on stdout before speaking the protocol (the mistake), and
+    // answers `initialize` well enough for a client to connect.
+    std::fs::write(
+        project.join("src/main.rs"),
+        r##"use std::io::{BufRead, Write};
+fn main() {
+    println!("hello from main");
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let line = line.unwrap();
+        if !line.contains("\"initialize\"") {
+            continue;
+        }
+        let at = line.find("\"id\":").unwrap() + 5;
+        let id: String = line[at..].chars().take_while(|c| *c != ',' && *c != '}').collect();
+        let mut out = std::io::stdout();
+        writeln!(out, r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-11-25","capabilities":{{}},"serverInfo":{{"name":"noisy","version":"0.1.0"}}}}}}"#).unwrap();
+        out.flush().unwrap();
+    }
+}
+"##,
+    )
+    .unwrap();
+    // Not built yet: said, nothing started or built.
+    let out = output(cargo_mcp().current_dir(&project).arg("doctor"));
+    assert!(
+        stdout(&out).contains("`noisy` is not built yet"),
+        "{}",
+        show(&out)
+    );
+    assert!(!project.join("target").exists(), "doctor builds nothing");
+
+    let cargo = std::env::var("CARGO").unwrap_or("cargo".into());
+    let build = output(
+        std::process::Command::new(cargo)
+            .args(["build", "--quiet"])
+            .current_dir(&project)
+            .env_remove("CARGO_TARGET_DIR"),
+    );
+    assert!(build.status.success(), "{}", show(&build));
+    let out = output(
+        cargo_mcp()
+            .current_dir(&project)
+            .arg("doctor")
+            .env_remove("CARGO_TARGET_DIR"),
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("warn  the server wrote non-protocol text to stdout: \"hello from main\""),
+        "{}",
+        show(&out)
+    );
+    assert!(text.contains("→ print with `eprintln!`"), "{text}");
+}

@@ -74,6 +74,11 @@ fn the_stdio_template_passes_its_tests_and_works_as_the_current_project() {
         "{}",
         show(&doctor)
     );
+    assert!(
+        stdout(&doctor).contains("answers `initialize` and writes only protocol messages"),
+        "{}",
+        show(&doctor)
+    );
 
     // `install` builds the project (the dev profile here, to reuse the build) and writes
     // the absolute path of its binary.
