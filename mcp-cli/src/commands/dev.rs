@@ -3,6 +3,7 @@
 
 use super::block_on;
 use crate::ops::dev::{self, DevOptions, inspector};
+use crate::ops::project;
 use anyhow::{Context as _, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -84,6 +85,20 @@ pub enum DevTransport {
 /// it exits).
 pub fn exec(args: Args) -> Result<()> {
     if args.inspector {
+        // Built first: the Inspector gives the server it starts 15 s to answer, less than a
+        // project's first build takes.
+        let cwd = std::env::current_dir().context("cannot read the current folder")?;
+        let binary = project::locate(
+            args.manifest_path.as_deref(),
+            args.bin.as_deref(),
+            &cwd,
+            "--manifest-path",
+        )?;
+        eprintln!(
+            "cargo mcp dev: building `{}` before starting the Inspector",
+            binary.bin
+        );
+        project::build(&binary, "dev", &cwd)?;
         return inspector::run(inspector_server(&args)?);
     }
     let transport = match args.transport {

@@ -398,3 +398,97 @@ fn a_modern_http_client_gets_the_change_on_its_listen_stream() {
     assert_eq!(client.call_text(r#"call shout {"text":"new"}"#), "NEW");
     client.quit();
 }
+
+/// A free TCP port on the loopback interface (bound, then released).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn the_inspector_is_installed_pinned_and_talks_to_dev() {
+    // The Inspector needs Node 22; the conformance tools bring one (tests/conformance/setup.sh).
+    let node22 = mcp_tests::setup("conformance").join("node_modules/.bin");
+    let path = std::env::join_paths(std::iter::once(node22.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let (tmp, project) = built_project("dev-inspector");
+    let cache = tmp.path().join("cache");
+
+    // `--inspector`: installs the pinned Inspector into the user's cache on first use, and
+    // starts it (its web UI) on this project's dev server.
+    let mut cmd = cargo_mcp();
+    cmd.args(["dev", "--inspector"])
+        .current_dir(&project)
+        .env("PATH", &path)
+        .env("XDG_CACHE_HOME", &cache)
+        .env("MCP_AUTO_OPEN_ENABLED", "false")
+        .env("CLIENT_PORT", free_port().to_string())
+        .env("MCP_SANDBOX_PORT", free_port().to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    in_generated_target(&mut cmd);
+    let mut inspector = cmd.spawn().expect("cargo-mcp starts");
+    let stdout = collect(inspector.stdout.take().unwrap());
+    let stderr = collect(inspector.stderr.take().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let up = loop {
+        let out = stdout.lock().unwrap().clone();
+        if out.contains("MCP Inspector Web is up and running") {
+            break true;
+        }
+        if Instant::now() > deadline || inspector.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // The whole group: cargo-mcp and the Inspector's node processes (the group's id is the
+    // leader's pid, set by `process_group(0)` above).
+    let group = rustix::process::Pid::from_raw(inspector.id() as i32).expect("a real pid");
+    let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
+    let _ = inspector.wait();
+    assert!(
+        up,
+        "the Inspector did not come up\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        stdout.lock().unwrap(),
+        stderr.lock().unwrap()
+    );
+    let package = cache.join(
+        "cargo-mcp/inspector-2.12.0/node_modules/@modelcontextprotocol/inspector/package.json",
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&package).unwrap()).unwrap();
+    assert_eq!(manifest["version"], "2.12.0", "the pinned version");
+
+    // The installed Inspector, in its CLI mode, lists the dev server's tools.
+    let launcher = package.with_file_name("clients/launcher/build/index.js");
+    let target = generated_target_dir();
+    let listed = output(
+        Command::new(node22.join("node"))
+            .arg(&launcher)
+            .args(["--cli", "--method", "tools/list", "-e"])
+            .arg(format!("CARGO_TARGET_DIR={}", target.display()))
+            .args(["-e", "CARGO_PROFILE_DEV_DEBUG=false", "--cwd"])
+            .arg(&project)
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_cargo-mcp"))
+            .arg("dev")
+            .env("PATH", &path),
+    );
+    assert!(listed.status.success(), "{}", show(&listed));
+    let tools: Value =
+        serde_json::from_slice(&listed.stdout).unwrap_or_else(|e| panic!("{e}: {}", show(&listed)));
+    let mut names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{tools}"))
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["add", "text_stats"]);
+}
