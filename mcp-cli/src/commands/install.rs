@@ -139,7 +139,7 @@ pub fn exec(args: Args) -> Result<()> {
                 "--manifest-path, --binary or --url",
             )?;
             let executable = if preview {
-                let path = project::expected_executable(&binary, &args.profile, &cwd)?;
+                let path = project::expected_executable(&binary, &args.profile);
                 if !path.is_file() {
                     eprintln!(
                         "note: {} is not built yet; `cargo mcp install {}` (without --dry-run) \

@@ -285,25 +285,7 @@ pub fn project(manifest: &Path, cli_version: &str) -> Vec<Check> {
 /// to stdout: a `println!` in a stdio server breaks every client, and only shows as a
 /// client's parse error far from its cause.
 pub async fn server_check(binary: &ProjectBinary, args: &[String], cwd: &Path) -> Check {
-    let executable = {
-        let (binary, cwd) = (binary.clone(), cwd.to_path_buf());
-        tokio::task::spawn_blocking(move || expected_executable(&binary, "dev", &cwd)).await
-    };
-    let executable = match executable {
-        Ok(Ok(path)) => path,
-        Ok(Err(e)) => {
-            return Check::warn(
-                format!("cannot tell where `{}` is built: {e:#}", binary.bin),
-                "run `cargo build`",
-            );
-        }
-        Err(e) => {
-            return Check::warn(
-                format!("cannot tell where `{}` is built: {e}", binary.bin),
-                "run `cargo build`",
-            );
-        }
-    };
+    let executable = expected_executable(binary, "dev");
     if !executable.is_file() {
         return Check::ok(format!(
             "`{}` is not built yet; after `cargo build`, doctor also checks that it starts and keeps stdout clean",

@@ -22,6 +22,10 @@ pub struct ProjectBinary {
     pub manifest_path: PathBuf,
     /// The binary target's name.
     pub bin: String,
+    /// The workspace root (the package's folder for a package of its own).
+    pub workspace_root: PathBuf,
+    /// cargo's target folder (honouring `CARGO_TARGET_DIR` and `build.target-dir`).
+    pub target_directory: PathBuf,
 }
 
 /// A built binary.
@@ -36,6 +40,7 @@ pub struct BuiltBinary {
 #[derive(Debug, Deserialize)]
 struct Metadata {
     packages: Vec<Package>,
+    workspace_root: PathBuf,
     target_directory: PathBuf,
 }
 
@@ -154,31 +159,26 @@ pub fn locate(
         package: package.name,
         manifest_path: package.manifest_path,
         bin: chosen,
+        workspace_root: metadata.workspace_root,
+        target_directory: metadata.target_directory,
     })
 }
 
 /// Where `cargo build --profile <profile>` puts `binary`'s executable, without building:
-/// the target folder from `cargo metadata` (honouring `CARGO_TARGET_DIR` and
-/// `build.target-dir`), then the profile's folder (`debug` for `dev`, `release` for
-/// `release`, else the profile's name). The file may not exist yet.
-pub fn expected_executable(binary: &ProjectBinary, profile: &str, cwd: &Path) -> Result<PathBuf> {
-    let metadata = run_cargo(
-        &["metadata", "--no-deps", "--format-version", "1"],
-        Some(&binary.manifest_path),
-        cwd,
-    )?;
-    let metadata: Metadata =
-        serde_json::from_slice(&metadata).context("cannot read `cargo metadata`")?;
+/// the target folder (as `cargo metadata` told [`locate`]), then the profile's folder
+/// (`debug` for `dev`, `release` for `release`, else the profile's name). The file may not
+/// exist yet.
+pub fn expected_executable(binary: &ProjectBinary, profile: &str) -> PathBuf {
     let folder = match profile {
         "dev" | "test" => "debug",
         "bench" => "release",
         other => other,
     };
-    Ok(metadata.target_directory.join(folder).join(format!(
+    binary.target_directory.join(folder).join(format!(
         "{}{}",
         binary.bin,
         std::env::consts::EXE_SUFFIX
-    )))
+    ))
 }
 
 #[derive(Debug, Deserialize)]

@@ -25,28 +25,6 @@ pub struct Build {
     pub fresh: bool,
 }
 
-/// Where the project is, from `cargo metadata`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Layout {
-    /// The workspace root (the package's folder for a package of its own).
-    pub workspace_root: PathBuf,
-    /// The target folder (builds write there; it is not watched).
-    pub target_directory: PathBuf,
-}
-
-/// Reads the project's layout with `cargo metadata --no-deps`.
-pub async fn layout(manifest_path: &Path) -> Result<Layout> {
-    let mut cmd = tokio::process::Command::new(project::cargo());
-    cmd.args(["metadata", "--no-deps", "--format-version", "1"])
-        .arg("--manifest-path")
-        .arg(manifest_path);
-    let (status, stdout) = run(cmd).await.context("cannot run cargo metadata")?;
-    if !status.success() {
-        bail!("cargo metadata failed ({status})");
-    }
-    serde_json::from_slice(&stdout).context("cannot read `cargo metadata`")
-}
-
 /// Runs cargo with its stdout captured and its stderr ours (tokio's `output()` would
 /// capture stderr too, and the user would never see the compiler's errors); killed if the
 /// session ends first.

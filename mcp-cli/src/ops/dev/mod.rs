@@ -130,7 +130,7 @@ pub async fn serve_stdio(options: DevOptions) -> Result<()> {
 pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let binary = locate(&options, &cwd).await?;
-    let layout = build::layout(&binary.manifest_path).await?;
+    let root = binary.workspace_root.clone();
     let (events, inbox) = mpsc::unbounded_channel();
     let (client, outbox) = mpsc::unbounded_channel();
     let writer = match transport {
@@ -138,7 +138,7 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
             report(format_args!(
                 "serving `{}` over stdio, rebuilt on every change under {}",
                 binary.bin,
-                layout.workspace_root.display()
+                root.display()
             ));
             tokio::spawn(read_client(events.clone()));
             tokio::spawn(write_client(outbox))
@@ -149,7 +149,7 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
                 "serving `{}` at {} (Streamable HTTP), rebuilt on every change under {}; Ctrl-C stops",
                 binary.bin,
                 front.url()?,
-                layout.workspace_root.display()
+                root.display()
             ));
             let stop = events.clone();
             tokio::spawn(async move {
@@ -164,11 +164,11 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
     let wanted = Arc::new(Notify::new());
     let on_change = Arc::clone(&wanted);
     let _watcher = watch::watch(
-        watch::Ignore::new(&layout.workspace_root, &layout.target_directory),
+        watch::Ignore::new(&root, &binary.target_directory),
         options.debounce,
         move |paths| {
             let first = paths[0]
-                .strip_prefix(&layout.workspace_root)
+                .strip_prefix(&root)
                 .unwrap_or(&paths[0])
                 .display()
                 .to_string();
