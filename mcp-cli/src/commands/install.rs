@@ -1,7 +1,9 @@
 //! `cargo mcp install`: add the server to a client's configuration.
 
 use crate::error::usage;
-use crate::ops::install::{self, ClientKind, Environment, Installed, Launch, ServerEntry};
+use crate::ops::install::{
+    self, ClientKind, ConfigFile, Environment, Installed, Launch, ServerEntry,
+};
 use crate::ops::project;
 use anyhow::{Context as _, Result};
 use std::collections::BTreeMap;
@@ -23,7 +25,8 @@ Examples:
 `--dry-run` and `json` build nothing: they show the path the release build will have (and
 say when it is not built yet). VS Code's project file names a binary inside the project as
 `${workspaceFolder}/…`, so it can be committed. Only the server's own entry changes; everything else in the file is kept byte for byte, and
-the old file is copied to <file>.bak. A different entry of the same name is replaced only
+the old file is kept as <file>.bak (a link at either is replaced, never written through; a
+project file that resolves outside the project is refused, exit 4). A different entry of the same name is replaced only
 with --force (the difference is shown). A file that cannot be parsed is left alone and the
 snippet is printed instead (exit 4).")]
 pub struct Args {
@@ -186,7 +189,9 @@ pub fn exec(args: Args) -> Result<()> {
         },
         _ => server,
     };
-    let installed = install::install_into(&path, args.client, &server, args.force, args.dry_run)?;
+    let scope = environment.scope_of(args.client, &path, args.config_path.is_none());
+    let file = ConfigFile::resolve(&path, scope)?;
+    let installed = install::install_into(&file, args.client, &server, args.force, args.dry_run)?;
     match installed {
         Installed::Unchanged => {
             println!(
@@ -199,9 +204,10 @@ pub fn exec(args: Args) -> Result<()> {
         Installed::Written { backup, replaced } => {
             let verb = if replaced { "replaced" } else { "added" };
             println!(
-                "{verb} `{}` in {} ({})",
+                "{verb} `{}` in {}{} ({})",
                 server.name,
                 path.display(),
+                install::through_link(&file),
                 args.client
             );
             match &server.launch {

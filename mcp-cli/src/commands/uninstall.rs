@@ -1,7 +1,7 @@
 //! `cargo mcp uninstall`: remove a server from a client's configuration.
 
 use crate::error::usage;
-use crate::ops::install::{self, ClientKind, Environment, Uninstalled};
+use crate::ops::install::{self, ClientKind, ConfigFile, Environment, Uninstalled};
 use crate::ops::project;
 use anyhow::{Context as _, Result};
 use std::path::PathBuf;
@@ -17,7 +17,8 @@ Examples:
 
 The name defaults to the current project's binary (as `install` names it); nothing is
 built. Only that entry is removed; everything else in the file is kept byte for byte, and
-the old file is copied to <file>.bak. No such entry is not an error.")]
+the old file is kept as <file>.bak (a link at either is replaced, never written through; a
+project file that resolves outside the project is refused, exit 4). No such entry is not an error.")]
 pub struct Args {
     /// The client (`json` needs --config-path).
     #[arg(value_enum)]
@@ -74,14 +75,21 @@ pub fn exec(args: Args) -> Result<()> {
                 ))
             })?,
     };
-    match install::uninstall_from(&path, args.client, &name, args.dry_run)? {
+    let scope = environment.scope_of(args.client, &path, args.config_path.is_none());
+    let file = ConfigFile::resolve(&path, scope)?;
+    match install::uninstall_from(&file, args.client, &name, args.dry_run)? {
         Uninstalled::Absent => println!(
             "{} has no server named `{name}`; nothing to do",
             path.display()
         ),
         Uninstalled::WouldWrite(text) => install::print_dry_run(&path, &text, "after uninstall"),
         Uninstalled::Removed { backup, .. } => {
-            println!("removed `{name}` from {} ({})", path.display(), args.client);
+            println!(
+                "removed `{name}` from {}{} ({})",
+                path.display(),
+                install::through_link(&file),
+                args.client
+            );
             println!("  the previous file is in {}", backup.display());
             if args.client == ClientKind::ClaudeDesktop {
                 println!("Restart Claude Desktop to unload it.");

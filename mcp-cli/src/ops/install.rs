@@ -3,9 +3,13 @@
 //!
 //! The file is edited through a concrete syntax tree (`jsonc-parser`), so everything else in
 //! it (other servers, other settings, comments in VS Code's JSONC, indentation, key order)
-//! stays byte for byte. The write goes through a temporary file in the same folder and a
-//! rename, after copying the old file to `<file>.bak`.
+//! stays byte for byte.
+//!
+//! A file of the project (VS Code's `.vscode/mcp.json`, or any `--config-path` inside the
+//! project) is edited in [`Scope::Project`], a user's own file in [`Scope::User`]; both are
+//! written as [`write`] writes, never through a planted link, the `<file>.bak` included.
 
+use super::write::{self, Mode, Scope};
 use crate::error::{Details, refused_with};
 use anyhow::{Context as _, Result, anyhow};
 use jsonc_parser::ParseOptions;
@@ -112,6 +116,25 @@ impl ClientKind {
     }
 }
 
+/// A client's configuration file, with the links on its way resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigFile {
+    /// The path as given, for messages.
+    pub path: PathBuf,
+    /// Where reads and writes go: `path` with every existing link on the way resolved.
+    pub target: PathBuf,
+}
+
+impl ConfigFile {
+    /// Resolves `path` for an edit in `scope` ([`write::resolve`]).
+    pub fn resolve(path: &Path, scope: Scope<'_>) -> Result<ConfigFile> {
+        Ok(ConfigFile {
+            path: path.to_path_buf(),
+            target: write::resolve(path, scope)?,
+        })
+    }
+}
+
 /// What the default configuration paths depend on.
 #[derive(Debug, Clone, Default)]
 pub struct Environment {
@@ -126,6 +149,25 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// Whose file `path` is: a file of the project when it lies inside the project's folder,
+    /// except where it is the client's own default for a user-wide file (`default` is true
+    /// when no `--config-path` was given).
+    pub fn scope_of(&self, kind: ClientKind, path: &Path, default: bool) -> Scope<'_> {
+        let Some(root) = &self.project_root else {
+            return Scope::User;
+        };
+        let user_wide = default && kind != ClientKind::Vscode;
+        let inside = match (std::path::absolute(path), std::path::absolute(root)) {
+            (Ok(path), Ok(root)) => path.starts_with(root),
+            _ => false,
+        };
+        if inside && !user_wide {
+            Scope::Project(root)
+        } else {
+            Scope::User
+        }
+    }
+
     /// From the process environment.
     pub fn from_process(project_root: Option<PathBuf>) -> Self {
         let var = |name: &str| {
@@ -356,6 +398,15 @@ pub enum Installed {
     WouldWrite(String),
 }
 
+/// ` (the link's target, X)` when `file` was reached through a link, for messages; empty
+/// otherwise.
+pub fn through_link(file: &ConfigFile) -> String {
+    match std::path::absolute(&file.path) {
+        Ok(path) if path != file.target => format!(" (through a link: {})", file.target.display()),
+        _ => String::new(),
+    }
+}
+
 /// `<file>.bak` beside `path`.
 pub fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
@@ -363,17 +414,18 @@ pub fn backup_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Merges `server` into the file at `path` and writes it (keeping a `.bak`), unless
-/// `dry_run`. A file it cannot parse, or a conflicting entry without `force`, is refused
-/// (exit code 4) and nothing is written; the error says why, and for a conflict the diff.
+/// Merges `server` into `file` and writes it (keeping a `.bak`), unless `dry_run`. A file it
+/// cannot parse, or a conflicting entry without `force`, is refused (exit code 4) and nothing
+/// is written; the error says why, and for a conflict the diff.
 pub fn install_into(
-    path: &Path,
+    file: &ConfigFile,
     kind: ClientKind,
     server: &ServerEntry,
     force: bool,
     dry_run: bool,
 ) -> Result<Installed> {
-    let existing = match std::fs::read_to_string(path) {
+    let path = &file.path;
+    let existing = match std::fs::read_to_string(&file.target) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(anyhow!(e).context(format!("cannot read {}", path.display()))),
@@ -408,7 +460,7 @@ pub fn install_into(
     if dry_run {
         return Ok(Installed::WouldWrite(text));
     }
-    let backup = write_config(path, existing.is_some(), &text)?;
+    let backup = write_config(&file.target, existing.as_deref(), &text)?;
     Ok(Installed::Written { backup, replaced })
 }
 
@@ -455,15 +507,16 @@ pub fn remove(
     Ok(Some((root.to_string(), entry)))
 }
 
-/// Removes the server `name` from the file at `path` (keeping a `.bak`), unless `dry_run`.
-/// A file it cannot parse is refused (exit code 4) and left alone.
+/// Removes the server `name` from `file` (keeping a `.bak`), unless `dry_run`. A file it
+/// cannot parse is refused (exit code 4) and left alone.
 pub fn uninstall_from(
-    path: &Path,
+    file: &ConfigFile,
     kind: ClientKind,
     name: &str,
     dry_run: bool,
 ) -> Result<Uninstalled> {
-    let existing = match std::fs::read_to_string(path) {
+    let path = &file.path;
+    let existing = match std::fs::read_to_string(&file.target) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Uninstalled::Absent),
         Err(e) => return Err(anyhow!(e).context(format!("cannot read {}", path.display()))),
@@ -483,38 +536,31 @@ pub fn uninstall_from(
     if dry_run {
         return Ok(Uninstalled::WouldWrite(text));
     }
-    let backup = write_config(path, true, &text)?.expect("an existing file is backed up");
+    let backup =
+        write_config(&file.target, Some(&existing), &text)?.expect("an existing file is backed up");
     Ok(Uninstalled::Removed { backup, entry })
 }
 
-/// Writes `text` to `path` through a temporary file and a rename, after copying the old file
-/// (when `existed`) to `<file>.bak`, keeping its permissions. Returns the backup's path.
-fn write_config(path: &Path, existed: bool, text: &str) -> Result<Option<PathBuf>> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let backup = match existed {
-        true => {
+/// Writes `text` to `path`, after writing `old` (the file's text as read, when it existed)
+/// to `<file>.bak`; each through a fresh temporary file in the folder and a rename, so no
+/// existing file or link is ever opened (see the module docs). Both keep the old file's
+/// permissions. Returns the backup's path.
+fn write_config(path: &Path, old: Option<&str>, text: &str) -> Result<Option<PathBuf>> {
+    // `~/.claude.json` is private: the backup and the new file stay so.
+    let mode = old
+        .and_then(|_| std::fs::metadata(path).ok())
+        .map_or(Mode::Private, |meta| Mode::Like(meta.permissions()));
+    let replace = |path: &Path, text: &str| write::replace(path, text.as_bytes(), mode.clone());
+    let backup = match old {
+        Some(old) => {
             let backup = backup_path(path);
-            std::fs::copy(path, &backup)
+            replace(&backup, old)
                 .with_context(|| format!("cannot write the backup {}", backup.display()))?;
             Some(backup)
         }
-        false => None,
+        None => None,
     };
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    std::io::Write::write_all(&mut temp, text.as_bytes())
-        .with_context(|| format!("cannot write {}", temp.path().display()))?;
-    if existed && let Ok(meta) = std::fs::metadata(path) {
-        // Keep the file's permissions (`~/.claude.json` is private).
-        let _ = std::fs::set_permissions(temp.path(), meta.permissions());
-    }
-    temp.persist(path)
-        .map_err(|e| anyhow!(e.error))
-        .with_context(|| format!("cannot replace {}", path.display()))?;
+    replace(path, text)?;
     Ok(backup)
 }
 

@@ -16,3 +16,4 @@ pub mod registry;
 pub mod scaffold;
 pub mod template;
 pub mod workspace;
+pub mod write;

@@ -9,6 +9,7 @@
 use super::name;
 use super::template::{self, RenderedFile, RuntimeSource, Template, Vars};
 use super::workspace::{Membership, Workspace, WorkspaceChange};
+use super::write::{self, Mode};
 use crate::error::{refused, usage};
 use anyhow::{Context as _, Result, bail};
 use std::path::{Path, PathBuf};
@@ -176,15 +177,12 @@ fn is_empty_dir(path: &Path) -> Result<bool> {
         .is_none())
 }
 
+/// Writes the files below `root`; `init` writes into a folder that may hold planted links,
+/// so each is replaced (never written through) and must resolve inside `root`.
 fn write_files(root: &Path, files: &[RenderedFile]) -> Result<()> {
     for file in files {
         let path = root.join(&file.path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
-        }
-        std::fs::write(&path, &file.contents)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        write::replace_inside(root, &path, &file.contents, Mode::Default)?;
     }
     Ok(())
 }
@@ -403,7 +401,7 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
                 .with_context(|| format!("cannot merge into {}", manifest.display()))?;
             file.contents = merged.into_bytes();
             let backup = super::install::backup_path(&manifest);
-            std::fs::write(&backup, existing)
+            write::replace_inside(&dir, &backup, existing.as_bytes(), Mode::Default)
                 .with_context(|| format!("cannot write the backup {}", backup.display()))?;
             Some(backup)
         }
@@ -420,7 +418,7 @@ pub fn init_project(options: &ProjectOptions, force: bool) -> Result<Created> {
         for (path, old) in previous {
             match old {
                 Some(bytes) => {
-                    let _ = std::fs::write(path, bytes);
+                    let _ = write::replace(path, bytes, Mode::Default);
                 }
                 None => {
                     let _ = std::fs::remove_file(path);

@@ -501,3 +501,233 @@ fn uninstall_removes_only_the_entry_and_keeps_a_backup() {
         assert!(stdout(&out).contains("nothing to do"), "{}", show(&out));
     }
 }
+
+/// What a cloned repository can plant, and a file it must never touch: a private key list
+/// outside the project.
+#[cfg(unix)]
+struct Planted {
+    _tmp: tempfile::TempDir,
+    project: PathBuf,
+    victim: PathBuf,
+}
+
+#[cfg(unix)]
+const VICTIM: &str = "ssh-ed25519 AAAA the-user's-own-key\n";
+
+#[cfg(unix)]
+fn planted() -> Planted {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = outside_tempdir();
+    let project = tmp.path().join("cloned");
+    std::fs::create_dir_all(project.join(".vscode")).unwrap();
+    let victim = tmp.path().join("authorized_keys");
+    std::fs::write(&victim, VICTIM).unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    Planted {
+        _tmp: tmp,
+        project,
+        victim,
+    }
+}
+
+#[cfg(unix)]
+fn assert_untouched(victim: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::read_to_string(victim).unwrap(), VICTIM);
+    let mode = std::fs::metadata(victim).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the victim's mode changed");
+}
+
+/// `install vscode --url` (nothing built) in a cloned repository, as the review's attack ran it.
+#[cfg(unix)]
+fn install_url_in(project: &Path, verb: &str) -> Output {
+    let mut cmd = cargo_mcp();
+    cmd.current_dir(project).arg(verb).arg("vscode");
+    if verb == "install" {
+        cmd.args(["--url", "http://127.0.0.1:8080/mcp"]);
+    }
+    output(cmd.args(["--name", "remote"]))
+}
+
+#[cfg(unix)]
+#[test]
+fn a_planted_backup_link_is_replaced_never_written_through() {
+    let Planted {
+        _tmp,
+        project,
+        victim,
+    } = planted();
+    let config = project.join(".vscode/mcp.json");
+    let shipped = "{\"servers\": {}}\n";
+    std::fs::write(&config, shipped).unwrap();
+    let backup = backup_of(&config);
+    std::os::unix::fs::symlink(&victim, &backup).unwrap();
+
+    let out = install_url_in(&project, "install");
+    assert!(out.status.success(), "{}", show(&out));
+    assert_untouched(&victim);
+    // The link itself was replaced by a plain file holding the old configuration.
+    let meta = std::fs::symlink_metadata(&backup).unwrap();
+    assert!(meta.file_type().is_file(), "{meta:?}");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), shipped);
+    let parsed = parse_jsonc(&std::fs::read_to_string(&config).unwrap());
+    assert_eq!(
+        parsed["servers"]["remote"]["url"],
+        "http://127.0.0.1:8080/mcp"
+    );
+
+    // Uninstall writes a backup too: plant the link again.
+    std::fs::remove_file(&backup).unwrap();
+    std::os::unix::fs::symlink(&victim, &backup).unwrap();
+    let out = install_url_in(&project, "uninstall");
+    assert!(out.status.success(), "{}", show(&out));
+    assert_untouched(&victim);
+    assert!(std::fs::symlink_metadata(&backup).unwrap().is_file());
+
+    // A dangling link is not created through either.
+    let nowhere = project.parent().unwrap().join("created-by-the-link");
+    std::fs::remove_file(&backup).unwrap();
+    std::os::unix::fs::symlink(&nowhere, &backup).unwrap();
+    let out = install_url_in(&project, "install");
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!nowhere.exists(), "the backup followed a dangling link");
+}
+
+#[cfg(unix)]
+#[test]
+fn project_config_links_that_lead_out_of_the_project_are_refused() {
+    // `.vscode` itself a link out of the project.
+    let Planted {
+        _tmp,
+        project,
+        victim,
+    } = planted();
+    let outside = project.parent().unwrap().join("elsewhere");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::remove_dir(project.join(".vscode")).unwrap();
+    std::os::unix::fs::symlink(&outside, project.join(".vscode")).unwrap();
+    let out = install_url_in(&project, "install");
+    assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+    assert!(stderr(&out).contains("outside it"), "{}", show(&out));
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+
+    // The file a link out of the project: a JSON file the merge could parse and edit.
+    std::fs::remove_file(project.join(".vscode")).unwrap();
+    std::fs::create_dir(project.join(".vscode")).unwrap();
+    let other = outside.join("settings.json");
+    std::fs::write(&other, "{}\n").unwrap();
+    std::os::unix::fs::symlink(&other, project.join(".vscode/mcp.json")).unwrap();
+    for verb in ["install", "uninstall"] {
+        let out = install_url_in(&project, verb);
+        assert_eq!(out.status.code(), Some(4), "{verb}: {}", show(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "{}\n");
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
+
+    // A link to nothing is refused with what it points to.
+    std::fs::remove_file(project.join(".vscode/mcp.json")).unwrap();
+    std::os::unix::fs::symlink(outside.join("missing"), project.join(".vscode/mcp.json")).unwrap();
+    let out = install_url_in(&project, "install");
+    assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+    assert!(stderr(&out).contains("does not resolve"), "{}", show(&out));
+    assert!(!outside.join("missing").exists());
+    assert_untouched(&victim);
+
+    // A link that stays inside the project is followed, and stays a link.
+    std::fs::remove_file(project.join(".vscode/mcp.json")).unwrap();
+    std::fs::write(project.join("shared-mcp.json"), "{}\n").unwrap();
+    std::os::unix::fs::symlink("../shared-mcp.json", project.join(".vscode/mcp.json")).unwrap();
+    let out = install_url_in(&project, "install");
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(
+        std::fs::symlink_metadata(project.join(".vscode/mcp.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let parsed = parse_jsonc(&std::fs::read_to_string(project.join("shared-mcp.json")).unwrap());
+    assert!(parsed["servers"]["remote"].is_object(), "{parsed}");
+}
+
+/// A dotfile manager links `~/.cursor/mcp.json` into its repository: the edit lands in the
+/// linked file, the link stays a link, the backup sits beside the file it copies.
+#[cfg(unix)]
+#[test]
+fn a_users_linked_config_is_edited_in_place_and_stays_a_link() {
+    let home = outside_tempdir();
+    let cwd = outside_tempdir();
+    let dotfiles = home.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::create_dir_all(home.path().join(".cursor")).unwrap();
+    let real = dotfiles.join("cursor-mcp.json");
+    std::fs::write(&real, "{\"mcpServers\": {}}\n").unwrap();
+    let link = home.path().join(".cursor/mcp.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let out = output(
+        cargo_mcp()
+            .current_dir(cwd.path())
+            .env("HOME", home.path())
+            .args(["install", "cursor", "--name", "weather", "--binary"])
+            .arg(echo_server()),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(stdout(&out).contains("through a link"), "{}", show(&out));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let parsed: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    assert!(parsed["mcpServers"]["weather"].is_object(), "{parsed}");
+    assert_eq!(
+        std::fs::read_to_string(backup_of(&real)).unwrap(),
+        "{\"mcpServers\": {}}\n"
+    );
+    assert!(!backup_of(&link).exists());
+}
+
+/// `init --force` in a cloned folder: a planted `Cargo.toml.bak` link and a `README.md` link
+/// are replaced by files, their targets untouched; a `src` link out of the folder is refused.
+#[cfg(unix)]
+#[test]
+fn init_force_never_writes_through_planted_links() {
+    let Planted {
+        _tmp,
+        project,
+        victim,
+    } = planted();
+    std::fs::write(
+        project.join("Cargo.toml"),
+        "[package]\nname = \"cloned\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(&victim, project.join("Cargo.toml.bak")).unwrap();
+    std::os::unix::fs::symlink(&victim, project.join("README.md")).unwrap();
+    let init = || {
+        output(
+            cargo_mcp()
+                .current_dir(&project)
+                .args(["init", "--vcs", "none", "--force"]),
+        )
+    };
+    let out = init();
+    assert!(out.status.success(), "{}", show(&out));
+    assert_untouched(&victim);
+    for name in ["Cargo.toml.bak", "README.md"] {
+        assert!(
+            std::fs::symlink_metadata(project.join(name))
+                .unwrap()
+                .is_file(),
+            "{name}"
+        );
+    }
+
+    let outside = project.parent().unwrap().join("elsewhere");
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::remove_dir_all(project.join("src")).unwrap();
+    std::os::unix::fs::symlink(&outside, project.join("src")).unwrap();
+    let out = init();
+    assert_eq!(out.status.code(), Some(4), "{}", show(&out));
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+}
