@@ -28,10 +28,10 @@ pub use crate::tool::name::{
 };
 
 use crate::completion::schema_values;
+use crate::context::{Extensions, FromContext, MissingState, RequestContext};
 use crate::prompt::{FromArgument, PromptArguments, PromptError};
 use crate::protocol::Completion;
 use crate::resource::{FromVariable, ResourceError, Variables};
-use crate::tool::{Extensions, FromContext, MissingState, RequestContext};
 use std::marker::PhantomData;
 
 /// Lands "not a tool argument" errors on the parameter's type.

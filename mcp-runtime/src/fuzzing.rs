@@ -121,7 +121,7 @@ impl crate::resource::ResourceTemplate for Notes {
         &self,
         uri: String,
         _variables: crate::resource::Variables,
-        _cx: crate::tool::RequestContext,
+        _cx: crate::context::RequestContext,
     ) -> futures::future::BoxFuture<
         'static,
         Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError>,

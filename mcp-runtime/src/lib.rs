@@ -31,15 +31,44 @@
 //! }
 //! ```
 //!
-//! Modules follow the protocol's layers: [`protocol`] (wire types, no I/O) ← [`tool`]
-//! (the `Tool` trait, results, context, schemas, declared policies) ← [`pipeline`] (the
-//! layers every call passes through: validation, panic isolation, output checks, audit,
-//! timeouts, concurrency and rate limits, user layers) ← [`server`] (the builder; the
-//! registry, one catalog per primitive; era classification and dispatch) ← [`transport`]
-//! (the public contract a transport implements; stdio, Streamable HTTP, in-memory);
-//! [`client`] talks to any of them. [`resource`] and [`prompt`] are the other two
-//! primitives, beside [`tool`]; [`completion`] is what their parameters' suggestions come
-//! from. [`fs`] confines file access for the file tools.
+//! ## Layers
+//!
+//! Modules follow the protocol's layers, and every reference between them points down:
+//! [`protocol`] (wire types, no I/O) ← [`context`] (what a request carries: the
+//! [`RequestContext`](context::RequestContext), the caller, the extractors, the [`Peer`](context::Peer) and
+//! the input channel, [`input`]) ← the primitives, siblings over it: [`tool`], [`resource`],
+//! [`prompt`], and [`completion`] (what their parameters' suggestions come from) ←
+//! [`pipeline`] (the layers every call passes through: validation, panic isolation, output
+//! checks, audit, timeouts, concurrency and rate limits, user layers) ← [`server`] (the
+//! builder; the registry, one catalog per primitive; era classification and dispatch; the
+//! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
+//! of the public contract only). [`fs`] confines file access for the file tools and
+//! resources, and registers them with a server; [`client`] talks to any server.
+//!
+//! This table is the rule; the runtime's `tests/layering.rs` reads it and fails on any
+//! `crate::…` reference outside test code that it does not allow, and on any cycle. (A
+//! name the crate root re-exports counts as its module: `crate::input` is `context`.)
+//!
+//! <!-- layering:start -->
+//! | module | may use |
+//! | --- | --- |
+//! | `protocol` | |
+//! | `completion` | `protocol` |
+//! | `context` | `protocol` |
+//! | `tool` | `protocol` `context` |
+//! | `resource` | `protocol` `context` `completion` |
+//! | `prompt` | `protocol` `context` `completion` `resource` `tool` |
+//! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` |
+//! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` |
+//! | `transport` | `protocol` `context` `server` |
+//! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
+//! | `collect` | `tool` `resource` `prompt` `server` |
+//! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
+//! | `client` | `protocol` `server` `transport` |
+//! | `testing` | `protocol` `client` `server` `transport` |
+//! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `client` |
+//! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
 //! [`mcp_tools`] on an impl block), [`mcp_resource`] and [`mcp_prompt`]; every one of them
@@ -76,13 +105,16 @@ pub mod client;
 mod collect;
 #[cfg(feature = "server")]
 pub mod completion;
+#[cfg(feature = "server")]
+pub mod context;
 #[cfg(feature = "fs")]
 pub mod fs;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+/// Asking the client (elicitation, sampling, roots): the [`context`] layer's input channel.
 #[cfg(feature = "server")]
-pub mod input;
+pub use context::input;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]

@@ -406,7 +406,7 @@ async fn a_watched_directory_reloads_and_keeps_the_last_good_version() {
         .build()
         .unwrap();
     let watcher =
-        mcp_runtime::prompt::PromptWatcher::start(&f.prompts, &s, Duration::from_millis(50))
+        mcp_runtime::server::PromptWatcher::start(&f.prompts, &s, Duration::from_millis(50))
             .unwrap();
     let c = connected(&s, EraMode::Legacy).await;
     let mut notifications = c.take_unrouted().unwrap();

@@ -1,5 +1,5 @@
 //! A small MCP client over stdio (a child process), Streamable HTTP (`Client::http`, with
-//! the `http` feature) or in memory, for tests, the CLI and the benchmark. It speaks both
+//! the `client-http` feature) or in memory, for tests, the CLI and the benchmark. It speaks both
 //! eras: the `initialize` handshake, or the per-request envelope of 2026-07-28 after
 //! `server/discover`. Given an [`InputHandler`], it answers the server's questions
 //! (elicitation, sampling, roots) in both eras.

@@ -59,13 +59,13 @@ use super::error::{FsError, FsErrorKind};
 use super::format::iso8601;
 use super::service::FileService;
 use super::walk::{EntryKind, FoundFile, Truncation};
+use crate::context::RequestContext;
 use crate::protocol::{
     Annotations, BlobResourceContents, Completion, ResourceContents, ResourceDefinition,
     ResourceTemplateDefinition, TextResourceContents,
 };
 use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
 use crate::server::{RegistrationError, Server, ServerBuilder};
-use crate::tool::RequestContext;
 use base64::Engine as _;
 use futures::future::BoxFuture;
 use std::collections::{BTreeMap, BTreeSet};

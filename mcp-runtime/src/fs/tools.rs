@@ -44,9 +44,10 @@ use super::format::{self, SizeOrder};
 use super::read::{LineRange, MediaKind};
 use super::service::FileService;
 use super::tool_io::{EditOperation, LineCount, MediaResult, SortBy, TextResult};
+use crate::context::{Extensions, FromContext, MissingState, RequestContext, State};
 use crate::mcp_tools;
 use crate::protocol::{BlobResourceContents, Content, EmbeddedResource, ResourceContents};
-use crate::tool::{Extensions, FromContext, MissingState, RequestContext, State, Tool};
+use crate::tool::Tool;
 use futures::StreamExt as _;
 use std::sync::Arc;
 

@@ -8,8 +8,8 @@
 //! layer records nothing and costs one cached check per request.
 
 use super::{BoxError, McpRequest, Outcome};
+use crate::context::RequestContext;
 use crate::protocol::JsonObject;
-use crate::tool::RequestContext;
 use pin_project_lite::pin_project;
 use std::fmt;
 use std::future::Future;

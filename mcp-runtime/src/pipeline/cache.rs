@@ -9,7 +9,7 @@
 //!   lack `readOnlyHint: true` or `idempotentHint: true`; the attribute refuses it at compile
 //!   time.
 //! - **Keyed by tool, caller and arguments.** The caller is
-//!   [`Caller::key`](crate::tool::Caller::key) (identity, else
+//!   [`Caller::key`](crate::context::Caller::key) (identity, else
 //!   session, else peer address, else the connection), so one caller never sees an answer
 //!   computed for another. Arguments are compared in a canonical form (object keys sorted at
 //!   every depth), so `{"a":1,"b":2}` and `{"b":2,"a":1}` are one call whether or not
@@ -421,8 +421,8 @@ impl LazyStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::context::{Caller, RequestContext, RequestContextParts};
     use crate::protocol::{Era, RequestId};
-    use crate::tool::{Caller, RequestContext, RequestContextParts};
     use serde_json::json;
     use std::sync::atomic::AtomicUsize;
     use tokio_util::sync::CancellationToken;

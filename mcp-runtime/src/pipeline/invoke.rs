@@ -2,12 +2,13 @@
 //! template read) and [`GetPrompt`] (a prompt rendered).
 
 use super::{BoxError, McpRequest, Outcome};
-use crate::input::log::with_current;
+use crate::context::RequestContext;
+use crate::context::input::log::with_current;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::McpError;
 use crate::protocol::{CallToolResult, Era, GetPromptResult, ReadResourceResult, ResourceContents};
 use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
-use crate::tool::{RequestContext, Tool};
+use crate::tool::Tool;
 use futures::future::BoxFuture;
 use std::fmt;
 use std::future::Future;

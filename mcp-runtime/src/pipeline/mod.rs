@@ -10,7 +10,7 @@
 //! | server-wide layers | | if added | [`ServerBuilder::layer`](crate::ServerBuilder::layer), first added outermost |
 //! | per-tool layers | | if added | [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) |
 //! | [`ResultCache`] | `cache.rs` | if declared | a repeated call (same tool, caller and arguments) answered from an earlier success for the declared lifetime, skipping everything below |
-//! | [`RateLimit`] | `rate_limit.rs` | if declared | calls per caller ([`Caller::key`](crate::tool::Caller::key)); over it, an `isError` result that says when to retry |
+//! | [`RateLimit`] | `rate_limit.rs` | if declared | calls per caller ([`Caller::key`](crate::context::Caller::key)); over it, an `isError` result that says when to retry |
 //! | [`ConcurrencyLimit`] | `concurrency.rs` | if declared | calls of the tool (or of the server) at once; beyond it a call waits up to a bound, then is "busy" |
 //! | [`Timeout`] | `timeout.rs` | if declared | past the deadline the call's future is dropped, so its work stops |
 //! | [`Validate`] | `validate.rs` | yes | arguments against the input schema, every violation listed |
@@ -24,7 +24,7 @@
 //!
 //! Before the stack, the dispatcher (`server/connection/call.rs`) checks what a transport
 //! must answer in its own terms: the tool's existence, and its declared scopes against the
-//! [`Caller`](crate::tool::Caller) (HTTP answers a missing scope with a 403 challenge, which
+//! [`Caller`](crate::context::Caller) (HTTP answers a missing scope with a 403 challenge, which
 //! no `isError` result could express).
 //!
 //! Adding a policy touches this folder: its layer in a file of its own, one line in
@@ -97,8 +97,8 @@ pub(crate) use cache::LazyStore;
 pub(crate) use invoke::ReadTarget;
 pub(crate) use stack::{ItemStack, ServerPolicies, ToolStack, boxed};
 
+use crate::context::RequestContext;
 use crate::protocol::{CallToolResult, GetPromptResult, JsonObject, McpError, ReadResourceResult};
-use crate::tool::RequestContext;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;

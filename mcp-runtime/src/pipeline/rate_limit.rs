@@ -1,5 +1,5 @@
 //! [`RateLimit`]: calls per caller, with `governor`'s GCRA (a burst of N, one more each
-//! period / N). Callers are told apart by [`Caller::key`](crate::tool::Caller::key): one
+//! period / N). Callers are told apart by [`Caller::key`](crate::context::Caller::key): one
 //! caller over its limit gets an `isError` result saying when to retry, and nobody else is
 //! affected. Idle callers' state is pruned as calls come in, so memory follows the callers
 //! active within one period.

@@ -18,13 +18,11 @@
 pub mod templates;
 #[cfg(feature = "prompt-files")]
 pub use templates::{LoadError, LoadProblem, PromptTemplates, TemplatePrompt};
-#[cfg(feature = "prompt-watch")]
-pub use templates::{PromptWatcher, WatchError};
 
+use crate::context::RequestContext;
 use crate::protocol::{
     Completion, ErrorCode, GetPromptResult, McpError, PromptDefinition, PromptMessage,
 };
-use crate::tool::RequestContext;
 use futures::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::fmt;

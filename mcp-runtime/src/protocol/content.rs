@@ -66,7 +66,7 @@ impl Content {
     }
 
     /// An embedded resource: contents read from a resource (see
-    /// [`RequestContext::read_resource`](crate::tool::RequestContext::read_resource)).
+    /// [`RequestContext::read_resource`](crate::context::RequestContext::read_resource)).
     pub fn embedded(contents: ResourceContents) -> Self {
         Content::Resource(EmbeddedResource {
             resource: contents,

@@ -21,13 +21,14 @@
 mod contents;
 pub mod uri_template;
 
-pub use contents::{IntoContents, ResourceError};
+pub use crate::context::ResourceError;
+pub use contents::IntoContents;
 pub use uri_template::{UriTemplate, UriTemplateError, Variables};
 
+use crate::context::RequestContext;
 use crate::protocol::{
     Completion, ResourceContents, ResourceDefinition, ResourceTemplateDefinition,
 };
-use crate::tool::RequestContext;
 use futures::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::fmt;

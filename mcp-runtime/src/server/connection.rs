@@ -26,7 +26,9 @@ mod call;
 mod items;
 
 use super::Server;
-use crate::input::Outgoing;
+use crate::context::Caller;
+use crate::context::Peer;
+use crate::context::input::Outgoing;
 use crate::protocol::jsonrpc::{
     Message, decode, encode_error, encode_notification, encode_raw_result, encode_result,
 };
@@ -39,10 +41,9 @@ use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODE
 use crate::protocol::{
     Era, LoggingLevel, McpError, PaginatedParams, ProgressToken, RequestId, SetLevelParams,
 };
+use crate::server::contract::{Dispatched, Disposition, Exchange, Rejection, RequestChecks};
 use crate::server::projection::Modern;
 use crate::server::registry::Primitive;
-use crate::tool::Caller;
-use crate::transport::{Dispatched, Disposition, Exchange, Peer, Rejection, RequestChecks};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -282,16 +283,17 @@ impl Connection {
     }
 
     /// Routes a client's answer to the request of ours it answers (a legacy ask); an answer
-    /// nobody waits for (late, unknown, duplicated) is dropped.
-    pub(crate) fn response(&self, id: &RequestId, outcome: Result<&RawValue, &RawValue>) {
+    /// nobody waits for (late, unknown, duplicated) is dropped. A transport that decodes
+    /// messages itself (one request per exchange) hands every JSON-RPC response here.
+    pub fn response(&self, id: &RequestId, outcome: Result<&RawValue, &RawValue>) {
         if !self.inner.outgoing.resolve(id, outcome) {
             tracing::debug!(%id, "ignoring a response to no request of ours that is waiting");
         }
     }
 
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    /// The legacy version `initialize` negotiated on this connection, if it ran.
-    pub(crate) fn legacy_version(&self) -> Option<Arc<str>> {
+    /// The legacy version `initialize` negotiated on this connection, if it ran (a
+    /// transport that keeps sessions checks its clients' version headers against it).
+    pub fn legacy_version(&self) -> Option<Arc<str>> {
         self.inner
             .legacy
             .lock()
@@ -308,10 +310,10 @@ impl Connection {
         self.inner.peer.send_line(encode_error(None, &error)).await;
     }
 
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     /// Ends the connection's streams: each `subscriptions/listen` stream gets its final
-    /// result, and the tool-list watcher stops. Tool calls go on.
-    pub(crate) fn end_streams(&self) {
+    /// result, and the tool-list watcher stops. Tool calls go on (a transport shutting down
+    /// gracefully calls this first, so long-lived streams do not hold it open).
+    pub fn end_streams(&self) {
         self.inner.closing.cancel();
     }
 
@@ -750,8 +752,10 @@ impl Connection {
         Routed::Pending
     }
 
-    /// Handles a notification from the client.
-    pub(crate) fn notification(&self, method: &str, params: Option<&RawValue>) {
+    /// Handles a notification from the client (`notifications/initialized`,
+    /// `notifications/cancelled`; others are ignored). A transport that decodes messages
+    /// itself hands every JSON-RPC notification here.
+    pub fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
             "notifications/initialized" => {
                 let initialized = self

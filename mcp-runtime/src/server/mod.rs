@@ -5,16 +5,23 @@
 //! [`transport`](crate::transport).
 
 mod connection;
+pub(crate) mod contract;
 pub(crate) mod projection;
+#[cfg(feature = "prompt-watch")]
+mod prompt_watch;
+mod reader;
 pub(crate) mod registry;
 
 pub use connection::Connection;
+#[cfg(feature = "prompt-watch")]
+pub use prompt_watch::{PromptWatcher, WatchError};
 pub use registry::{
     Primitive, PromptRegistry, RegistrationError, ResourceRegistry, ToolRegistry,
     validate_tool_name,
 };
 
-use crate::input::RequestStateKeys;
+use crate::context::input::RequestStateKeys;
+use crate::context::{Extensions, FromRef};
 use crate::pipeline::{
     AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, LazyStore, McpRequest, McpService,
     Outcome, ServerPolicies,
@@ -26,7 +33,7 @@ use crate::protocol::lifecycle::{
 };
 use crate::protocol::version::MODERN_VERSIONS;
 use crate::resource::{Resource, ResourceTemplate};
-use crate::tool::{Extensions, FromRef, Tool};
+use crate::tool::Tool;
 use projection::{Modern, to_raw};
 use registry::catalog::PageSettings;
 use registry::{ChangeFeed, Registry};
@@ -79,7 +86,7 @@ pub(crate) struct ServerInner {
     /// How long a legacy ask waits for the client.
     input_timeout: Duration,
     /// Signs and checks modern `requestState`.
-    request_state: crate::input::StateCodec,
+    request_state: crate::context::input::StateCodec,
     /// Whether `logging` is declared (and log messages are sent at all).
     logging: bool,
     /// The longest a tool, read or prompt result may be, serialized.
@@ -88,9 +95,15 @@ pub(crate) struct ServerInner {
 
 impl fmt::Debug for Server {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl fmt::Debug for ServerInner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Server")
-            .field("info", &self.inner.info)
-            .field("tools", &self.inner.registry.tools)
+            .field("info", &self.info)
+            .field("tools", &self.registry.tools)
             .finish_non_exhaustive()
     }
 }
@@ -117,7 +130,7 @@ impl Server {
             problems: Vec::new(),
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             advertised: HashSet::new(),
-            input_timeout: crate::input::DEFAULT_INPUT_TIMEOUT,
+            input_timeout: crate::context::input::DEFAULT_INPUT_TIMEOUT,
             request_state_keys: None,
             logging: true,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
@@ -164,7 +177,7 @@ impl Server {
 
     /// A new connection's dispatcher, writing its outgoing lines to `peer` (see
     /// [`transport`](crate::transport) for what a transport does with it).
-    pub fn connect(&self, peer: crate::transport::Peer) -> Connection {
+    pub fn connect(&self, peer: crate::context::Peer) -> Connection {
         Connection::new(self.clone(), peer)
     }
 
@@ -451,7 +464,7 @@ impl ServerBuilder {
 
     /// How long an ask of a legacy client (`cx.elicit`, `cx.sample`, `cx.roots`; see
     /// [`crate::input`]) waits for the answer before it fails. Default
-    /// [`DEFAULT_INPUT_TIMEOUT`](crate::input::DEFAULT_INPUT_TIMEOUT) (10 minutes: a person
+    /// [`DEFAULT_INPUT_TIMEOUT`](crate::context::input::DEFAULT_INPUT_TIMEOUT) (10 minutes: a person
     /// may be filling in a form).
     pub fn input_timeout(mut self, timeout: Duration) -> Self {
         self.input_timeout = timeout;
@@ -468,8 +481,8 @@ impl ServerBuilder {
     }
 
     /// Whether the server declares `logging` and sends log messages
-    /// ([`RequestContext::log`](crate::tool::RequestContext::log), the `tracing` bridge
-    /// [`ClientLogLayer`](crate::input::ClientLogLayer)). Default `true`.
+    /// ([`RequestContext::log`](crate::context::RequestContext::log), the `tracing` bridge
+    /// [`ClientLogLayer`](crate::context::input::ClientLogLayer)). Default `true`.
     pub fn logging(mut self, enabled: bool) -> Self {
         self.logging = enabled;
         self
@@ -659,7 +672,7 @@ impl ServerBuilder {
                 shutdown_grace: self.shutdown_grace,
                 read_cache: self.read_cache,
                 input_timeout: self.input_timeout,
-                request_state: crate::input::StateCodec::new(
+                request_state: crate::context::input::StateCodec::new(
                     self.request_state_keys
                         .unwrap_or_else(RequestStateKeys::generate),
                 ),

@@ -1,20 +1,19 @@
-//! Tools: the [`Tool`] trait, closures as tools, return conversions, the request context,
-//! and schema checks.
+//! Tools: the [`Tool`] trait, closures as tools, return conversions and schema checks. The
+//! request context and the extractors are the [`context`](crate::context) layer's, named
+//! here too.
 
-mod context;
-mod extract;
 pub(crate) mod name;
 mod policy;
 mod result;
 pub mod schema;
 
-pub(crate) use context::RequestIo;
-pub use context::{Caller, RequestContext, RequestContextParts};
-pub(crate) use extract::check_state;
-pub use extract::{Extensions, FromContext, FromRef, MissingState, State};
+pub use crate::context::{
+    Caller, Extensions, FromContext, FromRef, Json, MissingState, RequestContext,
+    RequestContextParts, State,
+};
 pub use name::{MAX_TOOL_NAME_LEN, tool_name_problem};
 pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
-pub use result::{IntoToolResult, Json};
+pub use result::IntoToolResult;
 
 use crate::protocol::{CallToolResult, JsonObject, ToolDefinition};
 use futures::future::BoxFuture;
@@ -217,4 +216,24 @@ pub fn collected() -> Vec<std::sync::Arc<dyn Tool>> {
     inventory::iter::<ToolFactory>()
         .map(|f| (f.make)())
         .collect()
+}
+
+/// What registration checks: the types of state `tool` needs that `extensions` lacks, each
+/// named once, in the order the tool lists them. The registry turns an `Err` into
+/// `RegistrationError::MissingToolState`.
+pub(crate) fn check_state(
+    tool: &dyn Tool,
+    extensions: &Extensions,
+) -> Result<(), Vec<&'static str>> {
+    let mut missing: Vec<&'static str> = Vec::new();
+    for m in tool.missing_state(extensions) {
+        if !missing.contains(&m.type_name()) {
+            missing.push(m.type_name());
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing)
+    }
 }

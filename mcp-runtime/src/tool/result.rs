@@ -1,5 +1,6 @@
 //! [`IntoToolResult`]: what a tool may return.
 
+use crate::context::Json;
 use crate::protocol::{CallToolResult, Content};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -91,11 +92,6 @@ impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
         T::output_schema()
     }
 }
-
-/// Structured output: serialized into `structuredContent`, with the same JSON as a text
-/// block for clients that read only `content` (spec tools §Structured Content).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Json<T>(pub T);
 
 impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
     fn output_schema() -> Option<Value> {

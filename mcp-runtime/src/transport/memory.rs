@@ -3,8 +3,8 @@
 //! process boundary.
 
 use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, LineFramer};
+use crate::context::Peer;
 use crate::server::Server;
-use crate::transport::Peer;
 use tokio::sync::mpsc;
 
 /// The client's end of an in-memory connection: lines to the server, lines from it.

@@ -1,6 +1,7 @@
 //! Transports: stdio and Streamable HTTP for real clients, in-memory for tests, and the
 //! contract any other transport (a Unix socket, a WebSocket, …) implements from outside
-//! this crate.
+//! this crate. The contract is the server's (`server::contract`), named here too; the
+//! transports in this module use nothing else of the server, as one outside the crate would.
 //!
 //! # Writing a transport
 //!
@@ -12,7 +13,8 @@
 //! 1. Make a channel and a connection: `let (tx, mut rx) = tokio::sync::mpsc::channel(64);
 //!    let connection = server.connect(Peer::new(tx));`
 //! 2. Write every line that arrives on `rx` to the client, in order (responses,
-//!    notifications, and one day requests of the server's own; each ends with `\n`).
+//!    notifications, and the server's own requests, elicitation, sampling and roots; each
+//!    ends with `\n`).
 //! 3. Hand each incoming message to [`Connection::handle_line`] and await it before the
 //!    next: that await is the backpressure (with a server-wide concurrency limit it waits
 //!    while every slot is taken). On a byte stream, [`LineFramer`] splits lines and reports
@@ -34,9 +36,8 @@
 //!
 //! [`Server::connect`]: crate::Server::connect
 //! [`Server::connect_stateless`]: crate::Server::connect_stateless
-//! [`Caller`]: crate::tool::Caller
+//! [`Caller`]: crate::context::Caller
 
-mod contract;
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
@@ -45,11 +46,11 @@ pub mod memory;
 mod pipe;
 pub mod stdio;
 
-mod peer;
-
-pub use contract::{Dispatched, Disposition, Exchange, NoChecks, Rejection, RequestChecks};
+pub use crate::context::Peer;
+pub use crate::server::contract::{
+    Dispatched, Disposition, Exchange, NoChecks, Rejection, RequestChecks,
+};
 pub use framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};
-pub use peer::Peer;
 
 use crate::server::Connection;
 use tokio::sync::mpsc;

@@ -12,8 +12,8 @@
 
 use super::framing::{Frame, LineFramer};
 use crate::Server;
+use crate::context::Peer;
 use crate::server::Connection;
-use crate::transport::Peer;
 use rustix::fs::{FileType, OFlags, fcntl_getfl, fcntl_setfl, fstat};
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};

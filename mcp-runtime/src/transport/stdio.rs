@@ -13,8 +13,8 @@
 //!   before one `write` and one flush.
 
 use super::framing::{DEFAULT_MAX_MESSAGE_BYTES, Frame, LineFramer};
+use crate::context::Peer;
 use crate::server::Server;
-use crate::transport::Peer;
 use std::io::{self, Read, Write};
 use tokio::sync::{mpsc, oneshot};
 

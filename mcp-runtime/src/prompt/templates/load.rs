@@ -406,9 +406,9 @@ impl Checker<'_> {
         let Some((name, pos)) = given else {
             return (None, Pos::START);
         };
-        match crate::server::validate_tool_name(&name) {
-            Ok(()) => (Some(name), pos),
-            Err(reason) => {
+        match crate::tool::tool_name_problem(&name) {
+            None => (Some(name), pos),
+            Some(reason) => {
                 let from_file = root.get("name").is_none() && root.get("id").is_none();
                 self.problem(
                     pos,

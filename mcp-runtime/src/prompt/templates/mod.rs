@@ -93,7 +93,7 @@
 //! # Resources
 //!
 //! A `resource` item's `uri` is rendered, then read through the server's own resources
-//! ([`RequestContext::read_resource`](crate::tool::RequestContext::read_resource)), exactly
+//! ([`RequestContext::read_resource`](crate::context::RequestContext::read_resource)), exactly
 //! as a client's `resources/read` would be, and embedded (text or blob). So a prompt reaches
 //! only what the server serves: a `file://` URI outside what its file resources allow is
 //! refused by them. A URI that cannot be read is a `-32602` naming the argument(s) the URI
@@ -126,7 +126,7 @@
 //! # Watching
 //!
 //! With the `prompt-watch` feature, [`PromptTemplates::watch`] reloads files as they change
-//! (see [`PromptWatcher`]).
+//! (see [`PromptWatcher`](crate::server::PromptWatcher)).
 
 mod coerce;
 mod compile;
@@ -134,16 +134,12 @@ mod error;
 pub(crate) mod load;
 mod render;
 mod source;
-#[cfg(feature = "prompt-watch")]
-mod watch;
 
 pub use error::{LoadError, LoadProblem};
-#[cfg(feature = "prompt-watch")]
-pub use watch::{PromptWatcher, WatchError};
 
+use crate::context::RequestContext;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::{Completion, GetPromptResult, PromptDefinition};
-use crate::tool::RequestContext;
 use futures::future::BoxFuture;
 use load::PromptTemplate;
 use std::fmt;
@@ -214,23 +210,6 @@ impl PromptTemplates {
     pub fn get(&self, name: &str) -> Option<&TemplatePrompt> {
         self.prompts.iter().find(|p| p.name() == name)
     }
-
-    /// Watches `dir` and keeps `server`'s prompts in step with its files: loads it now
-    /// (every problem is an error, as for [`from_dir`](Self::from_dir)), registers its
-    /// prompts (replacing registered prompts of the same names, so it can follow a
-    /// `prompt_dir` of the same directory), then applies every change (see
-    /// [`PromptWatcher`]). Changes are debounced by
-    /// [`PromptWatcher::DEFAULT_DEBOUNCE`].
-    ///
-    /// The server must advertise prompts: build it with prompts or with
-    /// `advertise(Primitive::Prompts)`.
-    #[cfg(feature = "prompt-watch")]
-    pub fn watch(
-        dir: impl AsRef<Path>,
-        server: &crate::Server,
-    ) -> Result<PromptWatcher, WatchError> {
-        PromptWatcher::start(dir.as_ref(), server, PromptWatcher::DEFAULT_DEBOUNCE)
-    }
 }
 
 impl IntoIterator for PromptTemplates {
@@ -248,7 +227,7 @@ impl IntoIterator for PromptTemplates {
 /// One prompt loaded from a file: a [`Prompt`] that renders its file's templates.
 #[derive(Clone)]
 pub struct TemplatePrompt {
-    template: Arc<PromptTemplate>,
+    pub(crate) template: Arc<PromptTemplate>,
 }
 
 impl fmt::Debug for TemplatePrompt {
@@ -261,7 +240,7 @@ impl fmt::Debug for TemplatePrompt {
 }
 
 impl TemplatePrompt {
-    fn new(template: PromptTemplate) -> Self {
+    pub(crate) fn new(template: PromptTemplate) -> Self {
         Self {
             template: Arc::new(template),
         }

@@ -3,11 +3,11 @@
 
 use super::coerce;
 use super::load::{Compiled, ItemTemplate, PromptTemplate};
+use crate::context::RequestContext;
 use crate::prompt::{PromptArguments, PromptError};
 use crate::protocol::{
     Completion, Content, GetPromptResult, PromptMessage, ResourceContents, ResourceLink,
 };
-use crate::tool::RequestContext;
 use serde_json::Value;
 
 /// A message rendered, or a resource still to read.

@@ -400,7 +400,7 @@ fn eventually(what: &str, mut done: impl FnMut() -> bool) {
 #[cfg(feature = "prompt-watch")]
 #[test]
 fn watching_serves_new_files_keeps_the_last_good_version_and_removes_deleted_ones() {
-    use crate::server::Primitive;
+    use crate::server::{Primitive, PromptWatcher};
     let dir = dir_with(&[("a.md", "---\ndescription: A one.\n---\nA")]);
     let server = crate::Server::builder("w", "1")
         .advertise(Primitive::Prompts)

@@ -1,18 +1,19 @@
-//! `tools/call`: the one request that runs user code. The request is checked here (params,
-//! envelope, headers, the tool's existence), then goes through the tool's stack of layers
-//! (`crate::pipeline`: audit, panic isolation, policies, argument validation, output check);
-//! what comes out is projected for the request's era. The stack's first poll happens inline
-//! (most tools finish without waiting) and only a call that has to wait moves to a task.
+//! `tools/call`: running a tool (reads and prompts run user code too, in `items.rs`). The
+//! request is checked here (params, envelope, headers, the tool's existence), then goes
+//! through the tool's stack of layers (`crate::pipeline`: audit, panic isolation, policies,
+//! argument validation, output check); what comes out is projected for the request's era.
+//! The stack's first poll happens inline (most tools finish without waiting) and only a
+//! call that has to wait moves to a task.
 
 use super::{Connection, Routed, Scope, required_params};
+use crate::context::RequestContext;
 use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_error, encode_result_within};
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
 use crate::server::Server;
+use crate::server::contract::{Disposition, Rejection};
 use crate::server::projection::Modern;
 use crate::server::registry::tools::RegisteredTool;
-use crate::tool::RequestContext;
-use crate::transport::{Disposition, Rejection};
 use futures::FutureExt as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -166,7 +167,7 @@ impl Connection {
 /// credentials.
 fn forbidden(
     tool: &RegisteredTool,
-    caller: &crate::tool::Caller,
+    caller: &crate::context::Caller,
     id: &RequestId,
     era: Era,
 ) -> Rejection {

@@ -13,8 +13,10 @@
 use super::{
     Connection, Envelope, Outlet, Routed, Scope, optional_params, required_params, unoffered,
 };
-use crate::input::state::invalid_state_error;
-use crate::input::{BindingSource, Carried, Channel, LegacyLink, Round};
+use crate::context::RequestIo;
+use crate::context::input::state::invalid_state_error;
+use crate::context::input::{BindingSource, Carried, Channel, LegacyLink, Round};
+use crate::context::{Caller, RequestContext, RequestContextParts};
 use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::prompt::PromptArguments;
 use crate::protocol::InputRequiredResult;
@@ -27,11 +29,9 @@ use crate::protocol::{
     GetPromptParams, McpError, RequestId, ResourceUriParams,
 };
 use crate::resource::ResourceError;
+use crate::server::contract::{Disposition, Rejection, RequestChecks};
 use crate::server::projection::Modern;
 use crate::server::registry::resources::Route;
-use crate::tool::RequestIo;
-use crate::tool::{Caller, RequestContext, RequestContextParts};
-use crate::transport::{Disposition, Rejection, RequestChecks};
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use serde_json::value::RawValue;
@@ -109,7 +109,7 @@ impl Connection {
                 extensions: self.inner.server.inner.extensions.clone(),
                 caller: self.caller_for(outlet),
             },
-            self.inner.server.clone(),
+            self.inner.server.inner.clone(),
             io,
         )
     }

@@ -4,11 +4,11 @@
 
 use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
 use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::context::RequestContext;
 use crate::pipeline::{ItemStack, McpRequest, ReadResource, ReadTarget, ServerPolicies};
 use crate::protocol::JsonObject;
 use crate::protocol::{McpError, ResourceDefinition, ResourceTemplateDefinition};
 use crate::resource::{Resource, ResourceTemplate, UriTemplate, Variables};
-use crate::tool::RequestContext;
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;

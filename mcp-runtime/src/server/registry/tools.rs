@@ -4,11 +4,12 @@
 
 use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
 use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::context::Extensions;
 use crate::pipeline::{ServerPolicies, ToolStack};
 use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::{McpError, ToolDefinition};
 use crate::tool::schema::CheckedSchema;
-use crate::tool::{Extensions, Tool, check_state, schema};
+use crate::tool::{Tool, check_state, schema};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::fmt;

@@ -87,7 +87,7 @@ impl McpHttpService {
         });
         Self {
             shared: Arc::new(Shared {
-                stateless: Connection::stateless(server.clone()),
+                stateless: server.connect_stateless(),
                 permits: Arc::new(Semaphore::new(options.max_concurrent_requests)),
                 bodies: Semaphore::new(options.max_concurrent_bodies),
                 callers: CallerSlots::new(options.max_requests_per_caller),

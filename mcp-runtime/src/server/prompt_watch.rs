@@ -1,4 +1,6 @@
-//! Keeping a server's prompts in step with a directory of prompt files as they change.
+//! Keeping a server's prompts in step with a directory of prompt files as they change
+//! (the `prompt-watch` feature). It lives with the server, which it changes; the prompt
+//! templates it loads know nothing of servers.
 //!
 //! - **Debounced** with notify's debouncer: an editor's save (write, rename, chmod) is one
 //!   change, applied once the file has been quiet for the debounce time.
@@ -14,12 +16,10 @@
 //!
 //! [`PromptRegistry::swap`]: crate::server::PromptRegistry::swap
 
-use super::TemplatePrompt;
-use super::error::{LoadError, LoadProblem};
-use super::load::{self, Format};
-use crate::Server;
+use super::{RegistrationError, Server};
 use crate::prompt::Prompt;
-use crate::server::RegistrationError;
+use crate::prompt::templates::load::{self, Format};
+use crate::prompt::templates::{LoadError, LoadProblem, PromptTemplates, TemplatePrompt};
 use notify_debouncer_full::notify::{self, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 use std::collections::{BTreeMap, BTreeSet};
@@ -28,6 +28,21 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+impl PromptTemplates {
+    /// Watches `dir` and keeps `server`'s prompts in step with its files: loads it now
+    /// (every problem is an error, as for [`from_dir`](Self::from_dir)), registers its
+    /// prompts (replacing registered prompts of the same names, so it can follow a
+    /// `prompt_dir` of the same directory), then applies every change (see
+    /// [`PromptWatcher`]). Changes are debounced by
+    /// [`PromptWatcher::DEFAULT_DEBOUNCE`].
+    ///
+    /// The server must advertise prompts: build it with prompts or with
+    /// `advertise(Primitive::Prompts)`.
+    pub fn watch(dir: impl AsRef<Path>, server: &Server) -> Result<PromptWatcher, WatchError> {
+        PromptWatcher::start(dir.as_ref(), server, PromptWatcher::DEFAULT_DEBOUNCE)
+    }
+}
 
 /// Why watching could not start.
 #[derive(Debug, thiserror::Error)]

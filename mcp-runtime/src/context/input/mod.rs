@@ -82,12 +82,12 @@ pub use state::{KeyError, RequestStateKeys};
 pub(crate) use outgoing::Outgoing;
 pub(crate) use state::{Binding, Carried, StateCodec};
 
+use crate::context::RequestContext;
 use crate::protocol::indexmap_like::Ordered;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
     InputRequest, JsonObject, ListRootsResult, McpError, Root,
 };
-use crate::tool::RequestContext;
 use futures::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::Value;

@@ -198,26 +198,6 @@ impl<T: Clone + Send + Sync + 'static> FromContext for State<T> {
     }
 }
 
-/// What registration checks: the types of state `tool` needs that `extensions` lacks, each
-/// named once, in the order the tool lists them. The registry turns an `Err` into
-/// `RegistrationError::MissingToolState`.
-pub(crate) fn check_state(
-    tool: &dyn super::Tool,
-    extensions: &Extensions,
-) -> Result<(), Vec<&'static str>> {
-    let mut missing: Vec<&'static str> = Vec::new();
-    for m in tool.missing_state(extensions) {
-        if !missing.contains(&m.type_name()) {
-            missing.push(m.type_name());
-        }
-    }
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(missing)
-    }
-}
-
 /// Derives a sub-state from the whole state (axum's `FromRef`): with
 /// `ServerBuilder::substate::<App, Db>()`, tools can take `State<Db>` while the server holds
 /// `App`. The blanket impl makes every `Clone` type its own sub-state.

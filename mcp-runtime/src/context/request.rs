@@ -1,127 +1,17 @@
-//! The per-request context a tool receives: era, client, progress, cancellation.
+//! The per-request context a handler receives: era, client, progress, cancellation, the
+//! input channel, and the server's resources through the reader the server installs.
 
 use super::extract::Extensions;
-use crate::input::Channel;
+use super::input::Channel;
+use super::{Caller, Peer, ResourceError};
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
-use crate::protocol::{InputRequest, LoggingLevel};
-use crate::transport::Peer;
+use crate::protocol::{InputRequest, LoggingLevel, ResourceContents};
+use futures::future::BoxFuture;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
-
-/// Who a request comes from, as far as its transport knows: what rate limits and caches
-/// are keyed by and what a tool or a layer can authorize by. Cheap to clone.
-///
-/// stdio has one client per process, so its caller is that connection. Streamable HTTP
-/// fills in the identity its [`Authenticator`](crate::transport::http::Authenticator)
-/// established with the scopes it granted, the legacy session, and the peer's IP address.
-///
-/// Scopes: a caller *with* scopes (every HTTP caller; an unauthenticated one has none) is
-/// held to the scopes a tool declares; a caller without (stdio and in-memory, whose client
-/// is the local user who started the server, as the MCP authorization spec has it) is not.
-///
-/// ```
-/// use mcp_runtime::tool::Caller;
-///
-/// let caller = Caller::connection().with_identity("alice").with_session("s1");
-/// assert_eq!(caller.identity(), Some("alice"));
-/// assert_eq!(caller.key(), "identity:alice");
-/// assert_eq!(Caller::connection().key(), "connection");
-///
-/// let required = ["files:read".to_owned(), "files:write".to_owned()];
-/// let reader = Caller::connection().with_identity("bob").with_scopes(["files:read"]);
-/// assert!(!reader.has_scopes(&required));
-/// assert!(Caller::connection().has_scopes(&required), "a local client is not held to scopes");
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Caller {
-    identity: Option<Arc<str>>,
-    session: Option<Arc<str>>,
-    address: Option<Arc<str>>,
-    scopes: Option<Arc<[String]>>,
-}
-
-impl Caller {
-    /// The connection itself, nothing more known (stdio, in-memory).
-    pub fn connection() -> Self {
-        Self::default()
-    }
-
-    /// With an authenticated identity (e.g. the token's subject).
-    pub fn with_identity(mut self, identity: impl Into<Arc<str>>) -> Self {
-        self.identity = Some(identity.into());
-        self
-    }
-
-    /// With a session id (a legacy Streamable HTTP session).
-    pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
-        self.session = Some(session.into());
-        self
-    }
-
-    /// With the peer's network address (an IP address, without port).
-    pub fn with_address(mut self, address: impl Into<Arc<str>>) -> Self {
-        self.address = Some(address.into());
-        self
-    }
-
-    /// With the scopes the caller's credentials grant (possibly none): from now on the
-    /// caller is held to the scopes of what it calls.
-    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
-        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
-        self
-    }
-
-    /// [`with_scopes`](Self::with_scopes) with a set already shared (no copy).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn with_granted_scopes(mut self, scopes: Arc<[String]>) -> Self {
-        self.scopes = Some(scopes);
-        self
-    }
-
-    /// The scopes the caller's credentials grant, or `None` when its transport does not
-    /// authorize by scope.
-    pub fn scopes(&self) -> Option<&[String]> {
-        self.scopes.as_deref()
-    }
-
-    /// Whether the caller may use something that requires every scope in `required`: it
-    /// holds them all, or its transport does not authorize by scope.
-    pub fn has_scopes(&self, required: &[String]) -> bool {
-        match &self.scopes {
-            None => true,
-            Some(granted) => required.iter().all(|r| granted.contains(r)),
-        }
-    }
-
-    /// The authenticated identity, if any.
-    pub fn identity(&self) -> Option<&str> {
-        self.identity.as_deref()
-    }
-
-    /// The legacy session, if any.
-    pub fn session(&self) -> Option<&str> {
-        self.session.as_deref()
-    }
-
-    /// The peer's address, if known.
-    pub fn address(&self) -> Option<&str> {
-        self.address.as_deref()
-    }
-
-    /// The most specific name of this caller: `identity:…`, else `session:…`, else
-    /// `address:…`, else `connection`. Rate limits and caches are keyed by it.
-    pub fn key(&self) -> String {
-        match (&self.identity, &self.session, &self.address) {
-            (Some(i), _, _) => format!("identity:{i}"),
-            (None, Some(s), _) => format!("session:{s}"),
-            (None, None, Some(a)) => format!("address:{a}"),
-            (None, None, None) => "connection".to_owned(),
-        }
-    }
-}
 
 /// What a tool knows about the request that called it. Cheap to clone.
 ///
@@ -144,8 +34,9 @@ struct ContextInner {
     peer: Option<Peer>,
     extensions: Arc<Extensions>,
     caller: Caller,
-    /// The server the request came to (`None` for a context made outside one).
-    server: Option<crate::server::Server>,
+    /// How the server the request came to reads its own resources (`None` for a context
+    /// made outside one).
+    resources: Option<Arc<dyn ResourceReader>>,
     last_progress: Mutex<Option<f64>>,
     finished: AtomicBool,
     answered_from_cache: AtomicBool,
@@ -209,19 +100,19 @@ impl RequestContext {
         )
     }
 
-    /// A context of a request served by `server`: [`read_resource`](Self::read_resource)
-    /// reaches its resources.
+    /// A context of a request served by a server: [`read_resource`](Self::read_resource)
+    /// reaches its resources through `resources`.
     pub(crate) fn for_server(
         parts: RequestContextParts,
-        server: crate::server::Server,
+        resources: Arc<dyn ResourceReader>,
         io: RequestIo,
     ) -> Self {
-        Self::with_server(parts, Some(server), io)
+        Self::with_server(parts, Some(resources), io)
     }
 
     fn with_server(
         parts: RequestContextParts,
-        server: Option<crate::server::Server>,
+        resources: Option<Arc<dyn ResourceReader>>,
         io: RequestIo,
     ) -> Self {
         Self {
@@ -236,7 +127,7 @@ impl RequestContext {
                 peer: parts.peer,
                 extensions: parts.extensions,
                 caller: parts.caller,
-                server,
+                resources,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
                 answered_from_cache: AtomicBool::new(false),
@@ -382,7 +273,7 @@ impl RequestContext {
     }
 
     /// The modern round of this request, when it has one.
-    pub(crate) fn round(&self) -> Option<&Arc<crate::input::Round>> {
+    pub(crate) fn round(&self) -> Option<&Arc<crate::context::input::Round>> {
         match &self.inner.input {
             Channel::Modern(round) => Some(round),
             _ => None,
@@ -431,41 +322,22 @@ impl RequestContext {
     pub fn read_resource(
         &self,
         uri: &str,
-    ) -> futures::future::BoxFuture<
-        'static,
-        Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError>,
-    > {
-        use crate::pipeline::{BoxError, Outcome};
-        use crate::resource::ResourceError;
-        use crate::server::registry::resources::Route;
-        let Some(server) = &self.inner.server else {
-            return Box::pin(std::future::ready(Err(ResourceError::NotFound)));
-        };
-        let resources = &server.registry().resources;
-        // Boxed with its type spelled out: the compiler cannot prove the stack's nested
-        // future `Send` through an `async` block on its own (as in `tools/call`).
-        let read: futures::future::BoxFuture<'static, Result<Outcome, BoxError>> =
-            match resources.route(uri) {
-                None => return Box::pin(std::future::ready(Err(ResourceError::NotFound))),
-                Some(Route::Exact(r)) => Box::pin(r.stack.call(r.request(uri, self.clone()))),
-                Some(Route::Template(t, variables)) => {
-                    Box::pin(t.stack.call(t.request(uri, variables, self.clone())))
-                }
-            };
-        Box::pin(async move {
-            match read.await.unwrap_or_else(Outcome::from_error) {
-                Outcome::Read(result) => Ok(result.contents),
-                // The read asked the client and this round could not answer: the round's
-                // ask is recorded, so the outer handler suspends with it.
-                Outcome::InputRequired => std::future::pending().await,
-                Outcome::Refused(refusal) => {
-                    Err(ResourceError::Failed(refusal.message().to_owned()))
-                }
-                Outcome::Error(error) => Err(ResourceError::from_mcp_error(error)),
-                _ => Err(ResourceError::failed(
-                    "a layer answered a read with another kind of result",
-                )),
-            }
-        })
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+        match &self.inner.resources {
+            Some(resources) => resources.read(uri, self.clone()),
+            None => Box::pin(std::future::ready(Err(ResourceError::NotFound))),
+        }
     }
+}
+
+/// How a context reads the resources of the server its request came to: the server installs
+/// one (routing to the resource or template, through its stack), so this layer needs nothing
+/// of the server's.
+pub(crate) trait ResourceReader: Send + Sync + std::fmt::Debug {
+    /// Reads `uri` on behalf of `cx`, as a client's `resources/read` would.
+    fn read(
+        &self,
+        uri: &str,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>>;
 }

@@ -8,11 +8,11 @@
 //!
 //! [`Connection::request`]: crate::server::Connection::request
 
-use super::Peer;
+use crate::context::Caller;
+use crate::context::Peer;
 use crate::protocol::JsonObject;
 use crate::protocol::headers::ParamHeader;
 use crate::protocol::{ErrorCode, McpError};
-use crate::tool::Caller;
 use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;

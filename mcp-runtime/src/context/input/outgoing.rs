@@ -2,9 +2,9 @@
 //! answer, and the wait for one (with a timeout and cancellation).
 
 use super::InputError;
+use crate::context::Peer;
 use crate::protocol::jsonrpc::{encode_notification, encode_request};
 use crate::protocol::{McpError, RequestId};
-use crate::transport::Peer;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::collections::HashMap;

@@ -11,9 +11,9 @@
 //! - A server built with [`ServerBuilder::logging(false)`](crate::ServerBuilder::logging)
 //!   does not declare `logging` and sends none.
 
+use crate::context::RequestContext;
 use crate::protocol::LoggingLevel;
 use crate::protocol::jsonrpc::encode_notification;
-use crate::tool::RequestContext;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
@@ -54,7 +54,7 @@ impl RequestContext {
         level: LoggingLevel,
         logger: Option<&str>,
         data: impl Serialize,
-    ) -> Option<(crate::transport::Peer, Vec<u8>)> {
+    ) -> Option<(crate::context::Peer, Vec<u8>)> {
         let threshold = self.log_threshold()?;
         if level < threshold || self.is_finished() {
             return None;

@@ -1,0 +1,115 @@
+//! [`Caller`]: who a request comes from.
+
+use std::sync::Arc;
+
+/// Who a request comes from, as far as its transport knows: what rate limits and caches
+/// are keyed by and what a tool or a layer can authorize by. Cheap to clone.
+///
+/// stdio has one client per process, so its caller is that connection. Streamable HTTP
+/// fills in the identity its [`Authenticator`](crate::transport::http::Authenticator)
+/// established with the scopes it granted, the legacy session, and the peer's IP address.
+///
+/// Scopes: a caller *with* scopes (every HTTP caller; an unauthenticated one has none) is
+/// held to the scopes a tool declares; a caller without (stdio and in-memory, whose client
+/// is the local user who started the server, as the MCP authorization spec has it) is not.
+///
+/// ```
+/// use mcp_runtime::tool::Caller;
+///
+/// let caller = Caller::connection().with_identity("alice").with_session("s1");
+/// assert_eq!(caller.identity(), Some("alice"));
+/// assert_eq!(caller.key(), "identity:alice");
+/// assert_eq!(Caller::connection().key(), "connection");
+///
+/// let required = ["files:read".to_owned(), "files:write".to_owned()];
+/// let reader = Caller::connection().with_identity("bob").with_scopes(["files:read"]);
+/// assert!(!reader.has_scopes(&required));
+/// assert!(Caller::connection().has_scopes(&required), "a local client is not held to scopes");
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Caller {
+    identity: Option<Arc<str>>,
+    session: Option<Arc<str>>,
+    address: Option<Arc<str>>,
+    scopes: Option<Arc<[String]>>,
+}
+
+impl Caller {
+    /// The connection itself, nothing more known (stdio, in-memory).
+    pub fn connection() -> Self {
+        Self::default()
+    }
+
+    /// With an authenticated identity (e.g. the token's subject).
+    pub fn with_identity(mut self, identity: impl Into<Arc<str>>) -> Self {
+        self.identity = Some(identity.into());
+        self
+    }
+
+    /// With a session id (a legacy Streamable HTTP session).
+    pub fn with_session(mut self, session: impl Into<Arc<str>>) -> Self {
+        self.session = Some(session.into());
+        self
+    }
+
+    /// With the peer's network address (an IP address, without port).
+    pub fn with_address(mut self, address: impl Into<Arc<str>>) -> Self {
+        self.address = Some(address.into());
+        self
+    }
+
+    /// With the scopes the caller's credentials grant (possibly none): from now on the
+    /// caller is held to the scopes of what it calls.
+    pub fn with_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = Some(scopes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// [`with_scopes`](Self::with_scopes) with a set already shared (no copy).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn with_granted_scopes(mut self, scopes: Arc<[String]>) -> Self {
+        self.scopes = Some(scopes);
+        self
+    }
+
+    /// The scopes the caller's credentials grant, or `None` when its transport does not
+    /// authorize by scope.
+    pub fn scopes(&self) -> Option<&[String]> {
+        self.scopes.as_deref()
+    }
+
+    /// Whether the caller may use something that requires every scope in `required`: it
+    /// holds them all, or its transport does not authorize by scope.
+    pub fn has_scopes(&self, required: &[String]) -> bool {
+        match &self.scopes {
+            None => true,
+            Some(granted) => required.iter().all(|r| granted.contains(r)),
+        }
+    }
+
+    /// The authenticated identity, if any.
+    pub fn identity(&self) -> Option<&str> {
+        self.identity.as_deref()
+    }
+
+    /// The legacy session, if any.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
+    }
+
+    /// The peer's address, if known.
+    pub fn address(&self) -> Option<&str> {
+        self.address.as_deref()
+    }
+
+    /// The most specific name of this caller: `identity:…`, else `session:…`, else
+    /// `address:…`, else `connection`. Rate limits and caches are keyed by it.
+    pub fn key(&self) -> String {
+        match (&self.identity, &self.session, &self.address) {
+            (Some(i), _, _) => format!("identity:{i}"),
+            (None, Some(s), _) => format!("session:{s}"),
+            (None, None, Some(a)) => format!("address:{a}"),
+            (None, None, None) => "connection".to_owned(),
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! What a request carries, for every handler: the layer directly above [`protocol`](crate::protocol).
+//!
+//! - [`RequestContext`]: the request's era, client, progress, cancellation and caller, and
+//!   [`read_resource`](RequestContext::read_resource) for the server's own resources (through
+//!   a reader the server installs, so this layer knows nothing of the server);
+//! - [`Caller`]: who the request comes from;
+//! - the extractors: [`State`], [`FromRef`], [`FromContext`], over the server's
+//!   [`Extensions`];
+//! - [`Peer`]: the outbound half of a connection;
+//! - [`input`](crate::input): the input channel, asking the client (elicitation, sampling,
+//!   roots) in both eras;
+//! - [`Json`] and [`ResourceError`], which tools, resources and the context share.
+//!
+//! Tools, resources, prompts and completions are siblings above this layer; each of them
+//! imports it, and it imports none of them.
+
+mod caller;
+mod error;
+mod extract;
+pub mod input;
+mod json;
+mod peer;
+mod request;
+
+pub use caller::Caller;
+pub use error::ResourceError;
+pub use extract::{Extensions, FromContext, FromRef, MissingState, State};
+pub use json::Json;
+pub use peer::Peer;
+pub use request::{RequestContext, RequestContextParts};
+pub(crate) use request::{RequestIo, ResourceReader};
