@@ -4,15 +4,15 @@
 //! [`pipeline`](crate::pipeline); how bytes reach the dispatcher is in
 //! [`transport`](crate::transport).
 
-mod connection;
 pub(crate) mod contract;
+mod dispatch;
 pub(crate) mod projection;
 #[cfg(feature = "prompt-watch")]
 mod prompt_watch;
 mod reader;
 pub(crate) mod registry;
 
-pub use connection::Connection;
+pub use dispatch::Connection;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};
 pub use registry::{
@@ -27,10 +27,7 @@ use crate::pipeline::{
     Outcome, ServerPolicies,
 };
 use crate::prompt::Prompt;
-use crate::protocol::lifecycle::{
-    CachePolicy, DiscoverResult, Implementation, PromptsCapability, ResourcesCapability,
-    ServerCapabilities, ToolsCapability,
-};
+use crate::protocol::lifecycle::{CachePolicy, DiscoverResult, Implementation, ServerCapabilities};
 use crate::protocol::version::MODERN_VERSIONS;
 use crate::resource::{Resource, ResourceTemplate};
 use crate::tool::Tool;
@@ -87,8 +84,9 @@ pub(crate) struct ServerInner {
     input_timeout: Duration,
     /// Signs and checks modern `requestState`.
     request_state: crate::context::input::StateCodec,
-    /// Whether `logging` is declared (and log messages are sent at all).
-    logging: bool,
+    /// What the server offers (the method table's gates; `logging` also decides whether
+    /// log messages are sent at all).
+    offer: dispatch::table::Offer,
     /// The longest a tool, read or prompt result may be, serialized.
     max_response_bytes: usize,
 }
@@ -629,24 +627,13 @@ impl ServerBuilder {
         );
         prompts
             .set_advertised(!prompts.is_empty() || self.advertised.contains(&Primitive::Prompts));
-        // Completions are offered for prompt arguments and template variables, so with
-        // either primitive (an item without suggestions answers an empty list).
-        let completions = prompts.advertised() || resources.advertised();
-        let capabilities = ServerCapabilities {
-            tools: tools.advertised().then_some(ToolsCapability {
-                list_changed: Some(true),
-            }),
-            resources: resources.advertised().then_some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-            }),
-            prompts: prompts.advertised().then_some(PromptsCapability {
-                list_changed: Some(true),
-            }),
-            completions: completions.then(Default::default),
-            logging: self.logging.then(Default::default),
-            ..ServerCapabilities::default()
+        let offer = dispatch::table::Offer {
+            tools: tools.advertised(),
+            resources: resources.advertised(),
+            prompts: prompts.advertised(),
+            logging: self.logging,
         };
+        let capabilities = offer.capabilities();
         let discover = DiscoverResult {
             supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
             capabilities: capabilities.clone(),
@@ -676,7 +663,7 @@ impl ServerBuilder {
                     self.request_state_keys
                         .unwrap_or_else(RequestStateKeys::generate),
                 ),
-                logging: self.logging,
+                offer,
                 max_response_bytes: self.max_response_bytes,
             }),
         })

@@ -1,10 +1,9 @@
-//! `tools/call`: running a tool (reads and prompts run user code too, in `items.rs`). The
-//! request is checked here (params, envelope, headers, the tool's existence), then goes
-//! through the tool's stack of layers (`crate::pipeline`: audit, panic isolation, policies,
-//! argument validation, output check); what comes out is projected for the request's era.
-//! The stack's first poll happens inline (most tools finish without waiting) and only a
-//! call that has to wait moves to a task.
+//! `tools/call`: the request is checked here (params, envelope, headers, the tool's
+//! existence, the caller's scopes), then goes through the tool's stack of layers
+//! (`crate::pipeline`: audit, panic isolation, policies, argument validation, output check)
+//! as every item does (`serve.rs`); what comes out is projected for the request's era.
 
+use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{BoxError, McpRequest, Outcome};
@@ -14,22 +13,22 @@ use crate::server::Server;
 use crate::server::contract::{Disposition, Rejection};
 use crate::server::projection::Modern;
 use crate::server::registry::tools::RegisteredTool;
-use futures::FutureExt as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use std::task::{Context, Poll};
 
 impl Connection {
     pub(super) fn call_tool(
         &self,
         id: RequestId,
+        method: &'static Method,
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
         let checks = scope.checks;
         let prepared = (|| -> Result<_, Rejection> {
             let p: CallToolParams = required_params(params)?;
-            let env = self.named_envelope(p.meta, "tools/call", &p.name, checks)?;
+            let env = self.named_envelope(p.meta, method.name, &p.name, checks)?;
+            self.admit(method, env.era)?;
             // The mirrored headers exist on the modern leg only.
             let header_checks = checks.filter(|_| env.era == Era::Modern);
             let tool = self
@@ -60,7 +59,7 @@ impl Connection {
             }
             let round = match env.era {
                 Era::Modern => Some(self.round(
-                    "tools/call",
+                    method.name,
                     params,
                     &self.caller_for(&scope.outlet),
                     p.input_responses,
@@ -74,47 +73,14 @@ impl Connection {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
-        let era = env.era;
         let outlet = scope.outlet;
         // With the server in it, so a tool can read the server's resources too.
         let cx = self.context(&id, env, &outlet, round);
-        let request = McpRequest::new("tools/call", tool.name.clone(), arguments, cx.clone());
-        let mut call = tool.stack.call(request);
-        // Poll once inline: most tools answer without waiting, and skipping the task spawn
-        // keeps the hot path short.
-        let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
-        if let Poll::Ready(out) = call.poll_unpin(&mut poll_cx) {
-            let (line, disposition) = self.finish_call(&id, &tool, era, out, &cx);
-            return Routed::Reply(line, disposition);
-        }
-        // Boxed as a `Send` future with its error type spelled out: the task's future must be
-        // `Send`, which the compiler cannot prove through the stack's nested future types
-        // on its own. Only a call that waits pays for it.
-        let call: futures::future::BoxFuture<'static, Result<Outcome, BoxError>> = Box::pin(call);
-        let token = cx.cancellation().clone();
-        let tracked = self.track(&id, &token, &outlet, era);
-        let this = self.clone();
-        let aborted = self.inner.aborted.clone();
-        self.inner.tasks.spawn(async move {
-            tokio::select! {
-                out = call => {
-                    this.untrack(tracked, &id);
-                    let (line, _) = this.finish_call(&id, &tool, era, out, &cx);
-                    this.deliver(outlet, line).await;
-                }
-                // The client cancelled, or the connection gave up waiting at shutdown:
-                // dropping the call stops the tool's work (and audits it as cancelled).
-                () = token.cancelled() => {
-                    this.untrack(tracked, &id);
-                    cx.finish();
-                }
-                () = aborted.cancelled() => {
-                    this.untrack(tracked, &id);
-                    cx.finish();
-                }
-            }
-        });
-        Routed::Pending
+        let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
+        let call = tool.stack.call(request);
+        self.serve(id, call, outlet, cx, move |this, id, cx, out| {
+            this.finish_call(id, &tool, cx.era(), out, cx)
+        })
     }
 
     /// Projects what came out of the tool's stack for the request's era: a refusal becomes

@@ -1,0 +1,91 @@
+//! `prompts/get`: the prompt's arguments checked, then its stack (audit, panic isolation,
+//! the server's layers) renders it. An unknown prompt, a missing or unknown argument are
+//! `-32602`; a failure inside is `-32603`.
+
+use super::serve::{error_reply, wrong_outcome};
+use super::table::Method;
+use super::{Connection, Routed, Scope, required_params};
+use crate::context::RequestContext;
+use crate::pipeline::{BoxError, McpRequest, Outcome};
+use crate::protocol::{Era, ErrorCode, GetPromptParams, McpError, RequestId};
+use crate::server::contract::{Disposition, Rejection};
+use futures::future::BoxFuture;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+impl Connection {
+    pub(super) fn get_prompt(
+        &self,
+        id: RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
+        let prepared = (|| -> Result<_, Rejection> {
+            let p: GetPromptParams = required_params(params)?;
+            let env = self.named_envelope(p.meta, method.name, &p.name, scope.checks)?;
+            self.admit(method, env.era)?;
+            let prompt = self
+                .inner
+                .server
+                .registry()
+                .prompts
+                .get(&p.name)
+                .ok_or_else(|| {
+                    McpError::new(
+                        ErrorCode::INVALID_PARAMS,
+                        format!("Prompt {} not found", p.name),
+                    )
+                    .with_data(json!({ "name": p.name }))
+                })?;
+            let arguments = p.arguments.unwrap_or_default();
+            prompt
+                .check_arguments(&arguments)
+                .map_err(|e| e.into_mcp_error())?;
+            let round = match env.era {
+                Era::Modern => Some(self.round(
+                    method.name,
+                    params,
+                    &self.caller_for(&scope.outlet),
+                    p.input_responses,
+                    p.request_state,
+                )?),
+                Era::Legacy => None,
+            };
+            Ok((env, prompt, arguments, round))
+        })();
+        let (env, prompt, arguments, round) = match prepared {
+            Ok(p) => p,
+            Err(rejection) => return Routed::rejected(&id, rejection),
+        };
+        let outlet = scope.outlet;
+        let cx = self.context(&id, env, &outlet, round);
+        let arguments: Map<String, Value> = arguments
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        let request = McpRequest::new(method.name, prompt.name.clone(), arguments, cx.clone());
+        let future: BoxFuture<'static, _> = Box::pin(prompt.stack.call(request));
+        self.serve(id, future, outlet, cx, finish_prompt)
+    }
+}
+
+fn finish_prompt(
+    this: &Connection,
+    id: &RequestId,
+    cx: &RequestContext,
+    out: Result<Outcome, BoxError>,
+) -> (Vec<u8>, Disposition) {
+    match this.outcome(id, cx, out) {
+        Ok(Outcome::Prompt(mut result)) => {
+            let meta = match cx.era() {
+                Era::Modern => result.meta.take(),
+                Era::Legacy => None,
+            };
+            // No caching hints on prompts/get (server/utilities/caching).
+            this.answer(id, cx.era(), "prompts/get", &result, meta, None)
+        }
+        Ok(_) => error_reply(id, wrong_outcome("prompts/get")),
+        Err(answer) => answer,
+    }
+}

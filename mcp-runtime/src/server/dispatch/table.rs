@@ -1,0 +1,253 @@
+//! The method table: one row per request method, with the eras it is served in, what the
+//! server must offer for it, and its handler. Routing, the "not offered" answers and the
+//! capabilities a server declares all read it; adding a method is a row here and a handler
+//! file beside this one.
+
+use super::{Connection, Routed, Scope};
+use crate::protocol::lifecycle::{
+    PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
+use crate::protocol::{Era, RequestId};
+use crate::server::contract::{Rejection, RequestChecks};
+use serde_json::value::RawValue;
+
+/// The eras a method exists in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Eras {
+    /// Only up to 2025-11-25 (the handshake era).
+    Legacy,
+    /// Only in 2026-07-28.
+    Modern,
+    /// Both.
+    Both,
+}
+
+impl Eras {
+    pub(crate) fn includes(self, era: Era) -> bool {
+        matches!(
+            (self, era),
+            (Eras::Both, _) | (Eras::Legacy, Era::Legacy) | (Eras::Modern, Era::Modern)
+        )
+    }
+}
+
+/// What a server must offer for a method to be served: nothing, a primitive, completions
+/// (offered with prompts or resources) or logging. A method whose gate is closed is answered
+/// as not offered, and the capability of a gate is declared exactly when it is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Gate {
+    /// Always served (lifecycle, discovery, streams).
+    Always,
+    /// `tools`.
+    Tools,
+    /// `resources`.
+    Resources,
+    /// `prompts`.
+    Prompts,
+    /// `completions`.
+    Completions,
+    /// `logging`.
+    Logging,
+}
+
+/// What one server offers, decided once at `build()` from what is registered and
+/// configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Offer {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    pub(crate) logging: bool,
+}
+
+impl Offer {
+    /// Whether methods behind `gate` are served.
+    pub(crate) fn opens(self, gate: Gate) -> bool {
+        match gate {
+            Gate::Always => true,
+            Gate::Tools => self.tools,
+            Gate::Resources => self.resources,
+            Gate::Prompts => self.prompts,
+            // Suggestions are for prompt arguments and template variables, so with either
+            // primitive (an item without suggestions answers an empty list).
+            Gate::Completions => self.prompts || self.resources,
+            Gate::Logging => self.logging,
+        }
+    }
+
+    /// The capabilities to declare: one for each open gate.
+    pub(crate) fn capabilities(self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: self.opens(Gate::Tools).then_some(ToolsCapability {
+                list_changed: Some(true),
+            }),
+            resources: self.opens(Gate::Resources).then_some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
+            prompts: self.opens(Gate::Prompts).then_some(PromptsCapability {
+                list_changed: Some(true),
+            }),
+            completions: self.opens(Gate::Completions).then(Default::default),
+            logging: self.opens(Gate::Logging).then(Default::default),
+            ..ServerCapabilities::default()
+        }
+    }
+}
+
+/// A handler answered at once, without user code.
+pub(crate) type Now = fn(
+    &Connection,
+    &RequestId,
+    &'static Method,
+    Option<&RawValue>,
+    Option<&dyn RequestChecks>,
+) -> Result<Vec<u8>, Rejection>;
+
+/// A handler that may run user code or stream: answered now, or later on its outlet.
+pub(crate) type Later =
+    fn(&Connection, RequestId, &'static Method, Option<&RawValue>, Scope<'_>) -> Routed;
+
+/// How a method is handled.
+#[derive(Clone, Copy)]
+pub(crate) enum Handler {
+    /// See [`Now`].
+    Now(Now),
+    /// See [`Later`].
+    Later(Later),
+}
+
+/// One row of the table.
+pub(crate) struct Method {
+    /// The JSON-RPC method.
+    pub(crate) name: &'static str,
+    /// The eras it exists in.
+    pub(crate) eras: Eras,
+    /// What the server must offer.
+    pub(crate) gate: Gate,
+    /// Its handler.
+    pub(crate) handler: Handler,
+}
+
+impl std::fmt::Debug for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Method")
+            .field("name", &self.name)
+            .field("eras", &self.eras)
+            .field("gate", &self.gate)
+            .finish_non_exhaustive()
+    }
+}
+
+const fn row(name: &'static str, eras: Eras, gate: Gate, handler: Handler) -> Method {
+    Method {
+        name,
+        eras,
+        gate,
+        handler,
+    }
+}
+
+use Handler::{Later as L, Now as N};
+
+/// Every request method the server serves. A method not here is answered as not offered
+/// (after its envelope is checked, so a malformed envelope is still `-32602`).
+pub(crate) static METHODS: &[Method] = &[
+    row(
+        "initialize",
+        Eras::Legacy,
+        Gate::Always,
+        N(Connection::initialize),
+    ),
+    row("ping", Eras::Legacy, Gate::Always, N(Connection::ping)),
+    row(
+        "server/discover",
+        Eras::Modern,
+        Gate::Always,
+        N(Connection::discover),
+    ),
+    row(
+        "logging/setLevel",
+        Eras::Legacy,
+        Gate::Logging,
+        N(Connection::set_level),
+    ),
+    row("tools/list", Eras::Both, Gate::Tools, N(Connection::list)),
+    row(
+        "resources/list",
+        Eras::Both,
+        Gate::Resources,
+        N(Connection::list),
+    ),
+    row(
+        "resources/templates/list",
+        Eras::Both,
+        Gate::Resources,
+        N(Connection::list),
+    ),
+    row(
+        "prompts/list",
+        Eras::Both,
+        Gate::Prompts,
+        N(Connection::list),
+    ),
+    row(
+        "tools/call",
+        Eras::Both,
+        Gate::Tools,
+        L(Connection::call_tool),
+    ),
+    row(
+        "resources/read",
+        Eras::Both,
+        Gate::Resources,
+        L(Connection::read_resource),
+    ),
+    row(
+        "prompts/get",
+        Eras::Both,
+        Gate::Prompts,
+        L(Connection::get_prompt),
+    ),
+    row(
+        "completion/complete",
+        Eras::Both,
+        Gate::Completions,
+        L(Connection::complete),
+    ),
+    row(
+        "resources/subscribe",
+        Eras::Legacy,
+        Gate::Resources,
+        N(Connection::subscription),
+    ),
+    row(
+        "resources/unsubscribe",
+        Eras::Legacy,
+        Gate::Resources,
+        N(Connection::subscription),
+    ),
+    row(
+        "subscriptions/listen",
+        Eras::Modern,
+        Gate::Always,
+        L(Connection::listen),
+    ),
+];
+
+/// The row of `method`, if the server serves it.
+pub(crate) fn lookup(method: &str) -> Option<&'static Method> {
+    METHODS.iter().find(|m| m.name == method)
+}
+
+impl Connection {
+    /// `Ok` when `method` is offered to a request of `era`; otherwise the "not offered"
+    /// answer: `-32601`, and "not found" (HTTP 404) for a modern request.
+    pub(super) fn admit(&self, method: &Method, era: Era) -> Result<(), Rejection> {
+        if method.eras.includes(era) && self.inner.server.inner.offer.opens(method.gate) {
+            Ok(())
+        } else {
+            Err(super::unoffered(method.name, era))
+        }
+    }
+}
