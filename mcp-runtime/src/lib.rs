@@ -39,7 +39,8 @@
 //! (the public contract a transport implements; stdio, Streamable HTTP, in-memory);
 //! [`client`] talks to any of them. [`resource`] and [`prompt`] are the other two
 //! primitives, beside [`tool`]; [`completion`] is what their parameters' suggestions come
-//! from. [`fs`] confines file access for the file tools.
+//! from. [`fs`] confines file access for the file tools. [`launch`] sits on top: a server
+//! binary's command line and `main`.
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
 //! [`mcp_tools`] on an impl block), [`mcp_resource`] and [`mcp_prompt`]; every one of them
@@ -54,6 +55,7 @@
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
+//! | `launch` | on | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out
@@ -83,6 +85,8 @@ pub mod fs;
 pub mod fuzzing;
 #[cfg(feature = "server")]
 pub mod input;
+#[cfg(feature = "launch")]
+pub mod launch;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]
