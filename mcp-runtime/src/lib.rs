@@ -62,7 +62,9 @@
 //! (`mcp-runtime = { version = "0.1", default-features = false, features = ["server"] }`): it
 //! then compiles without hyper, axum, cap-std and the template engine (tower's core stays:
 //! the request pipeline is made of its layers). Its binary is the same size either way: code
-//! a server never calls is dropped at link time. A program that only talks to servers (like
+//! a server never calls is dropped at link time. Add `launch` to keep the one-line `main`
+//! (`launcher!().run(server)`, clap's cost): without `http` its command line has
+//! `--transport stdio` only. A program that only talks to servers (like
 //! `cargo mcp`) takes `default-features = false, features = ["client-http"]`: the protocol
 //! types and the client, without the server stack.
 

@@ -175,13 +175,13 @@ pub struct ServeArgs {
     settings: Settings,
 }
 
-/// The transports a server speaks (`--transport`).
+/// The transports a server speaks (`--transport`): `Http` exists with the `http` feature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 #[non_exhaustive]
 pub enum Transport {
     /// Newline-delimited JSON-RPC on stdin and stdout.
     Stdio,
-    /// Streamable HTTP at `http://ADDR/mcp` (with the `http` feature).
+    /// Streamable HTTP at `http://ADDR/mcp`.
     #[cfg(feature = "http")]
     Http,
 }
@@ -323,8 +323,9 @@ impl ServeArgs {
     /// Serves `server` on the chosen transport until the client goes away (stdio: stdin
     /// closes) or the process is told to stop (HTTP: Ctrl-C or SIGTERM, then a graceful
     /// shutdown). Over HTTP the URL is printed to stderr once it listens; over stdio, the
-    /// hint when stdin is a terminal. A transport failure is logged (`tracing`, see
-    /// [`init_tracing`]) and printed to stderr as `NAME: error`, NAME the server's.
+    /// hint when stdin is a terminal. A transport failure (a refused or busy address, a
+    /// token file that cannot be read) is printed to stderr as `NAME: error`, NAME the
+    /// server's.
     ///
     /// Returns the exit code for `main`: success, or failure if the transport failed.
     ///
@@ -384,7 +385,7 @@ impl ServeArgs {
         match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                tracing::error!("the transport failed: {e}");
+                // One line on stderr whatever `RUST_LOG` says, not a log event as well.
                 eprintln!("{name}: {e}");
                 ExitCode::FAILURE
             }

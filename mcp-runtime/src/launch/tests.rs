@@ -115,6 +115,7 @@ fn without_http_the_http_transport_and_flags_are_refused() {
 fn help_lists_every_option_with_its_variable() {
     let help = launcher().command().render_long_help().to_string();
     assert!(help.contains("A demo server"), "{help}");
+    #[cfg_attr(not(feature = "http"), allow(unused_mut))]
     let mut expected = vec![
         "--transport",
         "[env: MCP_TRANSPORT=]",
