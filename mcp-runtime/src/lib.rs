@@ -43,7 +43,8 @@
 //! builder; the registry, one catalog per primitive; era classification and dispatch; the
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
-//! resources, and registers them with a server; [`client`] talks to any server.
+//! resources, and registers them with a server; [`client`] talks to any server; [`launch`]
+//! sits on top: a server binary's command line and `main`. [`testing`] helps tests.
 //!
 //! This table is the rule; the runtime's `tests/layering.rs` reads it and fails on any
 //! `crate::…` reference outside test code that it does not allow, and on any cycle. (A
@@ -66,6 +67,7 @@
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
+//! | `launch` | `protocol` `server` `transport` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
 //! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `client` |
 //! <!-- layering:end -->
@@ -83,13 +85,16 @@
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
+//! | `launch` | on | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out
 //! (`mcp-runtime = { version = "0.1", default-features = false, features = ["server"] }`): it
 //! then compiles without hyper, axum, cap-std and the template engine (tower's core stays:
 //! the request pipeline is made of its layers). Its binary is the same size either way: code
-//! a server never calls is dropped at link time. A program that only talks to servers (like
+//! a server never calls is dropped at link time. Add `launch` to keep the one-line `main`
+//! (`launcher!().run(server)`, clap's cost): without `http` its command line has
+//! `--transport stdio` only. A program that only talks to servers (like
 //! `cargo mcp`) takes `default-features = false, features = ["client-http"]`: the protocol
 //! types and the client, without the server stack.
 
@@ -115,6 +120,8 @@ pub mod fuzzing;
 /// Asking the client (elicitation, sampling, roots): the [`context`] layer's input channel.
 #[cfg(feature = "server")]
 pub use context::input;
+#[cfg(feature = "launch")]
+pub mod launch;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]

@@ -10,6 +10,7 @@
 //! ```
 
 use clap::Parser;
+use mcp_runtime::launch::{ServeArgs, init_tracing};
 use mcp_runtime::prelude::*;
 use mcp_runtime::prompt::{PromptError, prompt_fn};
 use mcp_runtime::protocol::{
@@ -31,7 +32,7 @@ use std::time::Duration;
 )]
 struct Args {
     #[command(flatten)]
-    transport: mcp_examples::TransportArgs,
+    serve: ServeArgs,
 }
 
 /// A 1×1 red PNG.
@@ -297,15 +298,16 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    mcp_examples::init_logging();
     let args = Args::parse();
+    init_tracing();
     match server() {
         Ok(server) => {
             let _ = SERVER.set(server.clone());
-            mcp_examples::serve(server, &args.transport, "").await
+            // Started by test harnesses, never by a person at a terminal: no hint.
+            args.serve.with_stdio_hint("").serve(server).await
         }
         Err(e) => {
-            tracing::error!("{e}");
+            eprintln!("conformance-server: {e}");
             ExitCode::FAILURE
         }
     }

@@ -12,14 +12,17 @@
 //! retries with the answer (see `mcp_runtime::input`).
 //!
 //! ```text
-//! echo-server [--transport stdio]
+//! echo-server [--transport stdio|http] [--bind ADDR] [...]
 //! ```
 //!
-//! Serves both protocol eras over stdio. Logs go to stderr (`RUST_LOG` filters them).
+//! Serves both protocol eras, over stdio by default; the flags are every server's
+//! (`mcp_runtime::launch::ServeArgs`, see `--help`). Logs go to stderr (`RUST_LOG` filters
+//! them).
 
 use clap::Parser;
 use futures::future::BoxFuture;
 use mcp_runtime::input::{Elicitation, InputError};
+use mcp_runtime::launch::{ServeArgs, init_tracing};
 use mcp_runtime::prelude::*;
 use mcp_runtime::prompt::{PromptError, prompt_fn};
 use mcp_runtime::protocol::{
@@ -40,7 +43,7 @@ use std::process::ExitCode;
 )]
 struct Args {
     #[command(flatten)]
-    transport: mcp_examples::TransportArgs,
+    serve: ServeArgs,
 }
 
 /// Shown on stderr when stdin is a terminal.
@@ -248,12 +251,17 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 // the multi-threaded runtime or `spawn_blocking`.
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    mcp_examples::init_logging();
     let args = Args::parse();
+    init_tracing();
     match server() {
-        Ok(server) => mcp_examples::serve(server, &args.transport, TERMINAL_HINT).await,
+        Ok(server) => {
+            args.serve
+                .with_stdio_hint(TERMINAL_HINT)
+                .serve(server)
+                .await
+        }
         Err(e) => {
-            tracing::error!("{e}");
+            eprintln!("echo-server: {e}");
             ExitCode::FAILURE
         }
     }

@@ -11,7 +11,8 @@
 //! - `--ext EXT`: only files with these extensions (repeatable, ASCII-case-insensitive, with
 //!   or without the dot); directories are always reachable.
 //! - `--read-only`: refuse every change, and list only the tools that read.
-//! - `--transport`, `--bind`: see `mcp_examples::TransportArgs` (stdio by default).
+//! - `--transport`, `--bind`, ...: every server's flags, `mcp_runtime::launch::ServeArgs`
+//!   (stdio by default; see `--help`).
 //!
 //! **Resources.** The same files are also resources ([`FileResources`]): `resources/list`
 //! shows a bounded listing taken at startup (the first 1,000 readable files, breadth-first,
@@ -33,6 +34,7 @@
 use clap::Parser;
 use mcp_runtime::Server;
 use mcp_runtime::fs::{FileResources, FileService, FileTools, FsPolicy};
+use mcp_runtime::launch::{ServeArgs, init_tracing};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,7 +55,7 @@ struct Args {
     read_only: bool,
 
     #[command(flatten)]
-    transport: mcp_examples::TransportArgs,
+    serve: ServeArgs,
 
     /// The directories the server may access (with everything below them).
     #[arg(value_name = "DIR", required = true)]
@@ -118,8 +120,8 @@ fn server(files: FileService) -> Result<Server, mcp_runtime::server::BuildError>
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    mcp_examples::init_logging();
     let args = Args::parse();
+    init_tracing();
     let files = match FileService::new(policy(&args)) {
         Ok(files) => files.for_tool("file-server"),
         Err(e) => {
@@ -129,9 +131,14 @@ async fn main() -> ExitCode {
     };
     remove_stale_temp_files(&files).await;
     match server(files) {
-        Ok(server) => mcp_examples::serve(server, &args.transport, TERMINAL_HINT).await,
+        Ok(server) => {
+            args.serve
+                .with_stdio_hint(TERMINAL_HINT)
+                .serve(server)
+                .await
+        }
         Err(e) => {
-            tracing::error!("{e}");
+            eprintln!("file-server: {e}");
             ExitCode::FAILURE
         }
     }

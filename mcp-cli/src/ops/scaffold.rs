@@ -503,7 +503,7 @@ pub fn next_steps(created: &Created, cwd: &Path) -> String {
     }
     if created.template == Template::Http {
         steps.push((
-            "cargo run -- --transport http".into(),
+            "cargo run -- --transport http --bind 127.0.0.1:8000".into(),
             "serve http://127.0.0.1:8000/mcp",
         ));
     }

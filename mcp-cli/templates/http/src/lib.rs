@@ -89,7 +89,9 @@ pub fn server_with_prompts(prompts: impl AsRef<Path>) -> Result<Server, BuildErr
         .build()
 }
 
-/// How the HTTP endpoint serves clients.
+/// How the HTTP endpoint serves clients: the base that `src/main.rs` serves with, which the
+/// command line's flags then adjust (`--legacy-mode`, and `--allowed-origin` and
+/// `--allowed-host` add to the lists).
 ///
 /// - Clients of 2026-07-28 are always served statelessly. Clients of the 2025 revisions
 ///   (the `initialize` handshake) are served statelessly too (`LegacyMode::Stateless`): any
@@ -97,13 +99,10 @@ pub fn server_with_prompts(prompts: impl AsRef<Path>) -> Result<Server, BuildErr
 ///   to `LegacyMode::Sessionful` for list-change notifications on a GET stream (it then
 ///   needs sticky routing).
 /// - `Host` and `Origin` are checked against DNS rebinding: loopback and IP hosts pass, a
-///   browser page from any other origin gets 403 unless listed in `allowed_origins`
-///   (`https://app.example.com`).
-pub fn http_options(allowed_origins: &[String]) -> HttpOptions {
-    allowed_origins.iter().fold(
-        HttpOptions::default().legacy_mode(LegacyMode::Stateless),
-        |options, origin| options.allow_origin(origin),
-    )
+///   browser page from any other origin gets 403 unless allowed here
+///   (`.allow_origin("https://app.example.com")`) or with `--allowed-origin`.
+pub fn http_options() -> HttpOptions {
+    HttpOptions::default().legacy_mode(LegacyMode::Stateless)
 }
 
 #[cfg(test)]

@@ -235,16 +235,25 @@ async fn tools_list_matches_the_snapshot() {
     testing::assert_tools_snapshot(&server, path).await;
 }
 
-/// Serves the server over HTTP on a free loopback port, with the options `main` uses;
-/// returns the endpoint URL. The server stops with the test's runtime.
+/// Serves the server over HTTP on a free loopback port as `main` does for
+/// `--transport http --allowed-origin https://app.example.com`: the flags parsed by the
+/// same launcher, over the same `http_options`. Returns the endpoint URL; the server stops
+/// with the test's runtime.
 async fn serve_http() -> String {
-    let http = mcp_runtime::transport::http::HttpServer::bind(
-        "127.0.0.1:0",
-        server().unwrap(),
-        http_options(&["https://app.example.com".to_owned()]),
-    )
-    .await
-    .expect("a free port");
+    let args = mcp_runtime::launcher!()
+        .http_options(http_options())
+        .try_parse_from([
+            "{{name}}",
+            "--transport",
+            "http",
+            "--allowed-origin",
+            "https://app.example.com",
+        ])
+        .expect("valid flags");
+    let http = args
+        .bind_http(server().unwrap())
+        .await
+        .expect("a free loopback port");
     let url = http.url();
     tokio::spawn(http.run());
     url
@@ -315,7 +324,7 @@ async fn a_foreign_origin_is_refused() {
     // DNS rebinding: a page on another site must not reach a local server.
     assert_eq!(post("https://evil.example").await, 403);
     assert_eq!(post("null").await, 403);
-    // Loopback pages and the origins given to `http_options` are welcome.
+    // Loopback pages and the origins given with `--allowed-origin` are welcome.
     assert_eq!(post("http://localhost:3000").await, 200);
     assert_eq!(post("https://app.example.com").await, 200);
 }

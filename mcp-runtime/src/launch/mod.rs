@@ -1,0 +1,681 @@
+//! A server binary's command line: the flags every server takes, its logs, and serving until
+//! the client goes away or the process is told to stop. Generated projects and the example
+//! servers all start here, so an option added to [`ServeArgs`] reaches every server at once.
+//! (This is the *server's* command line; `cargo mcp` is the `mcp-runtime-cli` package.)
+//!
+//! Two ways in:
+//!
+//! - **One line.** [`launcher!`](crate::launcher) takes the calling package's name, version
+//!   and description for `--help` and `--version`; [`Launcher::run`] parses the command line,
+//!   sets up logging, builds the server and serves it:
+//!
+//!   ```no_run
+//!   # fn server() -> Result<mcp_runtime::Server, mcp_runtime::server::BuildError> {
+//!   #     mcp_runtime::Server::builder("demo", "0.1.0").build()
+//!   # }
+//!   fn main() -> std::process::ExitCode {
+//!       mcp_runtime::launcher!().run(server)
+//!   }
+//!   ```
+//!
+//!   A server with flags of its own declares them in a `#[derive(clap::Args)]` struct and
+//!   uses [`Launcher::run_with`].
+//!
+//! - **Your own parser.** [`ServeArgs`] is a `#[derive(clap::Args)]` struct: flatten it into
+//!   your `#[derive(clap::Parser)]` (the way cargo's and axum's users compose argument
+//!   structs), call [`init_tracing`], then [`ServeArgs::serve`]. This is for a `main` that
+//!   does more than build a server, or runs on a runtime of its choosing (see the
+//!   `file-server` and `echo-server` examples).
+//!
+//! The decisions:
+//!
+//! - **stdout is the protocol.** Logs go to stderr ([`init_tracing`]); so do the stdio hint,
+//!   the HTTP URL and every error. `--help` and `--version` print to stdout and exit before
+//!   anything is served.
+//! - **`--bind` defaults to `127.0.0.1:0`**: loopback only, on a free port, and the URL
+//!   (`NAME: serving MCP over Streamable HTTP at http://127.0.0.1:PORT/mcp`, the URL last) is
+//!   printed to stderr once it listens. Two servers on one machine never collide, and nothing
+//!   is reachable from other machines by accident. Give a port (`--bind 127.0.0.1:8000`, or
+//!   `MCP_BIND`) when a client's configuration names a fixed URL.
+//! - **A non-loopback `--bind` needs bearer tokens** (`--token-file`, `MCP_BEARER_TOKEN`) or an
+//!   explicit `--allow-unauthenticated`; tokens are never flags, where `ps` shows them (see
+//!   [`Access`](crate::transport::http::Access)).
+//! - **Deployment by environment.** Every flag a container or service manager sets has an
+//!   `MCP_*` variable (see [`ServeArgs`]); a flag on the command line wins over its variable.
+//!   `--allow-unauthenticated` has none: turning authentication off stays visible in the
+//!   command.
+//! - **Code sets the base, flags adjust it.** A server's own HTTP options (say, stateless
+//!   legacy mode) are given with [`Launcher::http_options`] or [`ServeArgs::with_http_options`];
+//!   the flags apply on top, and a flag left out leaves the base as it is.
+//! - **Without the `http` feature** the HTTP flags do not exist and `--transport http` is an
+//!   invalid value (clap lists the possible ones), rather than a flag that fails at run time.
+//! - **HTTP serves until Ctrl-C or SIGTERM**, then shuts down gracefully
+//!   ([`HttpServer::run`](crate::transport::http::HttpServer::run)); stdio serves until the
+//!   client closes stdin. Exit codes: 0 then, 1 when the server cannot be built or the
+//!   transport fails, 2 on a usage error (clap's).
+//!
+//! This module sits above [`transport`](crate::transport) and [`server`](crate::server) and
+//! uses them; nothing in the crate uses it.
+
+use crate::server::Server;
+#[cfg(feature = "http")]
+use crate::transport::http::{Access, HttpOptions, HttpServer, LegacyMode};
+use clap::builder::Resettable;
+#[cfg(feature = "http")]
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Command, FromArgMatches, ValueEnum};
+use std::ffi::OsString;
+use std::fmt::Display;
+use std::process::ExitCode;
+
+#[cfg(test)]
+mod tests;
+
+/// The `tracing` filter [`init_tracing`] uses when `RUST_LOG` is not set: warnings, errors
+/// and the audit trail (one `mcp::audit` event per request).
+pub const DEFAULT_LOG_FILTER: &str = "warn,mcp::audit=info";
+
+/// Where `--transport http` listens unless told otherwise: loopback, on a free port.
+pub const DEFAULT_BIND: &str = "127.0.0.1:0";
+
+/// The options every server binary takes; flatten it into your own `clap::Parser`.
+///
+/// | flag | variable | default |
+/// | --- | --- | --- |
+/// | `--transport stdio\|http` | `MCP_TRANSPORT` | `stdio` |
+/// | `--bind ADDR` | `MCP_BIND` | [`DEFAULT_BIND`] (`127.0.0.1:0`) |
+/// | `--legacy-mode sessionful\|stateless` | `MCP_LEGACY_MODE` | the server's [`HttpOptions`] (sessionful unless it says otherwise) |
+/// | `--allowed-host HOST`... | `MCP_ALLOWED_HOSTS` (comma-separated) | none |
+/// | `--allowed-origin ORIGIN`... | `MCP_ALLOWED_ORIGINS` (comma-separated) | none |
+/// | `--token-file FILE` | `MCP_TOKEN_FILE` (and `MCP_BEARER_TOKEN`, one token) | none |
+/// | `--allow-unauthenticated` | none | off |
+///
+/// All but `--transport` come with the `http` feature. The fields are public to read; the
+/// struct gains fields as servers gain options, so it is built by clap, not by hand.
+///
+/// ```
+/// use clap::Parser;
+/// use mcp_runtime::launch::{ServeArgs, Transport};
+///
+/// /// A server with a flag of its own.
+/// #[derive(Debug, Parser)]
+/// #[command(version, about)]
+/// struct Args {
+///     /// Refuse every change.
+///     #[arg(long)]
+///     read_only: bool,
+///     #[command(flatten)]
+///     serve: ServeArgs,
+/// }
+///
+/// let args = Args::try_parse_from(["demo", "--read-only", "--transport", "http"])?;
+/// assert!(args.read_only);
+/// assert_eq!(args.serve.transport, Transport::Http);
+/// # Ok::<(), clap::Error>(())
+/// ```
+#[derive(Debug, Clone, Args)]
+#[non_exhaustive]
+pub struct ServeArgs {
+    /// How to talk to the client: `stdio` (newline-delimited JSON on stdin and stdout, what
+    /// desktop clients start) or `http` (Streamable HTTP at http://ADDR/mcp).
+    #[arg(long, value_enum, env = "MCP_TRANSPORT", default_value_t = Transport::Stdio)]
+    pub transport: Transport,
+
+    /// Where `--transport http` listens (port 0 picks a free port). The endpoint's URL is
+    /// printed to stderr once it listens. An address other than loopback needs
+    /// `--token-file` (or `MCP_BEARER_TOKEN`) or `--allow-unauthenticated`.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "ADDR", env = "MCP_BIND", default_value = DEFAULT_BIND)]
+    pub bind: String,
+
+    /// How `--transport http` serves clients of the 2025 revisions (the `initialize`
+    /// handshake); clients of 2026-07-28 are stateless either way. Default: the server's own
+    /// choice, `sessionful` unless it says otherwise.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "MODE", env = "MCP_LEGACY_MODE", value_parser = legacy_mode_parser())]
+    pub legacy_mode: Option<LegacyMode>,
+
+    /// Also accept this Host header (a DNS name the server is reached by, `name` or
+    /// `name:port`); localhost and IP addresses are always accepted. Repeatable.
+    #[cfg(feature = "http")]
+    #[arg(
+        long = "allowed-host",
+        value_name = "HOST",
+        env = "MCP_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub allowed_hosts: Vec<String>,
+
+    /// Also accept requests from this browser Origin (`https://app.example.com`); loopback
+    /// origins are always accepted. Repeatable.
+    #[cfg(feature = "http")]
+    #[arg(
+        long = "allowed-origin",
+        value_name = "ORIGIN",
+        env = "MCP_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
+    pub allowed_origins: Vec<String>,
+
+    /// Require `Authorization: Bearer <token>` with a token from this file (one per line:
+    /// `token` or `name token`; 16 bytes or more). `MCP_BEARER_TOKEN` adds one more. Tokens
+    /// are never taken on the command line, where `ps` shows them.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "FILE", env = "MCP_TOKEN_FILE")]
+    pub token_file: Option<std::path::PathBuf>,
+
+    /// Serve a non-loopback `--bind` address without tokens (refused otherwise): only when a
+    /// proxy in front authenticates. A warning is logged.
+    #[cfg(feature = "http")]
+    #[arg(long)]
+    pub allow_unauthenticated: bool,
+
+    /// What code sets (not flags): the base HTTP options and the stdio hint.
+    #[arg(skip)]
+    settings: Settings,
+}
+
+/// The transports a server speaks (`--transport`): `Http` exists with the `http` feature.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[non_exhaustive]
+pub enum Transport {
+    /// Newline-delimited JSON-RPC on stdin and stdout.
+    Stdio,
+    /// Streamable HTTP at `http://ADDR/mcp`.
+    #[cfg(feature = "http")]
+    Http,
+}
+
+/// `--legacy-mode`'s values, parsed straight into the transport's [`LegacyMode`].
+#[cfg(feature = "http")]
+fn legacy_mode_parser() -> impl TypedValueParser<Value = LegacyMode> {
+    PossibleValuesParser::new([
+        PossibleValue::new("sessionful").help(
+            "a session per client: GET stream, DELETE, list-change notifications (behind a \
+             load balancer: sticky routing on Mcp-Session-Id)",
+        ),
+        PossibleValue::new("stateless")
+            .help("every request on its own, so any replica can serve it; GET and DELETE get 405"),
+    ])
+    .map(|mode| match mode.as_str() {
+        "stateless" => LegacyMode::Stateless,
+        _ => LegacyMode::Sessionful,
+    })
+}
+
+/// What code sets beside the flags.
+#[derive(Debug, Clone, Default)]
+struct Settings {
+    /// The options the HTTP flags apply over.
+    #[cfg(feature = "http")]
+    http_options: HttpOptions,
+    /// Shown on stderr when stdio is served to a terminal: `None` for the generic hint,
+    /// an empty string for none.
+    stdio_hint: Option<String>,
+}
+
+impl ServeArgs {
+    /// The base HTTP options: the server's own (a legacy mode, allowed origins, limits,
+    /// authentication), which the flags then adjust. The default is
+    /// [`HttpOptions::default()`].
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use mcp_runtime::launch::ServeArgs;
+    /// use mcp_runtime::transport::http::{HttpOptions, LegacyMode};
+    ///
+    /// #[derive(Parser)]
+    /// struct Args {
+    ///     #[command(flatten)]
+    ///     serve: ServeArgs,
+    /// }
+    ///
+    /// let args = Args::try_parse_from(["demo"])?;
+    /// let serve = args
+    ///     .serve
+    ///     .with_http_options(HttpOptions::default().legacy_mode(LegacyMode::Stateless));
+    /// assert!(format!("{:?}", serve.http_options()).contains("Stateless"));
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn with_http_options(mut self, base: HttpOptions) -> Self {
+        self.settings.http_options = base;
+        self
+    }
+
+    /// What stdio shows on stderr when stdin is a terminal (a person, not a client, started
+    /// the server): by default one line saying how to talk to it, with a `tools/list`
+    /// request to paste. An empty hint shows nothing.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use mcp_runtime::launch::ServeArgs;
+    ///
+    /// #[derive(Parser)]
+    /// struct Args {
+    ///     #[command(flatten)]
+    ///     serve: ServeArgs,
+    /// }
+    ///
+    /// let serve = Args::try_parse_from(["demo"])?.serve.with_stdio_hint("");
+    /// # let _ = serve;
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn with_stdio_hint(mut self, hint: impl Into<String>) -> Self {
+        self.settings.stdio_hint = Some(hint.into());
+        self
+    }
+
+    /// The HTTP options to serve with: the base ([`with_http_options`](Self::with_http_options))
+    /// with the flags applied: `--legacy-mode` if given, and the `--allowed-host` and
+    /// `--allowed-origin` values added.
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use mcp_runtime::launch::ServeArgs;
+    ///
+    /// #[derive(Parser)]
+    /// struct Args {
+    ///     #[command(flatten)]
+    ///     serve: ServeArgs,
+    /// }
+    ///
+    /// let args = Args::try_parse_from(["demo", "--allowed-origin", "https://app.example.com"])?;
+    /// let options = args.serve.http_options();
+    /// assert!(format!("{options:?}").contains("https://app.example.com"));
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn http_options(&self) -> HttpOptions {
+        let mut options = self.settings.http_options.clone();
+        if let Some(mode) = self.legacy_mode {
+            options = options.legacy_mode(mode);
+        }
+        for host in &self.allowed_hosts {
+            options = options.allow_host(host);
+        }
+        for origin in &self.allowed_origins {
+            options = options.allow_origin(origin);
+        }
+        options
+    }
+
+    /// Binds `--bind` for `server` with [`http_options`](Self::http_options) and the access
+    /// the flags give: tokens from `--token-file` and `MCP_BEARER_TOKEN` required, and a
+    /// non-loopback address without them refused unless `--allow-unauthenticated` (checked
+    /// on the address really bound). Nothing is served until
+    /// [`HttpServer::run`](crate::transport::http::HttpServer::run).
+    ///
+    /// ```no_run
+    /// # async fn demo(serve: mcp_runtime::launch::ServeArgs, server: mcp_runtime::Server) -> std::io::Result<()> {
+    /// let http = serve.bind_http(server).await?;
+    /// eprintln!("listening at {}", http.url());
+    /// http.run().await
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub async fn bind_http(&self, server: Server) -> std::io::Result<HttpServer> {
+        let access = Access::load(self.token_file.as_deref(), self.allow_unauthenticated)
+            .map_err(std::io::Error::other)?;
+        HttpServer::bind_with_access(self.bind.as_str(), server, self.http_options(), &access).await
+    }
+
+    /// Serves `server` on the chosen transport until the client goes away (stdio: stdin
+    /// closes) or the process is told to stop (HTTP: Ctrl-C or SIGTERM, then a graceful
+    /// shutdown). Over HTTP the URL is printed to stderr once it listens; over stdio, the
+    /// hint when stdin is a terminal. A transport failure (a refused or busy address, a
+    /// token file that cannot be read) is printed to stderr as `NAME: error`, NAME the
+    /// server's.
+    ///
+    /// Returns the exit code for `main`: success, or failure if the transport failed.
+    ///
+    /// ```no_run
+    /// use clap::Parser;
+    /// use mcp_runtime::launch::{ServeArgs, init_tracing};
+    /// use std::process::ExitCode;
+    ///
+    /// #[derive(Parser)]
+    /// #[command(version, about)]
+    /// struct Args {
+    ///     #[command(flatten)]
+    ///     serve: ServeArgs,
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> ExitCode {
+    ///     let args = Args::parse();
+    ///     init_tracing();
+    ///     match mcp_runtime::Server::builder("demo", "0.1.0").build() {
+    ///         Ok(server) => args.serve.serve(server).await,
+    ///         Err(e) => {
+    ///             eprintln!("demo: {e}");
+    ///             ExitCode::FAILURE
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    #[allow(
+        clippy::print_stderr,
+        reason = "the hint, the URL and errors go to stderr"
+    )]
+    pub async fn serve(self, server: Server) -> ExitCode {
+        let name = server.info().name.clone();
+        let served = match self.transport {
+            Transport::Stdio => {
+                use std::io::IsTerminal;
+                let hint = match &self.settings.stdio_hint {
+                    Some(hint) => hint.clone(),
+                    None => default_stdio_hint(&name),
+                };
+                if !hint.is_empty() && std::io::stdin().is_terminal() {
+                    eprintln!("{hint}");
+                }
+                crate::transport::stdio::serve_stdio(server).await
+            }
+            #[cfg(feature = "http")]
+            Transport::Http => match self.bind_http(server).await {
+                Ok(http) => {
+                    // One line, the URL last: scripts and tests read it from here.
+                    eprintln!("{name}: serving MCP over Streamable HTTP at {}", http.url());
+                    http.run().await
+                }
+                Err(e) => Err(e),
+            },
+        };
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                // One line on stderr whatever `RUST_LOG` says, not a log event as well.
+                eprintln!("{name}: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// The stdio hint unless the server gives its own.
+fn default_stdio_hint(name: &str) -> String {
+    format!(
+        "{name}: serving MCP on stdio; paste one JSON-RPC message per line, e.g.\n\
+         {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n(Ctrl-D to quit)"
+    )
+}
+
+/// Sends `tracing` output to stderr (stdout belongs to the protocol), filtered by
+/// `RUST_LOG`, else by [`DEFAULT_LOG_FILTER`]: warnings, errors and the audit trail
+/// (`RUST_LOG=warn` leaves the audit out). Does nothing if the program already set a global
+/// subscriber, so a `main` with its own logging keeps it.
+///
+/// ```no_run
+/// mcp_runtime::launch::init_tracing();
+/// tracing::warn!("this goes to stderr");
+/// ```
+pub fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
+    let _already_set = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+}
+
+/// A server binary's `main` in one expression: the program's name, version and description
+/// (for `--help`, `--version` and error lines), what code sets beside the flags, and
+/// [`run`](Self::run). Made by [`launcher!`](crate::launcher) with the calling package's
+/// metadata, or by [`new`](Self::new).
+///
+/// ```no_run
+/// use mcp_runtime::transport::http::{HttpOptions, LegacyMode};
+///
+/// # fn server() -> Result<mcp_runtime::Server, mcp_runtime::server::BuildError> {
+/// #     mcp_runtime::Server::builder("demo", "0.1.0").build()
+/// # }
+/// fn main() -> std::process::ExitCode {
+///     mcp_runtime::launcher!()
+///         .http_options(HttpOptions::default().legacy_mode(LegacyMode::Stateless))
+///         .run(server)
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Launcher {
+    name: String,
+    version: String,
+    about: Option<String>,
+    settings: Settings,
+}
+
+impl Launcher {
+    /// A launcher for the program `name` (the usage line and error messages) at `version`
+    /// (`--version`). [`launcher!`](crate::launcher) fills both in from `Cargo.toml`.
+    ///
+    /// ```
+    /// let launcher = mcp_runtime::launch::Launcher::new("weather", "1.2.0");
+    /// assert!(launcher.command().render_version().contains("weather 1.2.0"));
+    /// ```
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            about: None,
+            settings: Settings::default(),
+        }
+    }
+
+    /// What `--help` says the program is (an empty text says nothing).
+    ///
+    /// ```
+    /// let launcher = mcp_runtime::launch::Launcher::new("weather", "1.2.0")
+    ///     .about("Current weather for a city");
+    /// assert!(launcher.command().render_help().to_string().contains("Current weather"));
+    /// ```
+    pub fn about(mut self, about: impl Into<String>) -> Self {
+        let about = about.into();
+        self.about = (!about.is_empty()).then_some(about);
+        self
+    }
+
+    /// The base HTTP options the flags apply over; see [`ServeArgs::with_http_options`].
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::{HttpOptions, LegacyMode};
+    ///
+    /// let launcher = mcp_runtime::launcher!()
+    ///     .http_options(HttpOptions::default().legacy_mode(LegacyMode::Stateless));
+    /// let args = launcher.try_parse_from(["demo"])?;
+    /// assert!(format!("{:?}", args.http_options()).contains("Stateless"));
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn http_options(mut self, base: HttpOptions) -> Self {
+        self.settings.http_options = base;
+        self
+    }
+
+    /// The hint stdio shows when stdin is a terminal; see [`ServeArgs::with_stdio_hint`].
+    ///
+    /// ```
+    /// let launcher = mcp_runtime::launcher!().stdio_hint("");
+    /// # let _ = launcher;
+    /// ```
+    pub fn stdio_hint(mut self, hint: impl Into<String>) -> Self {
+        self.settings.stdio_hint = Some(hint.into());
+        self
+    }
+
+    /// The program's `clap` command: its name, version and about, with the [`ServeArgs`]
+    /// options (for shell completions, or to check the help text in a test).
+    ///
+    /// ```
+    /// let help = mcp_runtime::launcher!().command().render_long_help().to_string();
+    /// assert!(help.contains("--transport"));
+    /// ```
+    pub fn command(&self) -> Command {
+        self.finish(ServeArgs::augment_args(self.base_command()))
+    }
+
+    /// Parses `args` (the program's name first) into [`ServeArgs`] carrying this launcher's
+    /// settings. `MCP_*` variables fill in what the arguments leave out.
+    ///
+    /// ```
+    /// use mcp_runtime::launch::Transport;
+    ///
+    /// let args = mcp_runtime::launcher!().try_parse_from(["demo", "--transport", "stdio"])?;
+    /// assert_eq!(args.transport, Transport::Stdio);
+    /// assert!(mcp_runtime::launcher!().try_parse_from(["demo", "--transport", "pigeon"]).is_err());
+    /// # Ok::<(), clap::Error>(())
+    /// ```
+    pub fn try_parse_from<I, T>(&self, args: I) -> Result<ServeArgs, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let matches = self.command().try_get_matches_from(args)?;
+        self.serve_args(&matches)
+    }
+
+    /// Runs the program: parses the command line (printing help, the version or a usage
+    /// error and exiting, as clap does), sends logs to stderr ([`init_tracing`]), builds the
+    /// server with `build` and serves it ([`ServeArgs::serve`]) on a multi-threaded tokio
+    /// runtime. If `build` fails, prints `NAME: error` to stderr and returns failure.
+    ///
+    /// `build` runs inside the runtime, so it may spawn tasks.
+    ///
+    /// ```no_run
+    /// # fn server() -> Result<mcp_runtime::Server, mcp_runtime::server::BuildError> {
+    /// #     mcp_runtime::Server::builder("demo", "0.1.0").build()
+    /// # }
+    /// fn main() -> std::process::ExitCode {
+    ///     mcp_runtime::launcher!().run(server)
+    /// }
+    /// ```
+    pub fn run<F, E>(self, build: F) -> ExitCode
+    where
+        F: FnOnce() -> Result<Server, E>,
+        E: Display,
+    {
+        let matches = self.command().get_matches();
+        let serve = self.serve_args(&matches).unwrap_or_else(|e| e.exit());
+        self.launch(serve, build)
+    }
+
+    /// Like [`run`](Self::run), for a program with flags or arguments of its own: `A`'s
+    /// arguments are parsed beside the [`ServeArgs`] options (they share one `--help`), and
+    /// `build` gets them.
+    ///
+    /// ```no_run
+    /// use std::path::PathBuf;
+    ///
+    /// /// The program's own arguments.
+    /// #[derive(clap::Args)]
+    /// struct Dirs {
+    ///     /// The directories to serve.
+    ///     #[arg(value_name = "DIR", required = true)]
+    ///     dirs: Vec<PathBuf>,
+    /// }
+    ///
+    /// # fn server(dirs: Vec<PathBuf>) -> Result<mcp_runtime::Server, mcp_runtime::server::BuildError> {
+    /// #     mcp_runtime::Server::builder("demo", "0.1.0").build()
+    /// # }
+    /// fn main() -> std::process::ExitCode {
+    ///     mcp_runtime::launcher!().run_with(|Dirs { dirs }| server(dirs))
+    /// }
+    /// ```
+    pub fn run_with<A, F, E>(self, build: F) -> ExitCode
+    where
+        A: Args + FromArgMatches,
+        F: FnOnce(A) -> Result<Server, E>,
+        E: Display,
+    {
+        let matches = self.command_with::<A>().get_matches();
+        let own = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let serve = self.serve_args(&matches).unwrap_or_else(|e| e.exit());
+        self.launch(serve, || build(own))
+    }
+
+    /// The command without any arguments.
+    fn base_command(&self) -> Command {
+        Command::new(self.name.clone()).version(self.version.clone())
+    }
+
+    /// The command with `A`'s arguments first, then the [`ServeArgs`] options.
+    fn command_with<A: Args>(&self) -> Command {
+        self.finish(ServeArgs::augment_args(A::augment_args(
+            self.base_command(),
+        )))
+    }
+
+    /// Sets the about text last: augmenting with an `Args` struct sets the command's about
+    /// to that struct's doc comment, which describes the struct, not the program.
+    fn finish(&self, command: Command) -> Command {
+        let command = command.long_about(Resettable::Reset);
+        match &self.about {
+            Some(about) => command.about(about.clone()),
+            None => command.about(Resettable::Reset),
+        }
+    }
+
+    /// [`ServeArgs`] from parsed matches, with this launcher's settings.
+    fn serve_args(&self, matches: &clap::ArgMatches) -> Result<ServeArgs, clap::Error> {
+        let mut serve = ServeArgs::from_arg_matches(matches)?;
+        serve.settings = self.settings.clone();
+        Ok(serve)
+    }
+
+    /// Logging, the runtime, the server, serving.
+    #[allow(
+        clippy::print_stderr,
+        reason = "a server that cannot start says why on stderr"
+    )]
+    fn launch<F, E>(self, serve: ServeArgs, build: F) -> ExitCode
+    where
+        F: FnOnce() -> Result<Server, E>,
+        E: Display,
+    {
+        init_tracing();
+        let runtime = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                eprintln!("{}: cannot start the async runtime: {e}", self.name);
+                return ExitCode::FAILURE;
+            }
+        };
+        runtime.block_on(async {
+            match build() {
+                Ok(server) => serve.serve(server).await,
+                Err(e) => {
+                    eprintln!("{}: {e}", self.name);
+                    ExitCode::FAILURE
+                }
+            }
+        })
+    }
+}
+
+/// A [`Launcher`] for the calling package: its binary's name (the package's, outside a
+/// binary), version and description from `Cargo.toml`, for `--help`, `--version` and error
+/// lines.
+///
+/// ```no_run
+/// # fn server() -> Result<mcp_runtime::Server, mcp_runtime::server::BuildError> {
+/// #     mcp_runtime::Server::builder("demo", "0.1.0").build()
+/// # }
+/// fn main() -> std::process::ExitCode {
+///     mcp_runtime::launcher!().run(server)
+/// }
+/// ```
+#[macro_export]
+macro_rules! launcher {
+    () => {
+        $crate::launch::Launcher::new(
+            match ::core::option_env!("CARGO_BIN_NAME") {
+                ::core::option::Option::Some(name) => name,
+                ::core::option::Option::None => ::core::env!("CARGO_PKG_NAME"),
+            },
+            ::core::env!("CARGO_PKG_VERSION"),
+        )
+        .about(::core::env!("CARGO_PKG_DESCRIPTION"))
+    };
+}
