@@ -85,8 +85,11 @@ pub enum DevTransport {
 /// it exits).
 pub fn exec(args: Args) -> Result<()> {
     if args.inspector {
-        // Built first: the Inspector gives the server it starts 15 s to answer, less than a
-        // project's first build takes.
+        // Built first, then the dev server the Inspector will start is asked `initialize`
+        // (it answers once its own check finds nothing to rebuild), and only then is the
+        // Inspector started: its connect timeout is then about start-up, not a build. The
+        // Inspector also gets a connect timeout that covers a rebuild
+        // (`inspector::CONNECT_TIMEOUT`), for a file saved in between.
         let cwd = std::env::current_dir().context("cannot read the current folder")?;
         let binary = project::locate(
             args.manifest_path.as_deref(),
@@ -99,7 +102,9 @@ pub fn exec(args: Args) -> Result<()> {
             binary.bin
         );
         project::build(&binary, "dev", &cwd)?;
-        return inspector::run(inspector_server(&args)?);
+        let server = inspector_server(&args)?;
+        block_on(inspector::wait_until_serving(&server, &cwd))?;
+        return inspector::run(&server, &binary.bin);
     }
     let transport = match args.transport {
         DevTransport::Stdio => dev::Transport::Stdio,

@@ -471,7 +471,10 @@ fn the_inspector_is_installed_pinned_and_talks_to_dev() {
     let listed = output(
         Command::new(node22.join("node"))
             .arg(&launcher)
-            .args(["--cli", "--method", "tools/list", "-e"])
+            // `cargo mcp dev` checks the build before it serves: the CLI's default 15 s to
+            // connect is no bound for that on a busy machine.
+            .args(["--cli", "--connect-timeout", "600000"])
+            .args(["--method", "tools/list", "-e"])
             .arg(format!("CARGO_TARGET_DIR={}", target.display()))
             .args(["-e", "CARGO_PROFILE_DEV_DEBUG=false", "--cwd"])
             .arg(&project)

@@ -11,16 +11,30 @@
 //!   it is given this very program: `cargo-mcp dev` with the same project flags and server
 //!   arguments (minus `--inspector`); the Inspector's connection then gets every rebuild and
 //!   `list_changed` like any client.
+//! - **Started once the dev server answers.** The project is built first, and the very
+//!   command the Inspector will start answers `initialize` before the Inspector starts
+//!   ([`wait_until_serving`]). The Inspector is then given it in a session config file
+//!   (`--config`, `--server`) with a connect timeout of [`CONNECT_TIMEOUT`] instead of its
+//!   default 15 s, which a rebuild on a busy machine exceeds: neither the command nor its
+//!   test depends on the machine's speed.
 //! - Needs Node.js 22.19 or newer (the Inspector's own requirement); checked first, with a
 //!   message saying what was found.
 
+use crate::ops::connect::{ServerSpec, connect};
 use anyhow::{Context as _, Result, bail};
+use mcp_runtime::client::{EraMode, InputHandler};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 /// The Inspector version installed and run.
 pub const INSPECTOR_VERSION: &str = "2.12.0";
+
+/// How long the Inspector waits for the dev server to answer `initialize`: long enough for
+/// a rebuild (the dev server builds before it serves), where the Inspector's own default is
+/// 15 s.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The oldest Node.js the pinned Inspector runs on.
 const NODE_MIN: (u32, u32) = (22, 19);
@@ -113,14 +127,62 @@ fn installed_version(package: &Path) -> Option<String> {
     manifest.get("version")?.as_str().map(str::to_owned)
 }
 
-/// Runs the Inspector with `server` as the stdio command it starts (the program, then its
+/// Starts `server` (the dev command the Inspector will start: the program, then its
+/// arguments) and returns once it answers `initialize`; an error says why it did not (it
+/// exited, or did not answer within [`CONNECT_TIMEOUT`]).
+pub async fn wait_until_serving(server: &[OsString], cwd: &Path) -> Result<()> {
+    let command = server
+        .iter()
+        .map(|part| part.to_string_lossy().into_owned())
+        .collect();
+    let connection = connect(
+        &ServerSpec::Command(command),
+        EraMode::Legacy,
+        CONNECT_TIMEOUT,
+        cwd,
+        InputHandler::new(),
+    )
+    .await
+    .context("the dev server did not start, so the Inspector was not started")?;
+    connection.close().await;
+    Ok(())
+}
+
+/// The Inspector's session config: one stdio server, `name`, started as `server` (the
+/// program, then its arguments), with [`CONNECT_TIMEOUT`].
+fn session_config(server: &[OsString], name: &str) -> serde_json::Value {
+    let mut parts = server.iter().map(|p| p.to_string_lossy().into_owned());
+    let command = parts.next().unwrap_or_default();
+    let args: Vec<String> = parts.collect();
+    serde_json::json!({
+        "mcpServers": {
+            name: {
+                "type": "stdio",
+                "command": command,
+                "args": args,
+                "connectionTimeout": CONNECT_TIMEOUT.as_millis() as u64,
+            }
+        }
+    })
+}
+
+/// Runs the Inspector on the stdio server `name`, started as `server` (the program, then its
 /// arguments), until it exits.
-pub fn run(server: Vec<OsString>) -> Result<()> {
+pub fn run(server: &[OsString], name: &str) -> Result<()> {
     let launcher = ensure_installed()?;
+    // A read-only session file the Inspector reads at start; removed when it exits.
+    let mut config = tempfile::Builder::new()
+        .prefix("cargo-mcp-inspector-")
+        .suffix(".json")
+        .tempfile()
+        .context("cannot write the Inspector's session config")?;
+    serde_json::to_writer(&mut config, &session_config(server, name))
+        .context("cannot write the Inspector's session config")?;
     let status = Command::new("node")
         .arg(&launcher)
-        .arg("--")
-        .args(&server)
+        .arg("--config")
+        .arg(config.path())
+        .args(["--server", name])
         .stdin(Stdio::inherit())
         .status()
         .context("cannot start the MCP Inspector")?;
@@ -133,6 +195,22 @@ pub fn run(server: Vec<OsString>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_session_config_names_the_dev_command_and_a_long_connect_timeout() {
+        let server: Vec<OsString> = ["/bin/cargo-mcp", "dev", "--bin", "weather"]
+            .map(OsString::from)
+            .into();
+        let config = session_config(&server, "weather");
+        let entry = &config["mcpServers"]["weather"];
+        assert_eq!(entry["command"], "/bin/cargo-mcp");
+        assert_eq!(
+            entry["args"],
+            serde_json::json!(["dev", "--bin", "weather"])
+        );
+        assert_eq!(entry["type"], "stdio");
+        assert_eq!(entry["connectionTimeout"], 600_000);
+    }
 
     #[test]
     fn node_versions_are_read() {
