@@ -22,7 +22,10 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::prompt::PromptFactory;
 pub use crate::resource::uri_template::assert_uri_template;
+pub use crate::resource::{ResourceFactory, TemplateFactory};
+pub use crate::tool::ToolFactory;
 pub use crate::tool::name::{
     assert_fn_prompt_name, assert_fn_tool_name, assert_prompt_name, assert_tool_name,
 };

@@ -76,6 +76,31 @@
 //! [`mcp_tools`] on an impl block), [`mcp_resource`] and [`mcp_prompt`]; every one of them
 //! in the program is added by `ServerBuilder::collected()`.
 //!
+//! ## What is stable
+//!
+//! This is 0.1: a minor release may still break things, and each says what it breaks. What
+//! is meant to last, and is kept compatible within a minor series:
+//!
+//! - the attributes and their keys, [`Server`] and [`ServerBuilder`], the [`Tool`](tool::Tool),
+//!   [`Resource`](resource::Resource) and [`Prompt`](prompt::Prompt) traits and their `*_fn`
+//!   constructors, the [`context`] layer (the request context, the caller, the extractors),
+//!   [`serve_stdio`], `serve_http`, `launch` and [`fs`]'s `FileService`;
+//! - the [`protocol`] types. The spec adds fields and kinds as it goes, so the structs and
+//!   most enums are `#[non_exhaustive]`: build them with their constructors and `with_*`
+//!   builders (or `Default` and field assignment), and give a `match` on an enum a wildcard
+//!   arm. Exhaustive on purpose, because their sets are fixed: [`Era`](protocol::Era), the
+//!   JSON-RPC framing types and [`RequestId`](protocol::RequestId), `ProgressToken`,
+//!   [`LoggingLevel`](protocol::LoggingLevel) (RFC 5424's eight levels), `Role`,
+//!   `SamplingRole` and [`ResourceContents`](protocol::ResourceContents) (text or blob).
+//!
+//! Public but not settled yet: the transport contract ([`server::Connection`] and the types
+//! [`transport`] names from it), the request pipeline's types ([`pipeline`]: what a layer
+//! sees and returns), the registries behind a built server, [`client`] (made for tests, the
+//! CLI and benchmarks) and [`testing`]. No public signature names a third-party type that
+//! is pinned exactly (a schema compiles into this crate's own
+//! [`Validator`](tool::schema::Validator)). `__private` (what the macros' expansions name)
+//! and the `fuzzing` feature are no API at all.
+//!
 //! ## Cargo features
 //!
 //! | feature | default | what it adds |

@@ -3,9 +3,7 @@
 //! as legacy server-to-client requests and as modern `input_required` rounds.
 
 use mcp_runtime::client::{Client, ClientError, EraMode, InputHandler};
-use mcp_runtime::protocol::{
-    CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, McpError, Root, SamplingRole,
-};
+use mcp_runtime::protocol::{CallToolResult, CreateMessageResult, ElicitResult, McpError, Root};
 use mcp_tests::http::Spawned;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -23,10 +21,9 @@ fn handler(asked: &Asked) -> InputHandler {
                 .unwrap()
                 .push(format!("elicit: {}", params.message));
             async {
-                Ok(ElicitResult {
-                    action: ElicitAction::Accept,
-                    content: Some(json!({"name": "Ada"}).as_object().unwrap().clone()),
-                })
+                Ok(ElicitResult::accept(
+                    json!({"name": "Ada"}).as_object().cloned(),
+                ))
             }
         })
         .on_sample(move |params| {
@@ -35,22 +32,16 @@ fn handler(asked: &Asked) -> InputHandler {
                 serde_json::to_string(&params.messages).unwrap()
             ));
             async {
-                Ok(CreateMessageResult {
-                    role: SamplingRole::Assistant,
-                    content: json!({"type": "text", "text": "Paris."}),
-                    model: "test-model".into(),
-                    stop_reason: Some("endTurn".into()),
-                })
+                Ok(CreateMessageResult::new(
+                    json!({"type": "text", "text": "Paris."}),
+                    "test-model",
+                )
+                .with_stop_reason("endTurn"))
             }
         })
         .on_roots(move || {
             c.lock().unwrap().push("roots".into());
-            async {
-                Ok(vec![Root {
-                    uri: "file:///work/project".into(),
-                    name: Some("project".into()),
-                }])
-            }
+            async { Ok(vec![Root::new("file:///work/project").with_name("project")]) }
         })
 }
 
@@ -309,12 +300,9 @@ async fn retries_echo_the_state_carry_the_answers_and_stop_after_the_bound() {
         1 => json!({"resultType": "complete", "capabilities": {}}),
         _ => asks_for_roots(&format!("state-{n}")),
     });
-    let client = client.with_input_handler(InputHandler::new().on_roots(|| async {
-        Ok(vec![Root {
-            uri: "file:///r".into(),
-            name: None,
-        }])
-    }));
+    let client = client.with_input_handler(
+        InputHandler::new().on_roots(|| async { Ok(vec![Root::new("file:///r")]) }),
+    );
     bounded(client.connect(EraMode::Modern)).await.unwrap();
     let error = bounded(client.call_tool("list_roots", json!({"x": 1})))
         .await

@@ -287,9 +287,10 @@ async fn a_cached_tool_answers_a_repeated_call_without_running_again() {
 fn cache_without_read_only_and_idempotent_annotations_is_refused() {
     let lookup = tool_fn(
         ToolDefinition::new("lookup", "Looks a key up.", json!({"type": "object"}))
-            .with_annotations(ToolAnnotations {
-                read_only_hint: Some(true),
-                ..ToolAnnotations::default()
+            .with_annotations({
+                let mut hints = ToolAnnotations::default();
+                hints.read_only_hint = Some(true);
+                hints
             }),
         |_, _| async { "value" },
     )

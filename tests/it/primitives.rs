@@ -656,9 +656,10 @@ fn registration_checks_resources_and_prompts() {
             |_, _| async { "" },
         ))
         .prompt(prompt_fn(
-            PromptDefinition {
-                description: None,
-                ..PromptDefinition::new("undescribed", "")
+            {
+                let mut undescribed = PromptDefinition::new("undescribed", "");
+                undescribed.description = None;
+                undescribed
             },
             |_, _| async { "" },
         ))
@@ -684,14 +685,8 @@ fn registration_checks_resources_and_prompts() {
 #[tokio::test]
 async fn each_primitive_lists_with_its_own_cache_hints() {
     use mcp_runtime::protocol::lifecycle::{CachePolicy, CacheScope};
-    let hour = CachePolicy {
-        ttl_ms: 3_600_000,
-        scope: CacheScope::Public,
-    };
-    let minute = CachePolicy {
-        ttl_ms: 60_000,
-        scope: CacheScope::Private,
-    };
+    let hour = CachePolicy::new(3_600_000, CacheScope::Public);
+    let minute = CachePolicy::new(60_000, CacheScope::Private);
     let s = Server::builder("cached", "1.0.0")
         .resource(resource_fn(
             ResourceDefinition::new("config://app", "config"),

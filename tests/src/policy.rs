@@ -122,10 +122,11 @@ pub fn builder() -> ServerBuilder {
                 "Counts its runs; repeated calls are answered from the cache.",
                 object(json!({"q": {"type": "string"}})),
             )
-            .with_annotations(ToolAnnotations {
-                read_only_hint: Some(true),
-                idempotent_hint: Some(true),
-                ..ToolAnnotations::default()
+            .with_annotations({
+                let mut hints = ToolAnnotations::default();
+                hints.read_only_hint = Some(true);
+                hints.idempotent_hint = Some(true);
+                hints
             }),
             move |args, _| {
                 let n = counters.cached_runs.fetch_add(1, Ordering::SeqCst) + 1;

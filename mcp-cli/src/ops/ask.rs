@@ -9,8 +9,8 @@
 
 use mcp_runtime::client::InputHandler;
 use mcp_runtime::protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitRequestParams, ElicitResult,
-    ErrorCode, McpError, Root, SamplingRole,
+    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ErrorCode,
+    McpError, Root, SamplingRole,
 };
 use serde_json::{Map, Value, json};
 use std::io::{self, BufRead, Write};
@@ -45,26 +45,17 @@ pub fn elicit(
         writeln!(out, "It wants you to open: {url}")?;
         write!(out, "Open it? [y]es / [n]o (decline) / [c]ancel: ")?;
         out.flush()?;
-        let action = match line(input)?.as_deref().map(str::trim) {
-            Some("y" | "Y" | "yes") => ElicitAction::Accept,
-            Some("n" | "N" | "no") => ElicitAction::Decline,
-            _ => ElicitAction::Cancel,
-        };
-        return Ok(ElicitResult {
-            action,
-            content: None,
+        return Ok(match line(input)?.as_deref().map(str::trim) {
+            Some("y" | "Y" | "yes") => ElicitResult::accept(None),
+            Some("n" | "N" | "no") => ElicitResult::decline(),
+            _ => ElicitResult::cancel(),
         });
     }
     write!(out, "Answer? [Y]es / [n]o (decline) / [c]ancel: ")?;
     out.flush()?;
     match line(input)?.as_deref().map(str::trim) {
         None | Some("c" | "C" | "cancel") => return Ok(cancelled()),
-        Some("n" | "N" | "no") => {
-            return Ok(ElicitResult {
-                action: ElicitAction::Decline,
-                content: None,
-            });
-        }
+        Some("n" | "N" | "no") => return Ok(ElicitResult::decline()),
         _ => {}
     }
     let schema = params.requested_schema.clone().unwrap_or(Value::Null);
@@ -83,17 +74,11 @@ pub fn elicit(
             Field::Ended => return Ok(cancelled()),
         }
     }
-    Ok(ElicitResult {
-        action: ElicitAction::Accept,
-        content: Some(content),
-    })
+    Ok(ElicitResult::accept(Some(content)))
 }
 
 fn cancelled() -> ElicitResult {
-    ElicitResult {
-        action: ElicitAction::Cancel,
-        content: None,
-    }
+    ElicitResult::cancel()
 }
 
 enum Field {
@@ -281,14 +266,13 @@ pub fn sample(
     }
     write!(out, "Answer as the model (empty to refuse): ")?;
     out.flush()?;
-    Ok(line(input)?
-        .filter(|l| !l.trim().is_empty())
-        .map(|text| CreateMessageResult {
-            role: SamplingRole::Assistant,
-            content: json!({"type": "text", "text": text}),
-            model: "cargo-mcp (typed by the user)".to_owned(),
-            stop_reason: Some("endTurn".to_owned()),
-        }))
+    Ok(line(input)?.filter(|l| !l.trim().is_empty()).map(|text| {
+        CreateMessageResult::new(
+            json!({"type": "text", "text": text}),
+            "cargo-mcp (typed by the user)",
+        )
+        .with_stop_reason("endTurn")
+    }))
 }
 
 /// The roots `cargo mcp call` offers: the current folder.
@@ -490,6 +474,7 @@ async fn on_terminal<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_runtime::protocol::ElicitAction;
 
     fn form(schema: Value) -> ElicitRequestParams {
         ElicitRequestParams::form("Tell me about you", schema)

@@ -189,6 +189,8 @@ fn render_block(content: &Content) -> String {
                 ) + "]"
             }
         },
+        // A kind of content newer than this match: shown as it came.
+        other => serde_json::to_string(other).unwrap_or_default(),
     }
 }
 
@@ -221,28 +223,19 @@ mod tests {
     use serde_json::json;
 
     fn text(uri: &str, text: &str) -> ResourceContents {
-        ResourceContents::Text(TextResourceContents {
-            uri: uri.into(),
-            mime_type: Some("text/plain".into()),
-            text: text.into(),
-            meta: None,
-        })
+        TextResourceContents::new(uri, text)
+            .with_mime_type("text/plain")
+            .into()
     }
 
     fn blob(uri: &str, data: &str) -> ResourceContents {
-        ResourceContents::Blob(BlobResourceContents {
-            uri: uri.into(),
-            mime_type: Some("image/png".into()),
-            blob: data.into(),
-            meta: None,
-        })
+        BlobResourceContents::new(uri, data)
+            .with_mime_type("image/png")
+            .into()
     }
 
     fn read(contents: Vec<ResourceContents>) -> ReadResourceResult {
-        ReadResourceResult {
-            contents,
-            meta: None,
-        }
+        ReadResourceResult::new(contents)
     }
 
     #[test]

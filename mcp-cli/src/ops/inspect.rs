@@ -381,6 +381,8 @@ pub fn render_result(result: &CallToolResult) -> String {
                 "[embedded resource] {}",
                 serde_json::to_string(&r.resource).unwrap_or_default()
             ),
+            // A kind of content newer than this match: shown as it came.
+            other => serde_json::to_string(other).unwrap_or_default(),
         });
     }
     if out.is_empty()
@@ -585,10 +587,7 @@ mod tests {
     fn results_render_for_people() {
         let text = render_result(&CallToolResult::text("5"));
         assert_eq!(text, "5\n");
-        let structured = CallToolResult {
-            structured_content: Some(json!({"a": 1})),
-            ..CallToolResult::default()
-        };
+        let structured = CallToolResult::structured(json!({"a": 1}));
         assert_eq!(render_result(&structured), "{\n  \"a\": 1\n}\n");
     }
 }

@@ -113,12 +113,9 @@ pub(crate) fn icons(
     icons.as_ref().map(|icons| {
         let srcs = icons.value.iter().map(|i| &i.value);
         quote! {
-            definition.icons = ::core::option::Option::Some(::std::vec![#(#rt::protocol::Icon {
-                src: ::std::string::String::from(#srcs),
-                mime_type: ::core::option::Option::None,
-                sizes: ::core::option::Option::None,
-                theme: ::core::option::Option::None,
-            }),*]);
+            definition.icons = ::core::option::Option::Some(::std::vec![
+                #(#rt::protocol::Icon::new(#srcs)),*
+            ]);
         }
     })
 }

@@ -142,7 +142,7 @@ fn prompt_items(prompt: &PromptFn, rt: &TokenStream) -> TokenStream {
         }
 
         #rt::__private::inventory::submit! {
-            #rt::prompt::PromptFactory { make: __mcp_make }
+            #rt::__private::PromptFactory { make: __mcp_make }
         }
     }
 }

@@ -109,11 +109,11 @@ fn metadata(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
             None => quote!(::core::option::Option::None),
         };
         quote! {
-            definition.annotations = ::core::option::Option::Some(#rt::protocol::Annotations {
-                audience: #audience,
-                priority: #priority,
-                ..::core::default::Default::default()
-            });
+            // Field by field: the type is `#[non_exhaustive]`, so no struct expression.
+            let mut annotations: #rt::protocol::Annotations = ::core::default::Default::default();
+            annotations.audience = #audience;
+            annotations.priority = #priority;
+            definition.annotations = ::core::option::Option::Some(annotations);
         }
     });
     let icons = icons(rt, &a.icons);
@@ -202,7 +202,7 @@ fn fixed_items(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
         }
 
         #rt::__private::inventory::submit! {
-            #rt::resource::ResourceFactory { make: __mcp_make }
+            #rt::__private::ResourceFactory { make: __mcp_make }
         }
     }
 }
@@ -293,7 +293,7 @@ fn template_items(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
         }
 
         #rt::__private::inventory::submit! {
-            #rt::resource::TemplateFactory { make: __mcp_make }
+            #rt::__private::TemplateFactory { make: __mcp_make }
         }
     }
 }

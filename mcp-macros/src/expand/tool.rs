@@ -55,7 +55,7 @@ pub(crate) fn expand(tool: &ToolFn) -> TokenStream {
             }
 
             #rt::__private::inventory::submit! {
-                #rt::tool::ToolFactory { make: __mcp_make }
+                #rt::__private::ToolFactory { make: __mcp_make }
             }
         };
     }
@@ -227,13 +227,13 @@ fn annotations(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
             hint(&a.open_world),
         );
         quote! {
-            definition.annotations = ::core::option::Option::Some(#rt::protocol::ToolAnnotations {
-                read_only_hint: #r,
-                destructive_hint: #d,
-                idempotent_hint: #i,
-                open_world_hint: #o,
-                ..::core::default::Default::default()
-            });
+            // Field by field: the type is `#[non_exhaustive]`, so no struct expression.
+            let mut annotations: #rt::protocol::ToolAnnotations = ::core::default::Default::default();
+            annotations.read_only_hint = #r;
+            annotations.destructive_hint = #d;
+            annotations.idempotent_hint = #i;
+            annotations.open_world_hint = #o;
+            definition.annotations = ::core::option::Option::Some(annotations);
         }
     })
 }

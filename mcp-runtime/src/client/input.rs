@@ -48,15 +48,11 @@ type RootsFn = dyn Fn() -> Answer<Vec<Root>> + Send + Sync;
 ///
 /// ```
 /// use mcp_runtime::client::{Client, InputHandler};
-/// use mcp_runtime::protocol::{ElicitAction, ElicitResult, Root};
+/// use mcp_runtime::protocol::{ElicitResult, Root};
 /// # fn demo(client: Client) -> Client {
 /// let handler = InputHandler::new()
-///     .on_elicit(|_params| async {
-///         Ok(ElicitResult { action: ElicitAction::Decline, content: None })
-///     })
-///     .on_roots(|| async {
-///         Ok(vec![Root { uri: "file:///work".into(), name: Some("work".into()) }])
-///     });
+///     .on_elicit(|_params| async { Ok(ElicitResult::decline()) })
+///     .on_roots(|| async { Ok(vec![Root::new("file:///work").with_name("work")]) });
 /// client.with_input_handler(handler)
 /// # }
 /// ```

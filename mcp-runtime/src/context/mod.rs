@@ -7,7 +7,7 @@
 //! - the extractors: [`State`], [`FromRef`], [`FromContext`], over the server's
 //!   [`Extensions`];
 //! - [`Peer`]: the outbound half of a connection;
-//! - [`input`](crate::input): the input channel, asking the client (elicitation, sampling,
+//! - [`input`]: the input channel, asking the client (elicitation, sampling,
 //!   roots) in both eras;
 //! - [`Json`] and [`ResourceError`], which tools, resources and the context share.
 //!

@@ -5,7 +5,7 @@ use tokio::sync::mpsc;
 /// The sending half of a connection: serialized JSON-RPC lines on their way to the client.
 ///
 /// A transport creates one per connection (and, for transports that frame each request on
-/// its own, one per request for its notifications; see [`Exchange`](super::Exchange)) and
+/// its own, one per request for its notifications; see [`Exchange`](crate::transport::Exchange)) and
 /// writes whatever arrives on the receiving end to its client, in order.
 ///
 /// ```

@@ -15,7 +15,7 @@ use std::time::Duration;
 const CONTEXT: usize = 4;
 
 /// A unified diff of two texts, labelled `label` on both sides.
-pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
+pub(crate) fn unified_diff(label: &str, old: &str, new: &str) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
@@ -63,7 +63,7 @@ pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
 
 /// Wraps a diff in a Markdown code fence of backticks longer than any run inside it,
 /// followed by a blank line: the reference server's `edit_file` result text.
-pub fn fenced_diff(diff: &str) -> String {
+pub(crate) fn fenced_diff(diff: &str) -> String {
     let mut ticks = 3;
     while diff.contains(&"`".repeat(ticks)) {
         ticks += 1;

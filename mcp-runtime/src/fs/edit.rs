@@ -52,7 +52,7 @@ impl TextEdit {
 pub struct EditOutcome {
     /// The file, as asked for.
     pub path: FsPath,
-    /// A unified diff from the old text to the new (see [`unified_diff`]).
+    /// A unified diff from the old text to the new.
     pub diff: String,
     /// Whether the file was written (false for a dry run).
     pub written: bool,

@@ -110,9 +110,11 @@ mod walk;
 mod work;
 mod write;
 
-pub use atomic::{STALE_AFTER, TEMP_PREFIX, temp_file_name};
+/// The name a temporary file of this process gets (plumbing, for tests that plant one).
+#[doc(hidden)]
+pub use atomic::temp_file_name;
+pub use atomic::{STALE_AFTER, TEMP_PREFIX};
 pub use audit::AUDIT_TARGET;
-pub use diff::{fenced_diff, unified_diff};
 pub use edit::{EditOutcome, TextEdit};
 pub use error::{FsError, FsErrorKind, FsResult};
 pub use info::FileInfo;

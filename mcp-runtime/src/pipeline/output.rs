@@ -4,7 +4,7 @@
 
 use super::{BoxError, McpRequest, Outcome};
 use crate::protocol::CallToolResult;
-use crate::tool::schema::{self, CheckedSchema};
+use crate::tool::schema::CheckedSchema;
 use pin_project_lite::pin_project;
 use std::future::Future;
 use std::pin::Pin;
@@ -84,7 +84,7 @@ fn check(schema: &CheckedSchema, tool: &str, result: CallToolResult) -> CallTool
             "the tool declares an outputSchema but returned no structuredContent".to_owned()
         }
         (Ok(validator), Some(v)) if validator.is_valid(v) => return result,
-        (Ok(validator), Some(v)) => schema::violations(validator, v).bullets(),
+        (Ok(validator), Some(v)) => validator.violations(v).bullets(),
     };
     tracing::error!(
         tool,

@@ -3,7 +3,7 @@
 
 use super::{BoxError, McpRequest, Outcome, Refusal};
 use crate::protocol::McpError;
-use crate::tool::schema::{self, CheckedSchema};
+use crate::tool::schema::CheckedSchema;
 use futures::future::{Either, Ready, ready};
 use serde_json::Value;
 use std::sync::Arc;
@@ -50,7 +50,7 @@ where
         // The validator wants a `Value`; moving the map in and out costs nothing.
         let arguments = Value::Object(std::mem::take(&mut request.arguments));
         if !validator.is_valid(&arguments) {
-            let found = schema::violations(validator, &arguments);
+            let found = validator.violations(&arguments);
             let message = format!(
                 "Invalid arguments for tool `{}` ({}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
                 request.target(),

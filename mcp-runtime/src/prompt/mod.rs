@@ -245,7 +245,9 @@ where
     }
 }
 
-/// A prompt registered by `#[mcp_prompt]`; see [`collected`].
+/// A prompt registered by `#[mcp_prompt]`; see [`collected`]. Plumbing of the macro (named
+/// through `__private`), not a public API.
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct PromptFactory {
     /// Builds the prompt.

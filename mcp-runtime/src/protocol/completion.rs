@@ -10,6 +10,7 @@ pub const MAX_COMPLETION_VALUES: usize = 100;
 /// What is being completed: a prompt's argument or a resource template's variable.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CompletionReference {
     /// A prompt, by name.
     #[serde(rename = "ref/prompt")]
@@ -27,6 +28,7 @@ pub enum CompletionReference {
 
 /// The argument being completed and what has been typed so far.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionArgument {
     /// The argument's (or variable's) name.
     pub name: String,
@@ -36,6 +38,7 @@ pub struct CompletionArgument {
 
 /// Arguments already chosen.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompletionContext {
     /// Already-resolved arguments, by name.
     #[serde(default)]
@@ -44,6 +47,7 @@ pub struct CompletionContext {
 
 /// `completion/complete` params.
 #[derive(Debug, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteParams {
     /// What is being completed.
     #[serde(rename = "ref")]
@@ -61,6 +65,7 @@ pub struct CompleteParams {
 /// Suggested values.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// At most [`MAX_COMPLETION_VALUES`] values, best first.
     pub values: Vec<String>,
@@ -113,6 +118,7 @@ impl Completion {
 
 /// `completion/complete` result.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// The suggestions.
     pub completion: Completion,

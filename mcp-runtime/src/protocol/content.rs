@@ -17,6 +17,7 @@ pub enum Role {
 /// Hints about how to use a piece of content.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Who it is meant for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,6 +33,7 @@ pub struct Annotations {
 /// One content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Content {
     /// Text.
     Text(TextContent),
@@ -104,6 +106,7 @@ impl Content {
 
 /// A text block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextContent {
     /// The text.
     pub text: String,
@@ -118,6 +121,7 @@ pub struct TextContent {
 /// An image or audio block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BinaryContent {
     /// Base64-encoded bytes.
     pub data: String,
@@ -146,6 +150,7 @@ impl BinaryContent {
 /// A link to a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// The resource's URI.
     pub uri: String,
@@ -176,6 +181,7 @@ pub struct ResourceLink {
 
 /// A resource embedded in a result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// Its contents.
     pub resource: ResourceContents,
@@ -187,7 +193,8 @@ pub struct EmbeddedResource {
     pub meta: Option<JsonObject>,
 }
 
-/// A resource's contents: text or base64 blob.
+/// A resource's contents: text or base64 blob. (Exhaustive on purpose, as [`Role`] is:
+/// these are the wire format's two forms; a new kind of content would be a new type.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum ResourceContents {
@@ -200,6 +207,7 @@ pub enum ResourceContents {
 /// Text contents of a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The URI.
     pub uri: String,
@@ -216,6 +224,7 @@ pub struct TextResourceContents {
 /// Binary contents of a resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The URI.
     pub uri: String,
@@ -227,4 +236,67 @@ pub struct BlobResourceContents {
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+impl TextResourceContents {
+    /// The text of the resource at `uri`.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{ResourceContents, TextResourceContents};
+    ///
+    /// let contents = TextResourceContents::new("config://app", "{}").with_mime_type("application/json");
+    /// assert_eq!(contents.mime_type.as_deref(), Some("application/json"));
+    /// let _: ResourceContents = contents.into();
+    /// ```
+    pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            text: text.into(),
+            meta: None,
+        }
+    }
+
+    /// With its MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl BlobResourceContents {
+    /// The bytes of the resource at `uri`, base64-encoded.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::BlobResourceContents;
+    ///
+    /// let logo = BlobResourceContents::new("echo://logo", "iVBORw0KGgo=").with_mime_type("image/png");
+    /// assert_eq!(logo.blob, "iVBORw0KGgo=");
+    /// ```
+    pub fn new(uri: impl Into<String>, blob_base64: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            mime_type: None,
+            blob: blob_base64.into(),
+            meta: None,
+        }
+    }
+
+    /// With its MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+}
+
+impl From<TextResourceContents> for ResourceContents {
+    fn from(contents: TextResourceContents) -> Self {
+        Self::Text(contents)
+    }
+}
+
+impl From<BlobResourceContents> for ResourceContents {
+    fn from(contents: BlobResourceContents) -> Self {
+        Self::Blob(contents)
+    }
 }

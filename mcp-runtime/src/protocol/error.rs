@@ -47,6 +47,7 @@ impl fmt::Display for ErrorCode {
 /// `isError: true` so the model can act on them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message} ({code})")]
+#[non_exhaustive]
 pub struct McpError {
     /// The error code.
     pub code: ErrorCode,

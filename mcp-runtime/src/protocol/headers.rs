@@ -71,6 +71,7 @@ pub fn decode_value(raw: &str) -> Option<Cow<'_, str>> {
 
 /// The JSON type of an argument mirrored into a header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParamKind {
     /// `"type": "string"`: compared as text.
     String,
@@ -82,6 +83,7 @@ pub enum ParamKind {
 
 /// One `x-mcp-header` annotation of a tool's input schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParamHeader {
     /// The property's path from the root through `properties` (`["region"]`, or deeper).
     pub path: Vec<String>,

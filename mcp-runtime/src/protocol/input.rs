@@ -32,6 +32,7 @@ pub const ROOTS_METHOD: &str = "roots/list";
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestParams {
     /// `form` or `url`; absent means `form`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -85,6 +86,7 @@ impl ElicitRequestParams {
 /// What the user did with an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ElicitAction {
     /// Submitted (form: `content` holds the answer; URL: consent to open the page).
     Accept,
@@ -96,12 +98,48 @@ pub enum ElicitAction {
 
 /// The result of `elicitation/create`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,
     /// The answer, with `accept` in form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<JsonObject>,
+}
+
+impl ElicitResult {
+    /// The user accepted, answering `content` (form mode; URL mode has none).
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{ElicitAction, ElicitResult};
+    ///
+    /// let answer = serde_json::json!({"environment": "staging"});
+    /// let accepted = ElicitResult::accept(answer.as_object().cloned());
+    /// assert_eq!(accepted.action, ElicitAction::Accept);
+    /// assert_eq!(ElicitResult::decline().action, ElicitAction::Decline);
+    /// ```
+    pub fn accept(content: Option<JsonObject>) -> Self {
+        Self {
+            action: ElicitAction::Accept,
+            content,
+        }
+    }
+
+    /// The user declined.
+    pub fn decline() -> Self {
+        Self {
+            action: ElicitAction::Decline,
+            content: None,
+        }
+    }
+
+    /// The user dismissed it without choosing.
+    pub fn cancel() -> Self {
+        Self {
+            action: ElicitAction::Cancel,
+            content: None,
+        }
+    }
 }
 
 /// Who speaks in a sampling message.
@@ -118,6 +156,7 @@ pub enum SamplingRole {
 /// `image`, `audio`, …) or an array of them, as the spec allows; kept as JSON so blocks this
 /// toolkit does not model (tool use and results) pass through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Who says it.
     pub role: SamplingRole,
@@ -157,6 +196,7 @@ impl SamplingMessage {
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageParams {
     /// The conversation so far.
     pub messages: Vec<SamplingMessage>,
@@ -250,6 +290,7 @@ impl CreateMessageParams {
 /// The result of `sampling/createMessage`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Normally `assistant`.
     pub role: SamplingRole,
@@ -263,6 +304,32 @@ pub struct CreateMessageResult {
 }
 
 impl CreateMessageResult {
+    /// An answer from `model`: `content` is one content block or an array of them, spoken
+    /// by the assistant.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::CreateMessageResult;
+    /// use serde_json::json;
+    ///
+    /// let answer = CreateMessageResult::new(json!({"type": "text", "text": "Hi"}), "m-1")
+    ///     .with_stop_reason("endTurn");
+    /// assert_eq!(answer.text().as_deref(), Some("Hi"));
+    /// ```
+    pub fn new(content: Value, model: impl Into<String>) -> Self {
+        Self {
+            role: SamplingRole::Assistant,
+            content,
+            model: model.into(),
+            stop_reason: None,
+        }
+    }
+
+    /// With why sampling stopped (`endTurn`, `stopSequence`, `maxTokens`, `toolUse`, …).
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+
     /// The text of the answer: its text blocks joined, or `None` when it has none.
     pub fn text(&self) -> Option<String> {
         let blocks: Vec<&Value> = match &self.content {
@@ -280,6 +347,7 @@ impl CreateMessageResult {
 
 /// A root the client exposes (a `file://` URI).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Root {
     /// The root's URI.
     pub uri: String,
@@ -289,6 +357,27 @@ pub struct Root {
 }
 
 impl Root {
+    /// A root at `uri` (a `file://` URI), without a name.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Root;
+    ///
+    /// let root = Root::new("file:///work/project").with_name("project");
+    /// assert_eq!(root.name.as_deref(), Some("project"));
+    /// ```
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+        }
+    }
+
+    /// With a name to show.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
     /// The root for a local folder: its `file://` URI and, as the name, its last component.
     pub fn from_path(path: &std::path::Path) -> Self {
         Self {
@@ -324,6 +413,7 @@ impl Root {
 
 /// The result of `roots/list`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots.
     pub roots: Vec<Root>,
@@ -333,6 +423,7 @@ pub struct ListRootsResult {
 /// [`InputRequiredResult`] (no `jsonrpc`, no `id`), and what a legacy server sends as a
 /// request. `roots/list` has no params (`{"method":"roots/list"}`; `params: {}` is read too).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum InputRequest {
     /// `elicitation/create`.
     Elicit(ElicitRequestParams),
@@ -438,6 +529,7 @@ impl InputRequest {
 /// the same request with `inputResponses` and `requestState`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InputRequiredResult {
     /// What is asked, by server-chosen key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -449,6 +541,7 @@ pub struct InputRequiredResult {
 
 /// `notifications/message` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoggingMessageParams {
     /// The severity.
     pub level: LoggingLevel,
@@ -461,6 +554,7 @@ pub struct LoggingMessageParams {
 
 /// `logging/setLevel` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SetLevelParams {
     /// The least severe level the client wants.
     pub level: LoggingLevel,

@@ -11,6 +11,7 @@ pub type JsonObject = Map<String, Value>;
 /// The name and version of an MCP implementation (`serverInfo`, `clientInfo`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -46,6 +47,7 @@ impl Implementation {
 
 /// What a client can do. Kept as raw objects: the server only checks presence.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// `roots` support.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,6 +150,7 @@ impl Implementation {
 
 /// What this server offers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Tools, when the server has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -176,6 +179,7 @@ pub struct ServerCapabilities {
 /// The `tools` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// Whether the server announces changes of its tool list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,6 +189,7 @@ pub struct ToolsCapability {
 /// The `resources` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// Whether clients may subscribe to a resource's updates (legacy
     /// `resources/subscribe`; modern `resourceSubscriptions` on `subscriptions/listen`).
@@ -198,6 +203,7 @@ pub struct ResourcesCapability {
 /// The `prompts` capability.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptsCapability {
     /// Whether the server announces changes of its prompt list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,6 +213,7 @@ pub struct PromptsCapability {
 /// `initialize` params (legacy handshake).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeParams {
     /// The version the client asks for.
     pub protocol_version: String,
@@ -223,6 +230,7 @@ pub struct InitializeParams {
 /// `initialize` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The negotiated version (always a legacy one).
     pub protocol_version: String,
@@ -238,6 +246,7 @@ pub struct InitializeResult {
 /// `server/discover` result body (the era fields are added by the projection).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct DiscoverResult {
     /// Modern versions this server serves.
     pub supported_versions: Vec<String>,
@@ -250,6 +259,7 @@ pub struct DiscoverResult {
 
 /// Params that carry nothing but `_meta` (`ping`, `server/discover`, unknown methods).
 #[derive(Debug, Clone, Default, Deserialize)]
+#[non_exhaustive]
 pub struct MetaOnlyParams {
     /// `_meta`.
     #[serde(rename = "_meta", default)]
@@ -259,6 +269,7 @@ pub struct MetaOnlyParams {
 /// Whether a result may be shared beyond one authorization context (modern caching).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// Gateways may share it across users.
     Public,
@@ -268,11 +279,26 @@ pub enum CacheScope {
 
 /// How long and how widely a modern client may cache a list or discover result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CachePolicy {
     /// `ttlMs`: milliseconds the result stays fresh (0: revalidate every time).
     pub ttl_ms: u64,
     /// `cacheScope`.
     pub scope: CacheScope,
+}
+
+impl CachePolicy {
+    /// Fresh for `ttl_ms` milliseconds, within `scope`.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::lifecycle::{CachePolicy, CacheScope};
+    ///
+    /// let hour = CachePolicy::new(3_600_000, CacheScope::Public);
+    /// assert_eq!(hour.ttl_ms, 3_600_000);
+    /// ```
+    pub fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        Self { ttl_ms, scope }
+    }
 }
 
 impl Default for CachePolicy {

@@ -43,6 +43,7 @@ impl fmt::Display for ProgressToken {
 /// that lost its version is answered with `-32602` instead of being served as legacy traffic
 /// with a legacy-shaped result the client cannot read.
 #[derive(Debug, Default, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 /// A prompt as `prompts/list` describes it (the spec's `Prompt`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptDefinition {
     /// Unique name.
     pub name: String,
@@ -68,6 +69,7 @@ impl PromptDefinition {
 /// One argument of a prompt. Its value always arrives as a string.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// The argument's name.
     pub name: String,
@@ -104,6 +106,7 @@ impl PromptArgument {
 
 /// One message of a prompt: a role and exactly one content block.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who says it.
     pub role: Role,
@@ -137,6 +140,7 @@ impl PromptMessage {
 /// `prompts/list` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// One page of prompts.
     pub prompts: Vec<PromptDefinition>,
@@ -147,6 +151,7 @@ pub struct ListPromptsResult {
 
 /// `prompts/get` params.
 #[derive(Debug, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct GetPromptParams {
     /// The prompt's name.
     pub name: String,
@@ -167,6 +172,7 @@ pub struct GetPromptParams {
 /// `prompts/get` result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// A description of this rendering.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 /// A resource with a fixed URI, as `resources/list` describes it (the spec's `Resource`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceDefinition {
     /// The resource's URI.
     pub uri: String,
@@ -86,6 +87,7 @@ impl ResourceDefinition {
 /// describes it (the spec's `ResourceTemplate`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplateDefinition {
     /// The URI template, e.g. `users://{id}/profile`.
     pub uri_template: String,
@@ -142,6 +144,7 @@ impl ResourceTemplateDefinition {
 /// `resources/list` result (the era fields are added by the projection).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// One page of resources.
     pub resources: Vec<ResourceDefinition>,
@@ -153,6 +156,7 @@ pub struct ListResourcesResult {
 /// `resources/templates/list` result.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// One page of templates.
     pub resource_templates: Vec<ResourceTemplateDefinition>,
@@ -163,6 +167,7 @@ pub struct ListResourceTemplatesResult {
 
 /// `resources/read`, `resources/subscribe` and `resources/unsubscribe` params.
 #[derive(Debug, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceUriParams {
     /// The resource's URI (concrete, never a template).
     pub uri: String,
@@ -180,10 +185,21 @@ pub struct ResourceUriParams {
 /// `resources/read` result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// The contents: one, or several (a directory's files).
     pub contents: Vec<ResourceContents>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
+}
+
+impl ReadResourceResult {
+    /// A read that found `contents`.
+    pub fn new(contents: Vec<ResourceContents>) -> Self {
+        Self {
+            contents,
+            meta: None,
+        }
+    }
 }

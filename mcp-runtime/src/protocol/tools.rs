@@ -9,6 +9,7 @@ use serde_json::Value;
 /// A tool as `tools/list` describes it (the spec's `Tool`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolDefinition {
     /// Unique name: 1–128 characters of `[A-Za-z0-9_.-]`.
     pub name: String,
@@ -81,6 +82,7 @@ impl ToolDefinition {
 /// Behaviour hints about a tool. Untrusted from the client's point of view.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,6 +104,7 @@ pub struct ToolAnnotations {
 /// An icon for a tool, prompt, resource or implementation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// An `https:` or `data:` URI.
     pub src: String,
@@ -116,8 +119,46 @@ pub struct Icon {
     pub theme: Option<String>,
 }
 
+impl Icon {
+    /// An icon at `src` (an `https:` or `data:` URI), with nothing else said of it.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Icon;
+    ///
+    /// let icon = Icon::new("https://example.com/icon.png").with_mime_type("image/png");
+    /// assert_eq!(icon.mime_type.as_deref(), Some("image/png"));
+    /// ```
+    pub fn new(src: impl Into<String>) -> Self {
+        Self {
+            src: src.into(),
+            mime_type: None,
+            sizes: None,
+            theme: None,
+        }
+    }
+
+    /// With its MIME type.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// With the sizes it comes in (`48x48`, `any`).
+    pub fn with_sizes<S: Into<String>>(mut self, sizes: impl IntoIterator<Item = S>) -> Self {
+        self.sizes = Some(sizes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// For a `light` or `dark` theme.
+    pub fn with_theme(mut self, theme: impl Into<String>) -> Self {
+        self.theme = Some(theme.into());
+        self
+    }
+}
+
 /// `tools/list` (and other paginated list) params.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[non_exhaustive]
 pub struct PaginatedParams {
     /// Where to continue; opaque.
     #[serde(default)]
@@ -130,6 +171,7 @@ pub struct PaginatedParams {
 /// `tools/list` result (the era fields are added by the projection).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// One page of tools.
     pub tools: Vec<ToolDefinition>,
@@ -140,6 +182,7 @@ pub struct ListToolsResult {
 
 /// `tools/call` params.
 #[derive(Debug, Clone, Deserialize)]
+#[non_exhaustive]
 pub struct CallToolParams {
     /// The tool's name.
     pub name: String,
@@ -160,6 +203,7 @@ pub struct CallToolParams {
 /// `tools/call` result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// Unstructured content.
     #[serde(default)]

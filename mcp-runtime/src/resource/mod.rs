@@ -234,7 +234,9 @@ where
     }
 }
 
-/// A resource registered by `#[mcp_resource(uri = "…")]`; see [`collected`].
+/// A resource registered by `#[mcp_resource(uri = "…")]`; see [`collected`]. Plumbing of
+/// the macro (named through `__private`), not a public API.
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct ResourceFactory {
     /// Builds the resource.
@@ -244,7 +246,9 @@ pub struct ResourceFactory {
 inventory::collect!(ResourceFactory);
 
 /// A resource template registered by `#[mcp_resource(template = "…")]`; see
-/// [`collected_templates`].
+/// [`collected_templates`]. Plumbing of the macro (named through `__private`), not a
+/// public API.
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct TemplateFactory {
     /// Builds the template.

@@ -15,10 +15,7 @@ pub(crate) mod registry;
 pub use dispatch::Connection;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};
-pub use registry::{
-    Primitive, PromptRegistry, RegistrationError, ResourceRegistry, ToolRegistry,
-    validate_tool_name,
-};
+pub use registry::{Primitive, PromptRegistry, RegistrationError, ResourceRegistry, ToolRegistry};
 
 use crate::context::input::RequestStateKeys;
 use crate::context::{Extensions, FromRef};
@@ -541,8 +538,8 @@ impl ServerBuilder {
     /// use mcp_runtime::server::Primitive;
     ///
     /// let server = Server::builder("demo", "1.0.0")
-    ///     .list_cache(CachePolicy { ttl_ms: 0, scope: CacheScope::Private })
-    ///     .list_cache_for(Primitive::Prompts, CachePolicy { ttl_ms: 60_000, scope: CacheScope::Public })
+    ///     .list_cache(CachePolicy::new(0, CacheScope::Private))
+    ///     .list_cache_for(Primitive::Prompts, CachePolicy::new(60_000, CacheScope::Public))
     ///     .build()
     ///     .unwrap();
     /// # let _ = server;

@@ -200,7 +200,9 @@ pub trait ToolArgument: serde::de::DeserializeOwned + schemars::JsonSchema {}
 
 impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
 
-/// A tool registered by `#[mcp_tool]` for automatic discovery; see [`collected`].
+/// A tool registered by `#[mcp_tool]` for automatic discovery; see [`collected`]. Plumbing
+/// of the macro (named through `__private`), not a public API.
+#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct ToolFactory {
     /// Builds the tool.

@@ -11,7 +11,6 @@
 //! Gemini, Zed, Copilot CLI and Claude Code have been reported to reject schemas that break
 //! these rules.
 
-use jsonschema::Validator;
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::transform::{RecursiveTransform, Transform};
 use schemars::{JsonSchema, Schema};
@@ -127,13 +126,55 @@ fn strip_null(property: &mut Value) {
     }
 }
 
+/// A compiled JSON Schema, ready to check instances.
+///
+/// The type is this crate's own: the `jsonschema` crate that does the work is pinned exactly,
+/// and a pin must not become public API (a new `jsonschema` would be a breaking change of
+/// this crate otherwise).
+///
+/// ```
+/// use mcp_runtime::tool::schema;
+/// use serde_json::json;
+///
+/// let validator = schema::compile(&json!({"type": "object", "required": ["city"]})).unwrap();
+/// assert!(validator.is_valid(&json!({"city": "Seoul"})));
+/// assert_eq!(validator.violations(&json!({})).count(), "1 problem");
+/// ```
+pub struct Validator(jsonschema::Validator);
+
+impl Validator {
+    /// Whether `instance` conforms.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.0.is_valid(instance)
+    }
+
+    /// The violations of `instance`, bounded (see [`Violations`]), one line each naming its
+    /// JSON path: a JSON Pointer into the instance (`/items/0/name`); `(root)` is the
+    /// instance itself.
+    pub fn violations(&self, instance: &Value) -> Violations {
+        Violations::collect(self.0.iter_errors(instance), |out, e| {
+            let path = e.instance_path().as_str();
+            let path = if path.is_empty() { "(root)" } else { path };
+            write!(out, "at {path}: {e}")
+        })
+    }
+}
+
+impl fmt::Debug for Validator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Validator").finish_non_exhaustive()
+    }
+}
+
 /// Compiles a JSON Schema (2020-12 unless it names another dialect with `$schema`).
 ///
 /// Remote `$ref`s are never fetched: the `jsonschema` crate is built without its HTTP and
 /// file resolvers, so such a schema fails to compile (spec tools §schema dialects: MUST NOT
 /// dereference network references by default).
 pub fn compile(schema: &Value) -> Result<Validator, String> {
-    jsonschema::validator_for(schema).map_err(|e| e.to_string())
+    jsonschema::validator_for(schema)
+        .map(Validator)
+        .map_err(|e| e.to_string())
 }
 
 /// A tool schema checked at registration and compiled into a [`Validator`] when first needed.
@@ -322,19 +363,6 @@ impl fmt::Write for Capped {
     }
 }
 
-/// The violations of `validator` by `instance`, bounded (see [`Violations`]), one line each
-/// naming its JSON path.
-///
-/// The path is a JSON Pointer into the instance (`/items/0/name`); `(root)` is the
-/// instance itself.
-pub fn violations(validator: &Validator, instance: &Value) -> Violations {
-    Violations::collect(validator.iter_errors(instance), |out, e| {
-        let path = e.instance_path().as_str();
-        let path = if path.is_empty() { "(root)" } else { path };
-        write!(out, "at {path}: {e}")
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,7 +377,7 @@ mod tests {
             "additionalProperties": false
         }))
         .unwrap();
-        let found = violations(&v, &json!({"a": "x", "c": 1}));
+        let found = v.violations(&json!({"a": "x", "c": 1}));
         assert_eq!(found.total, 3, "{found:?}");
         assert_eq!(found.count(), "3 problems");
         let found = found.listed;
@@ -361,7 +389,7 @@ mod tests {
             "{found:?}"
         );
         assert!(found.iter().any(|l| l.contains("'c'")), "{found:?}");
-        assert!(violations(&v, &json!({"a": 1, "b": 2})).is_empty());
+        assert!(v.violations(&json!({"a": 1, "b": 2})).is_empty());
     }
 
     #[test]
@@ -374,7 +402,7 @@ mod tests {
         .unwrap();
         // 200,000 wrong items and one 1 MiB string where a number belongs.
         let instance = json!({"s": "x".repeat(1 << 20), "xs": vec!["a"; 200_000]});
-        let found = violations(&v, &instance);
+        let found = v.violations(&instance);
         assert_eq!(found.listed.len(), MAX_LISTED_VIOLATIONS);
         assert!(found.more_than_counted);
         assert_eq!(found.count(), "more than 100000 problems");
@@ -399,7 +427,7 @@ mod tests {
         );
         assert!(text.len() < 8 * 1024, "{} bytes", text.len());
 
-        let few = violations(&v, &json!({"xs": vec!["a"; 25]}));
+        let few = v.violations(&json!({"xs": vec!["a"; 25]}));
         assert_eq!(few.count(), "25 problems");
         assert!(few.bullets().ends_with("\n- …and 5 more"));
         assert!(!few.more_than_counted);

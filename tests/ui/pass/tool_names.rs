@@ -1,5 +1,5 @@
 //! Names at the edges of the tool-name rule compile, and registration accepts them: the
-//! compile-time check and `validate_tool_name` follow one rule (`tool_name_problem`).
+//! compile-time check and registration follow one rule (`tool_name_problem`).
 
 use mcp_runtime::prelude::*;
 use std::sync::Arc;
@@ -52,6 +52,6 @@ fn main() {
     assert_eq!(names.len(), 7, "{names:?}");
     for name in ["files.read-text_v2", "-.-", "x", "2fa.check", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn", "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff", "notes.add"] {
         assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
-        assert_eq!(mcp_runtime::server::validate_tool_name(name), Ok(()));
+        assert_eq!(mcp_runtime::tool::tool_name_problem(name), None);
     }
 }

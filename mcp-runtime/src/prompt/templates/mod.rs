@@ -125,8 +125,8 @@
 //!
 //! # Watching
 //!
-//! With the `prompt-watch` feature, [`PromptTemplates::watch`] reloads files as they change
-//! (see [`PromptWatcher`](crate::server::PromptWatcher)).
+//! With the `prompt-watch` feature, `PromptTemplates::watch` reloads files as they change
+//! (see `server::PromptWatcher`).
 
 mod coerce;
 mod compile;

@@ -25,7 +25,7 @@ pub(crate) mod tools;
 pub use error::RegistrationError;
 pub use prompts::PromptRegistry;
 pub use resources::ResourceRegistry;
-pub use tools::{ToolRegistry, validate_tool_name};
+pub use tools::ToolRegistry;
 
 use std::fmt;
 use tokio::sync::watch;

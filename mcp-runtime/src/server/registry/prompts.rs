@@ -2,7 +2,7 @@
 //! how a prompt is listed.
 
 use super::catalog::{Catalog, Kind, PageSettings};
-use super::{ChangeFeed, Primitive, RegistrationError, validate_tool_name};
+use super::{ChangeFeed, Primitive, RegistrationError};
 use crate::pipeline::{GetPrompt, ItemStack, ServerPolicies};
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::{McpError, PromptDefinition};
@@ -110,7 +110,9 @@ fn prepare(
         reason,
     };
     // Prompt names travel in the `Mcp-Name` header of 2026-07-28 like tool names do.
-    validate_tool_name(&name).map_err(|r| invalid(r.to_owned()))?;
+    if let Some(reason) = crate::tool::tool_name_problem(&name) {
+        return Err(invalid(reason.to_owned()));
+    }
     if definition
         .description
         .as_deref()

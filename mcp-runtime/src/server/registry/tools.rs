@@ -41,14 +41,6 @@ impl fmt::Debug for RegisteredTool {
     }
 }
 
-/// Checks a name against the tool-name rule: 1–128 characters of `[A-Za-z0-9_.-]`.
-///
-/// The rule itself is [`tool_name_problem`](crate::tool::tool_name_problem), which
-/// `#[mcp_tool]` also evaluates at compile time; see `tool/name.rs` for why it is enforced.
-pub fn validate_tool_name(name: &str) -> Result<(), &'static str> {
-    crate::tool::tool_name_problem(name).map_or(Ok(()), Err)
-}
-
 fn prepare(
     tool: Arc<dyn Tool>,
     policies: &ServerPolicies,
@@ -56,10 +48,10 @@ fn prepare(
 ) -> Result<RegisteredTool, RegistrationError> {
     let definition = tool.definition();
     let name = definition.name.clone();
-    validate_tool_name(&name).map_err(|reason| RegistrationError::InvalidName {
-        name: name.clone(),
-        reason,
-    })?;
+    // The one statement of the rule, which `#[mcp_tool]` also evaluates at compile time.
+    if let Some(reason) = crate::tool::tool_name_problem(&name) {
+        return Err(RegistrationError::InvalidName { name, reason });
+    }
     if definition
         .description
         .as_deref()
