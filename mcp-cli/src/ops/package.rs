@@ -3,7 +3,7 @@
 //! `repository.workspace = true` arrive resolved, and the target folder honours
 //! `CARGO_TARGET_DIR` and `.cargo/config.toml` as cargo does); everything that can refuse,
 //! checked before any build ([`check`]); the bundle, from the built server and what it
-//! offers ([`offers`], [`write_bundle`]); then server.json and the README ([`write`]). The
+//! offers ([`offers`], [`write_bundle`]); then server.json and the README ([`write()`]). The
 //! registry's and the bundle's own rules are in [`super::registry`] and [`super::mcpb`].
 
 use super::connect::{self, bounded};
@@ -386,7 +386,7 @@ pub fn write_bundle(input: &BundleInput<'_>, author: Value) -> Result<Bundle> {
     Ok(Bundle { path, sha256 })
 }
 
-/// What [`write`] wrote, beyond what [`Checked`] already says.
+/// What [`write()`] wrote, beyond what [`Checked`] already says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Written {
     /// server.json lists an `mcpb` package that was left as it was (no `--bundle-url` for

@@ -439,7 +439,7 @@ impl ServerBuilder {
     }
 
     /// What audit events record beyond the standard fields (arguments, redaction). Every
-    /// request is audited either way, on target [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET).
+    /// request is audited either way, on target [`pipeline::AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET).
     pub fn audit(mut self, options: AuditOptions) -> Self {
         self.policies.audit = AuditLayer::new(options);
         self
