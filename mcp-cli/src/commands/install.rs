@@ -7,7 +7,7 @@ use crate::ops::install::{
 use crate::ops::project;
 use anyhow::{Context as _, Result};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Add the server to an MCP client's configuration.
 #[derive(Debug, Clone, clap::Args)]
@@ -101,10 +101,43 @@ pub fn exec(args: Args) -> Result<()> {
         .iter()
         .map(|pair| install::parse_pair("--header", pair))
         .collect::<Result<_>>()?;
-    // Only a write needs the binary itself; a preview shows where it will be.
-    let prints_snippet = args.client == ClientKind::Json && args.config_path.is_none();
-    let preview = args.dry_run || prints_snippet;
-    let (launch, default_name, project_root) = match (&args.url, &args.binary) {
+    let (launch, default_name, project_root) = launch(&args, &cwd, env, headers)?;
+    let server = ServerEntry {
+        name: args.name.clone().unwrap_or(default_name),
+        launch,
+    };
+    if server.name.is_empty() {
+        return Err(usage("--name cannot be empty"));
+    }
+    let environment = Environment::from_process(project_root.or(Some(cwd)));
+    let Some(path) = config_path(&args, &environment)? else {
+        print!("{}", install::snippet(args.client, &server));
+        return Ok(());
+    };
+    let server = match (args.client, vscode_workspace(&path)) {
+        (ClientKind::Vscode, Some(workspace)) => ServerEntry {
+            launch: server.launch.relative_to_workspace(&workspace),
+            ..server
+        },
+        _ => server,
+    };
+    let scope = environment.scope_of(args.client, &path, args.config_path.is_none());
+    let file = ConfigFile::resolve(&path, scope)?;
+    let installed = install::install_into(&file, args.client, &server, args.force, args.dry_run)?;
+    report(&args, &path, &file, &server, installed);
+    Ok(())
+}
+
+/// How the client starts or reaches the server (`--url`, `--binary`, else the project's
+/// binary, built unless this is a preview), the name it has unless `--name` says otherwise,
+/// and the project's folder (for a project's own configuration file).
+fn launch(
+    args: &Args,
+    cwd: &Path,
+    env: BTreeMap<String, String>,
+    headers: BTreeMap<String, String>,
+) -> Result<(Launch, String, Option<PathBuf>)> {
+    match (&args.url, &args.binary) {
         (Some(url), _) => {
             if !args.client.takes_urls() {
                 return Err(usage(format!(
@@ -121,7 +154,7 @@ pub fn exec(args: Args) -> Result<()> {
                 url: url.clone(),
                 headers,
             };
-            (launch, name, None)
+            Ok((launch, name, None))
         }
         (None, Some(path)) => {
             let absolute = path
@@ -132,66 +165,67 @@ pub fn exec(args: Args) -> Result<()> {
                 .and_then(|s| s.to_str())
                 .unwrap_or("server")
                 .to_owned();
-            (command_launch(&absolute, &args, env), name, None)
+            Ok((command_launch(&absolute, args, env), name, None))
         }
-        (None, None) => {
-            let binary = project::locate(
-                args.manifest_path.as_deref(),
-                args.bin.as_deref(),
-                &cwd,
-                "--manifest-path, --binary or --url",
-            )?;
-            let executable = if preview {
-                let path = project::expected_executable(&binary, &args.profile);
-                if !path.is_file() {
-                    eprintln!(
-                        "note: {} is not built yet; `cargo mcp install {}` (without --dry-run) \
-                         builds it, or `cargo build --profile {} --bin {}`",
-                        path.display(),
-                        cli_name(args.client),
-                        args.profile,
-                        binary.bin
-                    );
-                }
-                path
-            } else {
-                eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
-                project::build(&binary, &args.profile, &cwd)?.executable
-            };
-            let root = binary.manifest_path.parent().map(PathBuf::from);
-            (command_launch(&executable, &args, env), binary.bin, root)
-        }
-    };
-    let server = ServerEntry {
-        name: args.name.clone().unwrap_or(default_name),
-        launch,
-    };
-    if server.name.is_empty() {
-        return Err(usage("--name cannot be empty"));
+        (None, None) => project_launch(args, cwd, env),
     }
-    let environment = Environment::from_process(project_root.or(Some(cwd)));
-    let path = match (&args.config_path, args.client) {
-        (Some(path), _) => path.clone(),
-        (None, ClientKind::Json) => {
-            print!("{}", install::snippet(args.client, &server));
-            return Ok(());
+}
+
+/// The project's binary: built, or for a preview (`--dry-run`, a printed `json` snippet)
+/// only where the build will put it, since only a write needs the binary itself.
+fn project_launch(
+    args: &Args,
+    cwd: &Path,
+    env: BTreeMap<String, String>,
+) -> Result<(Launch, String, Option<PathBuf>)> {
+    let prints_snippet = args.client == ClientKind::Json && args.config_path.is_none();
+    let preview = args.dry_run || prints_snippet;
+    let binary = project::locate(
+        args.manifest_path.as_deref(),
+        args.bin.as_deref(),
+        cwd,
+        "--manifest-path, --binary or --url",
+    )?;
+    let executable = if preview {
+        let path = project::expected_executable(&binary, &args.profile);
+        if !path.is_file() {
+            eprintln!(
+                "note: {} is not built yet; `cargo mcp install {}` (without --dry-run) \
+                 builds it, or `cargo build --profile {} --bin {}`",
+                path.display(),
+                cli_name(args.client),
+                args.profile,
+                binary.bin
+            );
         }
-        (None, client) => client.default_config_path(&environment).ok_or_else(|| {
-            usage(format!(
-                "cannot tell where {client} keeps its configuration here (no home folder?); pass --config-path"
-            ))
-        })?,
+        path
+    } else {
+        eprintln!("building `{}` ({} profile)…", binary.bin, args.profile);
+        project::build(&binary, &args.profile, cwd)?.executable
     };
-    let server = match (args.client, vscode_workspace(&path)) {
-        (ClientKind::Vscode, Some(workspace)) => ServerEntry {
-            launch: server.launch.relative_to_workspace(&workspace),
-            ..server
-        },
-        _ => server,
-    };
-    let scope = environment.scope_of(args.client, &path, args.config_path.is_none());
-    let file = ConfigFile::resolve(&path, scope)?;
-    let installed = install::install_into(&file, args.client, &server, args.force, args.dry_run)?;
+    let root = binary.manifest_path.parent().map(PathBuf::from);
+    Ok((command_launch(&executable, args, env), binary.bin, root))
+}
+
+/// The configuration file to edit: `--config-path`, else the client's usual place; `None`
+/// for `json` without `--config-path`, whose snippet is printed instead.
+fn config_path(args: &Args, environment: &Environment) -> Result<Option<PathBuf>> {
+    match (&args.config_path, args.client) {
+        (Some(path), _) => Ok(Some(path.clone())),
+        (None, ClientKind::Json) => Ok(None),
+        (None, client) => client
+            .default_config_path(environment)
+            .map(Some)
+            .ok_or_else(|| {
+                usage(format!(
+                    "cannot tell where {client} keeps its configuration here (no home folder?); pass --config-path"
+                ))
+            }),
+    }
+}
+
+/// Says what the install did (or would do, for `--dry-run`).
+fn report(args: &Args, path: &Path, file: &ConfigFile, server: &ServerEntry, installed: Installed) {
     match installed {
         Installed::Unchanged => {
             println!(
@@ -200,14 +234,14 @@ pub fn exec(args: Args) -> Result<()> {
                 server.name
             );
         }
-        Installed::WouldWrite(text) => install::print_dry_run(&path, &text, "after install"),
+        Installed::WouldWrite(text) => install::print_dry_run(path, &text, "after install"),
         Installed::Written { backup, replaced } => {
             let verb = if replaced { "replaced" } else { "added" };
             println!(
                 "{verb} `{}` in {}{} ({})",
                 server.name,
                 path.display(),
-                install::through_link(&file),
+                install::through_link(file),
                 args.client
             );
             match &server.launch {
@@ -222,14 +256,9 @@ pub fn exec(args: Args) -> Result<()> {
             }
         }
     }
-    Ok(())
 }
 
-fn command_launch(
-    executable: &std::path::Path,
-    args: &Args,
-    env: BTreeMap<String, String>,
-) -> Launch {
+fn command_launch(executable: &Path, args: &Args, env: BTreeMap<String, String>) -> Launch {
     Launch::Command {
         command: executable.to_string_lossy().into_owned(),
         args: args.server_args.clone(),
@@ -246,7 +275,7 @@ fn cli_name(client: ClientKind) -> String {
 
 /// The folder VS Code opens for a `<folder>/.vscode/mcp.json` (what `${workspaceFolder}`
 /// means in it), canonical; `None` for any other file.
-fn vscode_workspace(config: &std::path::Path) -> Option<PathBuf> {
+fn vscode_workspace(config: &Path) -> Option<PathBuf> {
     let absolute = std::path::absolute(config).ok()?;
     let dot_vscode = absolute.parent()?;
     if dot_vscode.file_name()? != ".vscode" {

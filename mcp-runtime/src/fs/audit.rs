@@ -12,8 +12,8 @@ use super::resolve::{Core, Location};
 use std::path::Path;
 use std::sync::Arc;
 
-/// The `tracing` target of file-service audit events.
-pub const AUDIT_TARGET: &str = "mcp::audit";
+/// The `tracing` target of file-service audit events: the one every audit event has.
+pub use crate::pipeline::AUDIT_TARGET;
 
 /// What one operation did, filled in as it runs.
 #[derive(Debug, Clone)]

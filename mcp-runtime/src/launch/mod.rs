@@ -72,7 +72,8 @@ use std::process::ExitCode;
 mod tests;
 
 /// The `tracing` filter [`init_tracing`] uses when `RUST_LOG` is not set: warnings, errors
-/// and the audit trail (one `mcp::audit` event per request).
+/// and the audit trail (one [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET) event per
+/// request).
 pub const DEFAULT_LOG_FILTER: &str = "warn,mcp::audit=info";
 
 /// Where `--transport http` listens unless told otherwise: loopback, on a free port.

@@ -429,3 +429,13 @@ fn the_programs_about_replaces_the_structs_doc_comment() {
     let help = Program::command().render_long_help().to_string();
     assert!(help.starts_with("The program's about\n"), "{help}");
 }
+
+#[test]
+fn the_default_filter_keeps_the_audit_trail() {
+    // A `const` cannot be built from another at compile time, so the filter spells the
+    // target out; this keeps the two the same.
+    assert_eq!(
+        DEFAULT_LOG_FILTER,
+        format!("warn,{}=info", crate::pipeline::AUDIT_TARGET)
+    );
+}

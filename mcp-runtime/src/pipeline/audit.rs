@@ -1,10 +1,10 @@
 //! [`Audit`]: a `tracing` span around each request, and exactly one event on target
-//! `mcp::audit` when it ends: request id, era, method, target, caller, duration and outcome
+//! [`AUDIT_TARGET`] (`mcp::audit`) when it ends: request id, era, method, target, caller, duration and outcome
 //! (see [`Outcome::audit_outcome`]; `cancelled` when the request is dropped unanswered), and
 //! `cached=true` when the [`ResultCache`](super::ResultCache) answered it.
 //!
 //! Arguments are not recorded unless [`AuditOptions::log_arguments`] says so, and then pass
-//! through the redaction hook first. When no subscriber listens to `mcp::audit` at INFO the
+//! through the redaction hook first. When no subscriber listens to [`AUDIT_TARGET`] at INFO the
 //! layer records nothing and costs one cached check per request.
 
 use super::{BoxError, McpRequest, Outcome};
@@ -17,6 +17,12 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
+
+/// The `tracing` target of the audit trail: the [`Audit`] layer's one event per request, the
+/// file service's one per file operation, and the refusals that never reach a handler (a
+/// missing scope, a failed bearer token, a refused `Host` or `Origin`). A subscriber filters
+/// on it to keep the audit trail (`mcp::audit=info`) apart from other logs.
+pub const AUDIT_TARGET: &str = "mcp::audit";
 
 /// A hook that removes secrets from arguments before they are audited.
 type Redact = dyn Fn(&mut JsonObject) + Send + Sync;
@@ -128,7 +134,7 @@ where
             target = request.target(),
             id = %request.context().request_id(),
         );
-        let record = tracing::enabled!(target: "mcp::audit", tracing::Level::INFO).then(|| {
+        let record = tracing::enabled!(target: AUDIT_TARGET, tracing::Level::INFO).then(|| {
             let arguments = self.options.arguments.then(|| {
                 let mut arguments = request.arguments().clone();
                 if let Some(redact) = &self.options.redact {
@@ -214,7 +220,7 @@ impl Record {
         let cx = &self.context;
         let caller = cx.caller();
         tracing::info!(
-            target: "mcp::audit",
+            target: AUDIT_TARGET,
             id = %cx.request_id(),
             era = %cx.era(),
             method = self.method,

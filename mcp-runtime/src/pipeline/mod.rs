@@ -5,7 +5,7 @@
 //!
 //! | layer | file | always | what it does |
 //! | --- | --- | --- | --- |
-//! | [`Audit`] | `audit.rs` | yes | a `tracing` span per request, and exactly one event on target `mcp::audit` when it ends (or is dropped) |
+//! | [`Audit`] | `audit.rs` | yes | a `tracing` span per request, and exactly one event on target [`AUDIT_TARGET`] when it ends (or is dropped) |
 //! | [`CatchPanic`] | `panic.rs` | yes | a panic anywhere inside, while calling or polling, becomes an `isError` result |
 //! | server-wide layers | | if added | [`ServerBuilder::layer`](crate::ServerBuilder::layer), first added outermost |
 //! | per-tool layers | | if added | [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) |
@@ -81,7 +81,7 @@ mod stack;
 mod timeout;
 mod validate;
 
-pub use audit::{Audit, AuditLayer, AuditOptions};
+pub use audit::{AUDIT_TARGET, Audit, AuditLayer, AuditOptions};
 pub use cache::{
     DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
 };

@@ -12,6 +12,10 @@ mod prompt_watch;
 mod reader;
 pub(crate) mod registry;
 
+/// For the transports' refusals (which the pipeline below them never sees): the layering
+/// lets a transport use the server, not the pipeline.
+#[cfg(feature = "http")]
+pub(crate) use crate::pipeline::AUDIT_TARGET;
 pub use dispatch::Connection;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};
@@ -432,7 +436,7 @@ impl ServerBuilder {
     }
 
     /// What audit events record beyond the standard fields (arguments, redaction). Every
-    /// request is audited either way, on target `mcp::audit`.
+    /// request is audited either way, on target [`pipeline::AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET).
     pub fn audit(mut self, options: AuditOptions) -> Self {
         self.policies.audit = AuditLayer::new(options);
         self

@@ -4,8 +4,8 @@
 //! declare (minijinja's undeclared-variable analysis, globals such as `range` left out) are
 //! load problems placed at their line and column in the file.
 
+use super::checked::Compiled;
 use super::error::LoadProblem;
-use super::load::Compiled;
 use super::source::{Node, Pos, Str, Val};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use std::collections::{BTreeSet, HashSet};

@@ -128,8 +128,12 @@
 //! With the `prompt-watch` feature, `PromptTemplates::watch` reloads files as they change
 //! (see `server::PromptWatcher`).
 
+mod arguments;
+mod check;
+mod checked;
 mod coerce;
 mod compile;
+mod content;
 mod error;
 pub(crate) mod load;
 mod render;
@@ -140,8 +144,8 @@ pub use error::{LoadError, LoadProblem};
 use crate::context::RequestContext;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::{Completion, GetPromptResult, PromptDefinition};
+use checked::PromptTemplate;
 use futures::future::BoxFuture;
-use load::PromptTemplate;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;

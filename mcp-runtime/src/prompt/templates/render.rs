@@ -1,8 +1,8 @@
 //! Rendering a loaded template: arguments converted and validated, every template rendered
 //! with them as data, resources read through the server's own resources and embedded.
 
+use super::checked::{Compiled, ItemTemplate, PromptTemplate};
 use super::coerce;
-use super::load::{Compiled, ItemTemplate, PromptTemplate};
 use crate::context::RequestContext;
 use crate::prompt::{PromptArguments, PromptError};
 use crate::protocol::{

@@ -90,7 +90,7 @@ fn the_seed_example_loads_as_written() {
     assert_eq!(roles, [Role::User, Role::User, Role::User]);
     assert!(matches!(
         t.messages[2].item,
-        load::ItemTemplate::Resource { .. }
+        checked::ItemTemplate::Resource { .. }
     ));
 }
 

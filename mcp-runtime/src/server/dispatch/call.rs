@@ -6,7 +6,7 @@
 use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
-use crate::pipeline::{BoxError, McpRequest, Outcome};
+use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_error, encode_result_within};
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
 use crate::server::Server;
@@ -139,7 +139,7 @@ fn forbidden(
 ) -> Rejection {
     let required = tool.scopes.join(" ");
     tracing::warn!(
-        target: "mcp::audit",
+        target: AUDIT_TARGET,
         %id,
         %era,
         method = "tools/call",

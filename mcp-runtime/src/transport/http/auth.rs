@@ -4,6 +4,7 @@
 //! `resource_metadata` parameter the MCP authorization spec asks for).
 
 use super::response;
+use crate::server::AUDIT_TARGET;
 use futures::future::BoxFuture;
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use http::{HeaderValue, StatusCode};
@@ -239,7 +240,7 @@ pub(crate) async fn check(
                 .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
                 .map(|c| c.0.ip().to_string());
             tracing::warn!(
-                target: "mcp::audit",
+                target: AUDIT_TARGET,
                 method = %parts.method,
                 path = parts.uri.path(),
                 status = e.status.as_u16(),

@@ -14,6 +14,7 @@
 
 use super::options::HostPolicy;
 use super::response::Refusal;
+use crate::server::AUDIT_TARGET;
 use http::header::{HOST, ORIGIN};
 use http::{StatusCode, Uri};
 use std::net::IpAddr;
@@ -61,7 +62,7 @@ pub(crate) fn check(policy: &HostPolicy, parts: &http::request::Parts) -> Result
 }
 
 fn forbidden(text: &str) -> Refusal {
-    tracing::debug!(target: "mcp::audit", reason = text, "request refused");
+    tracing::debug!(target: AUDIT_TARGET, reason = text, "request refused");
     Refusal::new(StatusCode::FORBIDDEN, text)
 }
 
