@@ -587,7 +587,9 @@ mod tests {
     fn results_render_for_people() {
         let text = render_result(&CallToolResult::text("5"));
         assert_eq!(text, "5\n");
-        let structured = CallToolResult::structured(json!({"a": 1}));
+        // Structured content and no text block carrying it.
+        let mut structured = CallToolResult::default();
+        structured.structured_content = Some(json!({"a": 1}));
         assert_eq!(render_result(&structured), "{\n  \"a\": 1\n}\n");
     }
 }

@@ -41,7 +41,8 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Default number of tools on one `tools/list` page.
+/// Default number of items on one page of a list (`tools/list`, `resources/list`,
+/// `resources/templates/list`, `prompts/list`).
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// How long a line transport waits, once its input has ended, for calls still running
@@ -52,8 +53,8 @@ pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// for the largest file the file tools read by default (10 MiB), sent twice, with escapes.
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
 
-/// An MCP server definition: identity, capabilities and tools. Cheap to clone; every
-/// connection and transport shares one.
+/// An MCP server definition: identity, capabilities, and its tools, resources and prompts.
+/// Cheap to clone; every connection and transport shares one.
 ///
 /// ```
 /// use mcp_runtime::prelude::*;
@@ -405,9 +406,9 @@ impl ServerBuilder {
     /// transport (stdio) stops reading input while every slot is taken, so memory stays
     /// bounded however fast a client sends. No limit by default.
     ///
-    /// (When tools come to wait on the client itself, as server-to-client requests over stdio
-    /// do, the transport will have to keep reading *responses* while saturated; today no
-    /// tool can wait on the client, so stopping all reading is safe.)
+    /// A call waiting for the client's answer to one of the server's own requests (a legacy
+    /// elicitation, sampling or roots request) keeps the line transport reading, so the
+    /// answer can arrive while every slot is taken.
     pub fn concurrency_limit(mut self, limit: usize, wait: Duration) -> Self {
         self.policies.concurrency =
             Some(ConcurrencyLimitLayer::new(limit).wait(wait).server_wide());
@@ -518,7 +519,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Tools per `tools/list` page (default [`DEFAULT_PAGE_SIZE`]; at least 1).
+    /// Items per page of every list (default [`DEFAULT_PAGE_SIZE`]; at least 1).
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
         self
@@ -607,18 +608,7 @@ impl ServerBuilder {
         if let Err(found) = prompts.register_all(self.prompts) {
             errors.extend(found);
         }
-        let mut unknown: Vec<&String> = tools
-            .policies()
-            .tool_layers
-            .keys()
-            .filter(|name| tools.definition(name).is_none())
-            .collect();
-        unknown.sort();
-        errors.extend(
-            unknown
-                .into_iter()
-                .map(|name| RegistrationError::UnknownTool { name: name.clone() }),
-        );
+        errors.extend(unknown_tool_layers(&tools));
         if !errors.is_empty() {
             return Err(BuildError { errors });
         }
@@ -640,14 +630,10 @@ impl ServerBuilder {
             capabilities: capabilities.clone(),
             instructions: self.instructions.clone(),
         };
-        let discover_json: Arc<str> = to_raw(&Modern::complete(
-            &discover,
-            &server_info_raw,
-            Some(self.discover_cache),
-            None,
-        ))
-        .get()
-        .into();
+        // Serialized once: every `server/discover` is answered with these bytes.
+        let discover =
+            Modern::complete(&discover, &server_info_raw, Some(self.discover_cache), None);
+        let discover_json: Arc<str> = to_raw(&discover).get().into();
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -669,6 +655,22 @@ impl ServerBuilder {
             }),
         })
     }
+}
+
+/// Layers configured for tool names that no registered tool has (a typo would otherwise
+/// leave a tool without the limit meant for it), sorted by name.
+fn unknown_tool_layers(tools: &ToolRegistry) -> Vec<RegistrationError> {
+    let mut unknown: Vec<&String> = tools
+        .policies()
+        .tool_layers
+        .keys()
+        .filter(|name| tools.definition(name).is_none())
+        .collect();
+    unknown.sort();
+    unknown
+        .into_iter()
+        .map(|name| RegistrationError::UnknownTool { name: name.clone() })
+        .collect()
 }
 
 /// Everything wrong with a server definition.

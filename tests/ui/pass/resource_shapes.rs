@@ -29,12 +29,7 @@ async fn json(cx: RequestContext) -> Json<Vec<String>> {
 /// Contents made by hand.
 #[mcp_resource(uri = "a://contents", name = "contents")]
 async fn contents() -> Vec<ResourceContents> {
-    vec![ResourceContents::Text(TextResourceContents {
-        uri: "a://contents".into(),
-        mime_type: None,
-        text: "x".into(),
-        meta: None,
-    })]
+    vec![ResourceContents::Text(TextResourceContents::new("a://contents", "x"))]
 }
 
 #[derive(Clone)]

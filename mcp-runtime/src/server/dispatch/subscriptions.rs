@@ -11,7 +11,7 @@ use crate::protocol::{Era, McpError, RequestId, ResourceUriParams};
 use crate::resource::ResourceError;
 use crate::server::contract::{Rejection, RequestChecks};
 use crate::server::projection::Modern;
-use crate::server::registry::Primitive;
+use crate::server::registry::{Primitive, Registry};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, json};
@@ -153,30 +153,8 @@ impl Connection {
         if let Err(rejection) = admitted {
             return Routed::rejected(&id, rejection);
         }
-        // The list-change events asked for, of the primitives this server advertises; a
-        // filter the server cannot honour is left out of the acknowledgement.
         let registry = self.inner.server.registry();
-        let wanted: Vec<Primitive> = Primitive::ALL
-            .into_iter()
-            .filter(|p| registry.advertises(*p))
-            .filter(|kind| {
-                p.notifications.get(kind.listen_filter()) == Some(&serde_json::Value::Bool(true))
-            })
-            .collect();
-        // The resources asked for, when the server honours subscriptions (it does whenever
-        // it advertises resources); bounded like a legacy session's.
-        let resource_uris: Option<HashSet<Arc<str>>> = registry
-            .advertises(Primitive::Resources)
-            .then(|| p.notifications.get("resourceSubscriptions"))
-            .flatten()
-            .and_then(serde_json::Value::as_array)
-            .map(|uris| {
-                uris.iter()
-                    .filter_map(serde_json::Value::as_str)
-                    .take(MAX_SUBSCRIPTIONS)
-                    .map(Arc::from)
-                    .collect()
-            });
+        let (wanted, resource_uris) = asked(registry, &p.notifications);
         let outlet = scope.outlet;
         let peer = self.notifications_for(&outlet);
         let token = self.cancellation_for(&outlet);
@@ -188,16 +166,7 @@ impl Connection {
             .map(|_| registry.resources.subscribe_updates());
         self.inner.tasks.spawn(async move {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
-            let mut honoured: Map<String, serde_json::Value> = wanted
-                .iter()
-                .map(|p| (p.listen_filter().to_owned(), true.into()))
-                .collect();
-            if let Some(uris) = &resource_uris {
-                let mut listed: Vec<&str> = uris.iter().map(|u| &**u).collect();
-                listed.sort_unstable();
-                honoured.insert("resourceSubscriptions".to_owned(), json!(listed));
-            }
-            let ack = json!({ "notifications": honoured, "_meta": tag });
+            let ack = acknowledgement(&wanted, resource_uris.as_ref(), &tag);
             peer.send_line(encode_notification("notifications/subscriptions/acknowledged", Some(ack))).await;
             let mut seen = *changes.borrow_and_update();
             loop {
@@ -227,15 +196,71 @@ impl Connection {
                 }
             }
             this.untrack(tracked, &id);
-            let server = &this.inner.server.inner;
-            let extra = Map::from_iter([(SUBSCRIPTION_ID_KEY.to_owned(), serde_json::to_value(&id).unwrap_or_default())]);
-            let body = Map::new();
-            let done = Modern::complete(&body, &server.server_info_raw, None, Some(&extra));
-            let line = encode_result(&id, &done);
+            let line = this.stream_ended(&id);
             this.deliver(outlet, line).await;
         });
         Routed::Pending
     }
+}
+
+impl Connection {
+    /// The final result of a listen stream the server ended, tagged with its id.
+    fn stream_ended(&self, id: &RequestId) -> Vec<u8> {
+        let server = &self.inner.server.inner;
+        let tag = serde_json::to_value(id).unwrap_or_default();
+        let extra = Map::from_iter([(SUBSCRIPTION_ID_KEY.to_owned(), tag)]);
+        let body = Map::new();
+        let done = Modern::complete(&body, &server.server_info_raw, None, Some(&extra));
+        encode_result(id, &done)
+    }
+}
+
+/// What a listen request asks for and the server honours: the list-change events of the
+/// primitives it advertises (a filter it cannot honour is left out of the acknowledgement),
+/// and the resources to follow when it advertises resources, bounded like a legacy
+/// session's subscriptions.
+fn asked(
+    registry: &Registry,
+    notifications: &Map<String, serde_json::Value>,
+) -> (Vec<Primitive>, Option<HashSet<Arc<str>>>) {
+    let wanted = Primitive::ALL
+        .into_iter()
+        .filter(|p| registry.advertises(*p))
+        .filter(|kind| {
+            notifications.get(kind.listen_filter()) == Some(&serde_json::Value::Bool(true))
+        })
+        .collect();
+    let resource_uris = registry
+        .advertises(Primitive::Resources)
+        .then(|| notifications.get("resourceSubscriptions"))
+        .flatten()
+        .and_then(serde_json::Value::as_array)
+        .map(|uris| {
+            uris.iter()
+                .filter_map(serde_json::Value::as_str)
+                .take(MAX_SUBSCRIPTIONS)
+                .map(Arc::from)
+                .collect()
+        });
+    (wanted, resource_uris)
+}
+
+/// `notifications/subscriptions/acknowledged`'s params: what the stream will carry.
+fn acknowledgement(
+    wanted: &[Primitive],
+    resource_uris: Option<&HashSet<Arc<str>>>,
+    tag: &serde_json::Value,
+) -> serde_json::Value {
+    let mut honoured: Map<String, serde_json::Value> = wanted
+        .iter()
+        .map(|p| (p.listen_filter().to_owned(), true.into()))
+        .collect();
+    if let Some(uris) = resource_uris {
+        let mut listed: Vec<&str> = uris.iter().map(|u| &**u).collect();
+        listed.sort_unstable();
+        honoured.insert("resourceSubscriptions".to_owned(), json!(listed));
+    }
+    json!({ "notifications": honoured, "_meta": tag })
 }
 
 /// The next announced resource update, for a listen stream that follows resources (never,
