@@ -5,7 +5,8 @@
 //! started with: `..`, absolute paths elsewhere and symlinks that lead out are refused by
 //! the kernel (openat2 `RESOLVE_BENEATH` on Linux), not by string checks. The same
 //! directories are also served as `file://` resources (a bounded listing, and the
-//! `file:///{+path}` template), read through the same `FileService`.
+//! `file:///{+path}` template), read through the same `FileService`. The prompts are
+//! template files in `prompts/`; one embeds a served file, read through those resources.
 
 use mcp_runtime::fs::{
     EntryKind, FileResources, FileService, FsError, FsPolicy, LineRange, format_size,
@@ -13,7 +14,7 @@ use mcp_runtime::fs::{
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::BuildError;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The environment variable naming the directories to serve when no argument does
 /// (several are separated like `PATH`).
@@ -85,15 +86,36 @@ pub fn file_service(dirs: &[PathBuf]) -> Result<FileService, FsError> {
     FileService::new(FsPolicy::new().allow_dirs(dirs).read_only(true))
 }
 
-/// The server: its name and version come from `Cargo.toml`, its tools from this file.
+/// Where the prompt templates are read from: `MCP_PROMPTS_DIR` when set, else this
+/// project's `prompts/` folder. One file per prompt (JSON, YAML, or Markdown with front
+/// matter); add a file and it is served at the next start.
+pub fn prompts_dir() -> PathBuf {
+    std::env::var_os("MCP_PROMPTS_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("prompts"),
+        PathBuf::from,
+    )
+}
+
+/// The server: its name and version come from `Cargo.toml`, its tools from this file, its
+/// prompts from [`prompts_dir`].
 pub fn server(files: FileService) -> Result<Server, BuildError> {
+    server_with_prompts(files, prompts_dir())
+}
+
+/// The server, with the prompt templates of `prompts` (a problem in any file is reported
+/// by `build()`, with the file and line).
+pub fn server_with_prompts(
+    files: FileService,
+    prompts: impl AsRef<Path>,
+) -> Result<Server, BuildError> {
     let builder = Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(
             "Use `list_directory` to see what the served directory holds and `read_file` to read a text file.",
         )
         .state(files.clone())
         .tool(read_file::tool())
-        .tool(list_directory::tool());
+        .tool(list_directory::tool())
+        .prompt_dir(prompts);
     // The files as resources too: clients that browse resources see them listed (the
     // listing is taken now; `FileResources::refresh` updates it) and read them by URI.
     FileResources::new(files).register(builder).build()

@@ -142,6 +142,49 @@ async fn the_files_are_resources_too_and_reads_stay_inside() {
 }
 
 #[tokio::test]
+async fn the_summarize_prompt_embeds_a_served_file_and_nothing_else() {
+    let fixture = fixture();
+    for era in ERAS {
+        let client = session(&fixture, era).await;
+        let prompts = client.list_prompts().await.unwrap();
+        assert!(
+            prompts.iter().any(|p| p.name == "summarize_file"),
+            "{era:?}: {prompts:?}"
+        );
+        let hello = format!("file://{}", fixture.served.join("hello.txt").display());
+        let arguments = [("fileUri".to_owned(), hello)].into();
+        let got = client
+            .get_prompt("summarize_file", &arguments)
+            .await
+            .unwrap();
+        let messages = serde_json::to_value(&got.messages).unwrap();
+        // One message per content item: the text, then the file embedded.
+        let embedded = messages
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["content"]["type"] == "resource")
+            .unwrap_or_else(|| panic!("{era:?}: no embedded file in {messages}"));
+        assert_eq!(
+            embedded["content"]["resource"]["text"], "hello, files",
+            "{era:?}"
+        );
+        // The default of `maxLength` fills the text.
+        let text = messages.to_string();
+        assert!(text.contains("about 100 words"), "{era:?}: {text}");
+        // A file outside what the server serves is refused, naming the argument.
+        let secret = format!("file://{}", fixture.outside.join("secret.txt").display());
+        let arguments = [("fileUri".to_owned(), secret)].into();
+        let err = client
+            .get_prompt("summarize_file", &arguments)
+            .await
+            .unwrap_err();
+        assert!(!err.to_string().contains(SECRET), "{era:?}: {err}");
+        assert!(err.to_string().contains("fileUri"), "{era:?}: {err}");
+    }
+}
+
+#[tokio::test]
 async fn parent_directories_are_refused() {
     let fixture = fixture();
     let client = session(&fixture, EraMode::Legacy).await;
