@@ -65,9 +65,9 @@ impl Caller {
         self
     }
 
-    /// [`with_scopes`](Self::with_scopes) with a set already shared (no copy).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn with_granted_scopes(mut self, scopes: Arc<[String]>) -> Self {
+    /// [`with_scopes`](Self::with_scopes) with a set already shared (no copy): what a
+    /// transport that authenticates many requests with one credential gives each of them.
+    pub fn with_granted_scopes(mut self, scopes: Arc<[String]>) -> Self {
         self.scopes = Some(scopes);
         self
     }

@@ -12,10 +12,10 @@ mod prompt_watch;
 mod reader;
 pub(crate) mod registry;
 
-/// For the transports' refusals (which the pipeline below them never sees): the layering
-/// lets a transport use the server, not the pipeline.
-#[cfg(feature = "http")]
-pub(crate) use crate::pipeline::AUDIT_TARGET;
+/// The `tracing` target of audit events, for a transport's own refusals (which the pipeline
+/// below it never sees): part of the transport contract, so a transport outside this crate
+/// audits where the built-in ones do.
+pub use crate::pipeline::AUDIT_TARGET;
 pub use dispatch::Connection;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};
