@@ -16,7 +16,8 @@
 //! - **`compatibility.platforms`** is the build host's only: the bundle holds one native
 //!   binary.
 //! - **`author`** (required by the schema) is the first of Cargo.toml's `authors`, else the
-//!   GitHub owner of `repository`, else `--author` must say.
+//!   GitHub owner of `repository`, else git's `user.name` and `user.email` (as `cargo new`
+//!   once filled `authors`), else `--author` must say.
 //! - **The zip is written with the `zip` crate**: `manifest.json`, `server/<bin>` with mode
 //!   0755 (clients run it as unpacked; without the bit it would not start), and `icon.png`
 //!   when the project has one (a PNG; the validator checks it). Deflate via flate2 + zlib-rs.
@@ -44,7 +45,7 @@ pub fn host_platform() -> &'static str {
 }
 
 /// The manifest's `author`: `explicit`, else the first Cargo.toml author, else the GitHub
-/// owner of `repository`.
+/// owner of `repository`, else git's configured user (asked in the package's folder).
 pub fn author(package: &PackageInfo, explicit: Option<&str>) -> Result<Value> {
     if let Some(name) = explicit.map(str::trim).filter(|n| !n.is_empty()) {
         let (name, email) = split_author(name);
@@ -60,10 +61,29 @@ pub fn author(package: &PackageInfo, explicit: Option<&str>) -> Result<Value> {
         let url = format!("https://github.com/{owner}");
         return Ok(author_value(owner, None, Some(url)));
     }
+    if let Some((name, email)) = git_user(&package.root) {
+        return Ok(author_value(name, email, None));
+    }
     Err(usage(format!(
-        "the bundle needs an author: set `authors` in Cargo.toml of `{}`, or pass --author \"Name <email>\"",
+        "the bundle needs an author: set `authors` in Cargo.toml of `{}` (or git's user.name), or pass --author \"Name <email>\"",
         package.name
     )))
+}
+
+/// git's `user.name` (and `user.email`, when set) as configured for `dir`, if git runs and
+/// has a name.
+fn git_user(dir: &std::path::Path) -> Option<(String, Option<String>)> {
+    let get = |key: &str| {
+        let out = std::process::Command::new("git")
+            .args(["config", "--get", key])
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        let value = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+        (out.status.success() && !value.is_empty()).then_some(value)
+    };
+    Some((get("user.name")?, get("user.email")))
 }
 
 fn author_value(name: String, email: Option<String>, url: Option<String>) -> Value {

@@ -223,8 +223,33 @@ pub struct Checked {
 /// Checks everything that can refuse (the name, the description, the bundle URL, the
 /// README, an existing `server.json`), so a mistake costs no release build.
 pub fn check(info: &PackageInfo, request: &PackageRequest<'_>) -> Result<Checked> {
-    let name = registry::server_name(info, request.name)?;
-    let description = registry::description(info, request.description)?;
+    // Everything missing is reported at once, each with the flag that supplies it, rather
+    // than one refusal per run.
+    let name = registry::server_name(info, request.name);
+    let description = registry::description(info, request.description);
+    let author = request
+        .bundle
+        .then(|| mcpb::author(info, request.author))
+        .transpose();
+    let (name, description, author) = match (name, description, author) {
+        (Ok(name), Ok(description), Ok(author)) => (name, description, author),
+        (name, description, author) => {
+            let problems: Vec<String> = [name.err(), description.err(), author.err()]
+                .into_iter()
+                .flatten()
+                .map(|e| e.to_string())
+                .collect();
+            if let [one] = problems.as_slice() {
+                return Err(crate::error::usage(one.clone()));
+            }
+            return Err(crate::error::usage(format!(
+                "`{}` cannot be packaged yet ({} things to supply):\n  - {}",
+                info.name,
+                problems.len(),
+                problems.join("\n  - ")
+            )));
+        }
+    };
     if let Some(url) = request.bundle_url {
         registry::check_bundle_url(url)?;
     }
@@ -249,11 +274,6 @@ pub fn check(info: &PackageInfo, request: &PackageRequest<'_>) -> Result<Checked
         bundle: None,
     };
     registry::server_json(&input, existing.clone(), request.force)?;
-    let author = if request.bundle {
-        Some(mcpb::author(info, request.author)?)
-    } else {
-        None
-    };
     Ok(Checked {
         name,
         description,

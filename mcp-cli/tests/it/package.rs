@@ -322,3 +322,41 @@ fn without_a_github_repository_the_name_must_be_given_and_valid() {
     assert_eq!(doc["name"], "com.example/demo");
     assert!(doc.get("repository").is_none(), "{doc:#}");
 }
+
+/// A fresh `cargo mcp new` project has neither a GitHub `repository` nor `authors`: one run
+/// names everything to supply, each with its flag; git's configured user is taken as the
+/// bundle's author when there is one.
+#[test]
+fn everything_missing_is_reported_at_once_and_git_supplies_the_author() {
+    let (tmp, project) = project(None);
+    let git_config = tmp.path().join("gitconfig");
+    let package = |extra: &[&str]| {
+        output(
+            in_generated_target(cargo_mcp().current_dir(&project))
+                .env("GIT_CONFIG_GLOBAL", &git_config)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .arg("package")
+                .args(extra),
+        )
+    };
+    std::fs::write(&git_config, "").unwrap();
+    let out = package(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(err.contains("2 things to supply"), "{err}");
+    assert!(err.contains("--name") && err.contains("--author"), "{err}");
+
+    std::fs::write(
+        &git_config,
+        "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n",
+    )
+    .unwrap();
+    let out = package(&[]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    let err = stderr(&out);
+    assert!(err.contains("--name") && !err.contains("--author"), "{err}");
+    assert!(
+        !err.contains("things to supply"),
+        "one problem, said plainly: {err}"
+    );
+}
