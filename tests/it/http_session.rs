@@ -30,6 +30,34 @@ async fn open_session(url: &str, extra: &[(&str, &str)]) -> String {
     id
 }
 
+/// The audit line of a legacy session's call names the session by a tag: its id is the
+/// only credential an unauthenticated client has, and logs are read by more people than
+/// the client.
+#[tokio::test]
+async fn the_audit_names_a_session_by_a_tag_never_by_its_id() {
+    let server = Spawned::start("echo-server", &["--legacy-mode", "sessionful"]);
+    let url = &server.url;
+    let id = open_session(url, &[]).await;
+    let call = legacy(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    let reply = post(url, &[("mcp-session-id", &id)], &call).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let audited = eventually(Duration::from_secs(30), || {
+        server
+            .stderr()
+            .lines()
+            .any(|l| l.contains("mcp::audit") && l.contains("tools/call"))
+    })
+    .await;
+    let log = server.stderr();
+    assert!(audited, "no audit line for the call:\n{log}");
+    assert!(!log.contains(&id), "the session id is in the log:\n{log}");
+    assert!(log.contains("caller=session:"), "{log}");
+}
+
 #[tokio::test]
 async fn a_sessionful_legacy_client_lives_and_dies_by_its_session_id() {
     let server = Spawned::start("echo-server", &["--legacy-mode", "sessionful"]);

@@ -102,6 +102,32 @@ impl Caller {
         self.address.as_deref()
     }
 
+    /// [`key`](Self::key) as logs show it: the same, except that a session id (the only
+    /// credential of an unauthenticated legacy client: whoever reads it can use the
+    /// session) becomes `session:` and a tag, the first 12 hex digits of its SHA-256. The tag
+    /// tells sessions apart in a log without giving one away.
+    ///
+    /// ```
+    /// use mcp_runtime::context::Caller;
+    ///
+    /// let caller = Caller::connection().with_session("uJ9b0-the-session-id");
+    /// let shown = caller.log_name();
+    /// assert!(shown.starts_with("session:") && !shown.contains("uJ9b0"));
+    /// assert_eq!(shown.len(), "session:".len() + 12);
+    /// assert_eq!(Caller::connection().with_identity("alice").log_name(), "identity:alice");
+    /// ```
+    pub fn log_name(&self) -> String {
+        match (&self.identity, &self.session) {
+            (None, Some(session)) => {
+                use sha2::Digest as _;
+                let digest = sha2::Sha256::digest(session.as_bytes());
+                let tag: String = digest[..6].iter().map(|b| format!("{b:02x}")).collect();
+                format!("session:{tag}")
+            }
+            _ => self.key(),
+        }
+    }
+
     /// The most specific name of this caller: `identity:…`, else `session:…`, else
     /// `address:…`, else `connection`. Rate limits and caches are keyed by it.
     pub fn key(&self) -> String {

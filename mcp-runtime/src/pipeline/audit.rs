@@ -225,7 +225,7 @@ impl Record {
             era = %cx.era(),
             method = self.method,
             target = &*self.target,
-            caller = %caller.key(),
+            caller = %caller.log_name(),
             duration_ms = self.start.elapsed().as_secs_f64() * 1000.0,
             outcome,
             cached = cx.answered_from_cache().then_some(true),

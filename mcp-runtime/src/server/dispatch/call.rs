@@ -144,7 +144,7 @@ fn forbidden(
         %era,
         method = "tools/call",
         target = &*tool.name,
-        caller = %caller.key(),
+        caller = %caller.log_name(),
         required = %required,
         outcome = "forbidden",
         "request refused"
