@@ -283,6 +283,42 @@ async fn a_cached_tool_answers_a_repeated_call_without_running_again() {
 
 /// `cache` on a tool whose annotations do not say read-only and idempotent is a `build()`
 /// error naming the tool and what it lacks.
+/// Lifetimes that cannot be honoured (centuries) are `build()` errors naming the limit,
+/// never a panic later.
+#[test]
+fn lifetimes_that_cannot_be_honoured_are_build_errors() {
+    let centuries = Duration::from_secs(2_000 * 365 * 86_400);
+    let mut hints = ToolAnnotations::default();
+    hints.read_only_hint = Some(true);
+    hints.idempotent_hint = Some(true);
+    let lookup = tool_fn(
+        ToolDefinition::new("lookup", "Looks a key up.", json!({"type": "object"}))
+            .with_annotations(hints),
+        |_, _| async { "value" },
+    )
+    .with_policy(ToolPolicy::new().cache(centuries));
+    let error = Server::builder("cache-test", "1.0.0")
+        .tool(lookup)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("a cache lifetime of") && error.contains("the longest is 365 days"),
+        "{error}"
+    );
+
+    let keys = mcp_runtime::input::RequestStateKeys::generate().ttl(centuries);
+    let error = Server::builder("state-test", "1.0.0")
+        .request_state_keys(keys)
+        .build()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("request_state_keys") && error.contains("the longest is 24 hours"),
+        "{error}"
+    );
+}
+
 #[test]
 fn cache_without_read_only_and_idempotent_annotations_is_refused() {
     let lookup = tool_fn(

@@ -565,6 +565,12 @@ impl ServerBuilder {
     pub fn build(self) -> Result<Server, BuildError> {
         let server_info_raw: Arc<RawValue> = to_raw(&self.info).into();
         let mut errors = self.problems;
+        if let Some(reason) = self.request_state_keys.as_ref().and_then(|k| k.problem()) {
+            errors.push(RegistrationError::InvalidSetting {
+                setting: "request_state_keys",
+                reason,
+            });
+        }
         let settings = PageSettings {
             server_info: server_info_raw.clone(),
             cache: self.list_cache,

@@ -12,7 +12,9 @@ pub use crate::context::{
     RequestContextParts, State,
 };
 pub use name::{MAX_TOOL_NAME_LEN, tool_name_problem};
-pub use policy::{PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration};
+pub use policy::{
+    MAX_CACHE_TTL, PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration,
+};
 pub use result::IntoToolResult;
 
 use crate::protocol::{CallToolResult, JsonObject, ToolDefinition};

@@ -242,6 +242,12 @@ impl ToolPolicy {
         if self.cache.is_some_and(|t| t.is_zero()) {
             out.push("a cache lifetime of zero caches nothing".to_owned());
         }
+        if let Some(ttl) = self.cache.filter(|t| *t > MAX_CACHE_TTL) {
+            out.push(format!(
+                "a cache lifetime of {ttl:?} cannot be honoured; the longest is {} days",
+                MAX_CACHE_TTL.as_secs() / 86_400
+            ));
+        }
         if self.cache.is_some()
             && let Some(problem) = cache_needs(annotations)
         {
@@ -257,6 +263,10 @@ impl ToolPolicy {
         out
     }
 }
+
+/// The longest `cache` lifetime a tool may declare: a year. Longer ones are refused at
+/// registration, a clear `build()` error, where the cache underneath would panic.
+pub const MAX_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(365 * 86_400);
 
 /// Why `cache` is refused on a tool with `annotations`, if it is: a cached answer is only
 /// right for a tool that changes nothing and answers the same arguments the same way.

@@ -77,7 +77,7 @@ pub mod state;
 
 pub use log::ClientLogLayer;
 pub use outgoing::MAX_OUTSTANDING;
-pub use state::{KeyError, RequestStateKeys};
+pub use state::{KeyError, MAX_STATE_TTL, RequestStateKeys};
 
 pub(crate) use outgoing::Outgoing;
 pub(crate) use state::{Binding, Carried, StateCodec};

@@ -132,10 +132,22 @@ impl RequestStateKeys {
         Ok(self)
     }
 
-    /// How long a state is valid (default [`DEFAULT_STATE_TTL`]).
+    /// How long a state is valid (default [`DEFAULT_STATE_TTL`]; at most
+    /// [`MAX_STATE_TTL`], or `build()` refuses it).
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
+    }
+
+    /// Why these keys' settings cannot be honoured, if they cannot (checked by `build()`).
+    pub(crate) fn problem(&self) -> Option<String> {
+        (self.ttl > MAX_STATE_TTL).then(|| {
+            format!(
+                "a requestState lifetime of {:?} cannot be honoured; the longest is {} hours",
+                self.ttl,
+                MAX_STATE_TTL.as_secs() / 3_600
+            )
+        })
     }
 
     /// The number of keys (the current one first).
@@ -351,6 +363,11 @@ impl fmt::Debug for StateCodec {
         f.debug_struct("StateCodec").finish_non_exhaustive()
     }
 }
+
+/// The longest a requestState may stay valid: a day. A state answers a question a person
+/// is asked during one call; a longer lifetime is refused by `build()` (the memory of spent
+/// states underneath would panic past its own bound, and holds every state that long).
+pub const MAX_STATE_TTL: Duration = Duration::from_secs(86_400);
 
 /// Why a state was refused (for tests and tracing; the client is never told).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -119,6 +119,15 @@ pub enum RegistrationError {
         /// The name.
         name: String,
     },
+    /// A server setting has a value that cannot be honoured (a requestState lifetime of
+    /// centuries).
+    #[error("the server setting `{setting}` cannot be used: {reason}")]
+    InvalidSetting {
+        /// The builder method that set it.
+        setting: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A directory of prompt files
     /// ([`ServerBuilder::prompt_dir`](crate::ServerBuilder::prompt_dir)) could not be
     /// loaded: every problem of every file, each with its file and line.
