@@ -27,8 +27,7 @@ impl Connection {
         let checks = scope.checks;
         let prepared = (|| -> Result<_, Rejection> {
             let p: CallToolParams = required_params(params)?;
-            let env = self.named_envelope(p.meta, method.name, &p.name, checks)?;
-            self.admit(method, env.era)?;
+            let env = self.admitted_named(p.meta, method, &p.name, checks)?;
             // The mirrored headers exist on the modern leg only.
             let header_checks = checks.filter(|_| env.era == Era::Modern);
             let tool = self
@@ -57,16 +56,14 @@ impl Connection {
                     return Err(forbidden(&tool, &caller, &id, env.era));
                 }
             }
-            let round = match env.era {
-                Era::Modern => Some(self.round(
-                    method.name,
-                    params,
-                    &self.caller_for(&scope.outlet),
-                    p.input_responses,
-                    p.request_state,
-                )?),
-                Era::Legacy => None,
-            };
+            let round = self.round(
+                env.era,
+                method.name,
+                params,
+                &scope.outlet,
+                p.input_responses,
+                p.request_state,
+            )?;
             Ok((env, tool, arguments, round))
         })();
         let (env, tool, arguments, round) = match prepared {

@@ -27,8 +27,7 @@ impl Connection {
     ) -> Routed {
         let prepared = (|| -> Result<_, Rejection> {
             let p: CompleteParams = required_params(params)?;
-            let env = self.envelope(p.meta, method.name, scope.checks)?;
-            self.admit(method, env.era)?;
+            let env = self.admitted(p.meta, method, scope.checks)?;
             let registry = self.inner.server.registry();
             let chosen: PromptArguments = p.context.and_then(|c| c.arguments).unwrap_or_default();
             let argument = p.argument;

@@ -1,6 +1,7 @@
 //! The envelope of a request: its era (each message classified on its own, by its
 //! `_meta`), its protocol version and client facts, and the transport's checks for that era.
 
+use super::table::Method;
 use super::{Connection, LegacySession};
 use crate::protocol::lifecycle::{ClientCapabilities, Implementation};
 use crate::protocol::meta::RequestMeta;
@@ -120,6 +121,33 @@ impl Connection {
         if let Some(checks) = checks.filter(|_| env.era == Era::Modern) {
             checks.name(method, name).map_err(Rejection::invalid)?;
         }
+        Ok(env)
+    }
+
+    /// [`envelope`](Self::envelope), then [`admit`](Self::admit): the envelope of a request
+    /// whose method is offered in its era, or the answer that it is not.
+    pub(super) fn admitted(
+        &self,
+        meta: Option<RequestMeta>,
+        method: &'static Method,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Envelope, Rejection> {
+        let env = self.envelope(meta, method.name, checks)?;
+        self.admit(method, env.era)?;
+        Ok(env)
+    }
+
+    /// [`admitted`](Self::admitted) for a request that names its target (`name`), checked
+    /// against the transport's `Mcp-Name` on the modern leg.
+    pub(super) fn admitted_named(
+        &self,
+        meta: Option<RequestMeta>,
+        method: &'static Method,
+        name: &str,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Envelope, Rejection> {
+        let env = self.named_envelope(meta, method.name, name, checks)?;
+        self.admit(method, env.era)?;
         Ok(env)
     }
 }

@@ -30,8 +30,8 @@ impl Connection {
     ) -> Result<Vec<u8>, Rejection> {
         let p: MetaOnlyParams = optional_params(params).unwrap_or_default();
         if p.meta.as_ref().is_some_and(RequestMeta::claims_modern) {
-            let env = self.envelope(p.meta, method.name, checks)?;
-            self.admit(method, env.era)?;
+            // Served in its era only if a row says so: "not found" here.
+            self.admitted(p.meta, method, checks)?;
         }
         let p: InitializeParams = required_params(params)?;
         if let Some(checks) = checks {
@@ -82,8 +82,7 @@ impl Connection {
         checks: Option<&dyn RequestChecks>,
     ) -> Result<Vec<u8>, Rejection> {
         let p: MetaOnlyParams = optional_params(params)?;
-        let env = self.envelope(p.meta, method.name, checks)?;
-        self.admit(method, env.era)?;
+        self.admitted(p.meta, method, checks)?;
         Ok(encode_result(id, &json!({})))
     }
 
@@ -105,8 +104,7 @@ impl Connection {
                  (io.modelcontextprotocol/protocolVersion and clientCapabilities)",
             )));
         }
-        let env = self.envelope(p.meta, method.name, checks)?;
-        self.admit(method, env.era)?;
+        self.admitted(p.meta, method, checks)?;
         Ok(encode_raw_result(
             id,
             &self.inner.server.inner.discover_json,
@@ -124,8 +122,7 @@ impl Connection {
         // Classify first: on the modern leg the method does not exist, whatever its params
         // (404, conformance-next.md §6 probe 11).
         let p: MetaOnlyParams = optional_params(params)?;
-        let env = self.envelope(p.meta, method.name, checks)?;
-        self.admit(method, env.era)?;
+        let env = self.admitted(p.meta, method, checks)?;
         let level: SetLevelParams = required_params(params)?;
         if let Some(session) = &env.session {
             let index = LoggingLevel::ALL

@@ -18,8 +18,7 @@ impl Connection {
         checks: Option<&dyn RequestChecks>,
     ) -> Result<Vec<u8>, Rejection> {
         let p: PaginatedParams = optional_params(params)?;
-        let env = self.envelope(p.meta, method.name, checks)?;
-        self.admit(method, env.era)?;
+        let env = self.admitted(p.meta, method, checks)?;
         let registry = self.inner.server.registry();
         let cursor = p.cursor.as_deref();
         let modern = env.era == Era::Modern;

@@ -29,9 +29,9 @@
 //! concept beside this one: `lifecycle.rs` (`initialize`, `ping`, `server/discover`,
 //! `logging/setLevel`, notifications), `lists.rs`, `call.rs`, `read.rs`, `prompt.rs`,
 //! `complete.rs`, `subscriptions.rs` (legacy subscriptions and `subscriptions/listen`).
-//! A handler checks its envelope (`envelope.rs`), then asks [`Connection::admit`] whether
-//! its row is offered to the request's era; the requests that run user code (tools, reads,
-//! prompts, completions) share `serve.rs`: their context, their modern round, and one
+//! A handler checks its envelope and whether its row is offered to the request's era in one
+//! step (`admitted`, in `envelope.rs`, over [`Connection::admit`]); the requests that run
+//! user code (tools, reads, prompts, completions) share `serve.rs`: their context, their modern round, and one
 //! routine that polls the item's stack once inline and moves it to a task only when it
 //! waits. The capabilities the server declares come from the same gates
 //! ([`table::Offer::capabilities`]). Adding a method is a row and a handler file.

@@ -23,8 +23,7 @@ impl Connection {
     ) -> Routed {
         let prepared = (|| -> Result<_, Rejection> {
             let p: GetPromptParams = required_params(params)?;
-            let env = self.named_envelope(p.meta, method.name, &p.name, scope.checks)?;
-            self.admit(method, env.era)?;
+            let env = self.admitted_named(p.meta, method, &p.name, scope.checks)?;
             let prompt = self
                 .inner
                 .server
@@ -42,16 +41,14 @@ impl Connection {
             prompt
                 .check_arguments(&arguments)
                 .map_err(|e| e.into_mcp_error())?;
-            let round = match env.era {
-                Era::Modern => Some(self.round(
-                    method.name,
-                    params,
-                    &self.caller_for(&scope.outlet),
-                    p.input_responses,
-                    p.request_state,
-                )?),
-                Era::Legacy => None,
-            };
+            let round = self.round(
+                env.era,
+                method.name,
+                params,
+                &scope.outlet,
+                p.input_responses,
+                p.request_state,
+            )?;
             Ok((env, prompt, arguments, round))
         })();
         let (env, prompt, arguments, round) = match prepared {

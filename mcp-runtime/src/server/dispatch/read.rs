@@ -28,18 +28,15 @@ impl Connection {
     ) -> Routed {
         let prepared = (|| -> Result<_, Rejection> {
             let p: ResourceUriParams = required_params(params)?;
-            let env = self.named_envelope(p.meta, method.name, &p.uri, scope.checks)?;
-            self.admit(method, env.era)?;
-            let round = match env.era {
-                Era::Modern => Some(self.round(
-                    method.name,
-                    params,
-                    &self.caller_for(&scope.outlet),
-                    p.input_responses,
-                    p.request_state,
-                )?),
-                Era::Legacy => None,
-            };
+            let env = self.admitted_named(p.meta, method, &p.uri, scope.checks)?;
+            let round = self.round(
+                env.era,
+                method.name,
+                params,
+                &scope.outlet,
+                p.input_responses,
+                p.request_state,
+            )?;
             if let Some(reason) = uri_problem(&p.uri) {
                 return Err(ResourceError::InvalidUri(reason.into())
                     .into_mcp_error(&p.uri, env.era)

@@ -9,7 +9,7 @@ use super::{Connection, Envelope, Outlet, Routed};
 use crate::context::RequestIo;
 use crate::context::input::state::invalid_state_error;
 use crate::context::input::{BindingSource, Carried, Channel, LegacyLink, Round};
-use crate::context::{Caller, RequestContext, RequestContextParts};
+use crate::context::{RequestContext, RequestContextParts};
 use crate::pipeline::{BoxError, Outcome};
 use crate::protocol::jsonrpc::{encode_error, encode_result, encode_result_within};
 use crate::protocol::{Era, InputRequiredResult, JsonObject, McpError, RequestId};
@@ -89,17 +89,23 @@ impl Connection {
         )
     }
 
-    /// The modern round of a request that may ask the client: its `requestState` checked
-    /// (a state that fails any check is the one error `input::state` documents, in-band)
-    /// and its `inputResponses` read.
+    /// The modern round of a request that may ask the client (`None` on the legacy leg,
+    /// which asks with requests of its own): its `requestState` checked (a state that fails
+    /// any check is the one error `input::state` documents, in-band) and its
+    /// `inputResponses` read, bound to the caller of `outlet`.
     pub(super) fn round(
         &self,
+        era: Era,
         method: &'static str,
         params: Option<&RawValue>,
-        caller: &Caller,
+        outlet: &Outlet,
         responses: Option<Value>,
         state: Option<Value>,
-    ) -> Result<Arc<Round>, Rejection> {
+    ) -> Result<Option<Arc<Round>>, Rejection> {
+        if era == Era::Legacy {
+            return Ok(None);
+        }
+        let caller = self.caller_for(outlet);
         let source = BindingSource {
             method,
             params: params.map_or("{}", RawValue::get).into(),
@@ -128,7 +134,9 @@ impl Connection {
             // `null`, a number, …: nothing usable is answered, so everything is asked again.
             _ => None,
         };
-        Ok(Arc::new(Round::new(source, binding, carried, responses)))
+        Ok(Some(Arc::new(Round::new(
+            source, binding, carried, responses,
+        ))))
     }
 
     /// The `input_required` answer of a handler that suspended: what it asked, and a new

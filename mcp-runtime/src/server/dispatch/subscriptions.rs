@@ -43,8 +43,7 @@ impl Connection {
         // The era first: on the modern leg the method does not exist, whatever its params
         // (404 `-32601`, checked by the suite's `server-stateless`).
         let meta: MetaOnlyParams = optional_params(params)?;
-        let env = self.envelope(meta.meta, method, checks)?;
-        self.admit(row, env.era)?;
+        let env = self.admitted(meta.meta, row, checks)?;
         let p: ResourceUriParams = required_params(params)?;
         if let Some(reason) = super::read::uri_problem(&p.uri) {
             return Err(ResourceError::InvalidUri(reason.into())
@@ -147,10 +146,7 @@ impl Connection {
             Err(e) => return Routed::rejected(&id, e.into()),
         };
         // A legacy connection has unsolicited list_changed instead.
-        let admitted = self
-            .envelope(p.meta, method.name, scope.checks)
-            .and_then(|env| self.admit(method, env.era));
-        if let Err(rejection) = admitted {
+        if let Err(rejection) = self.admitted(p.meta, method, scope.checks) {
             return Routed::rejected(&id, rejection);
         }
         let registry = self.inner.server.registry();
