@@ -629,6 +629,8 @@ impl ServerBuilder {
             resources: resources.advertised(),
             prompts: prompts.advertised(),
             logging: self.logging,
+            tasks: false,
+            skills: false,
         };
         let capabilities = offer.capabilities();
         let discover = DiscoverResult {

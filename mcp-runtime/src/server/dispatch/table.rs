@@ -48,7 +48,16 @@ pub(crate) enum Gate {
     Completions,
     /// `logging`.
     Logging,
+    /// The tasks extension (`io.modelcontextprotocol/tasks`): some tool runs as a task.
+    Tasks,
+    /// The skills extension (`io.modelcontextprotocol/skills`): skills are served.
+    Skills,
 }
+
+/// The extension identifier of tasks (SEP-2663).
+pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+/// The extension identifier of skills (SEP-2640).
+pub(crate) const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
 
 /// What one server offers, decided once at `build()` from what is registered and
 /// configured.
@@ -58,6 +67,10 @@ pub(crate) struct Offer {
     pub(crate) resources: bool,
     pub(crate) prompts: bool,
     pub(crate) logging: bool,
+    /// Some tool runs as a task.
+    pub(crate) tasks: bool,
+    /// Skills are served.
+    pub(crate) skills: bool,
 }
 
 impl Offer {
@@ -72,6 +85,8 @@ impl Offer {
             // primitive (an item without suggestions answers an empty list).
             Gate::Completions => self.prompts || self.resources,
             Gate::Logging => self.logging,
+            Gate::Tasks => self.tasks,
+            Gate::Skills => self.skills,
         }
     }
 
@@ -90,8 +105,26 @@ impl Offer {
             }),
             completions: self.opens(Gate::Completions).then(Default::default),
             logging: self.opens(Gate::Logging).then(Default::default),
+            extensions: self.extensions(),
             ..ServerCapabilities::default()
         }
+    }
+}
+
+impl Offer {
+    /// The `extensions` object of the capabilities: one entry per open extension gate.
+    fn extensions(self) -> Option<crate::protocol::JsonObject> {
+        let mut extensions = crate::protocol::JsonObject::new();
+        if self.opens(Gate::Tasks) {
+            extensions.insert(TASKS_EXTENSION.into(), serde_json::json!({}));
+        }
+        if self.opens(Gate::Skills) {
+            extensions.insert(
+                SKILLS_EXTENSION.into(),
+                serde_json::json!({ "directoryRead": true }),
+            );
+        }
+        (!extensions.is_empty()).then_some(extensions)
     }
 }
 
