@@ -3,3 +3,4 @@
 //! examples take exactly the flags a generated project takes).
 
 pub mod conformance_input;
+pub mod conformance_tasks;

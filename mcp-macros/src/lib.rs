@@ -49,6 +49,9 @@ use proc_macro::TokenStream;
 /// - policies the server enforces (`Tool::policy`): `timeout = "30s"`, `concurrency = 4`,
 ///   `rate_limit = "10/s"`, `cache = "60s"` (only with `read_only` and `idempotent`),
 ///   `scopes = ["files:write"]`; durations are a whole number and `ms`, `s`, `m` or `h`;
+/// - tasks (the 2026-07-28 tasks extension, `mcp_runtime::task`): `task = "optional"` (a
+///   task for a client that supports them when the call does not finish at once) or
+///   `task = "required"` (only ever a task; other clients are refused with `-32021`);
 /// - `crate = path` names the runtime crate when it is re-exported.
 ///
 /// Parameters are JSON arguments (their doc comments become property descriptions;

@@ -19,6 +19,7 @@ pub(crate) const CONCURRENCY: &str = "concurrency";
 pub(crate) const RATE_LIMIT: &str = "rate_limit";
 pub(crate) const CACHE: &str = "cache";
 pub(crate) const SCOPES: &str = "scopes";
+pub(crate) const TASK: &str = "task";
 
 /// Every `#[mcp_tool]` key, as listed in the unknown-key error.
 pub(crate) const TOOL_KEYS: &[&str] = &[
@@ -37,6 +38,7 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     RATE_LIMIT,
     CACHE,
     SCOPES,
+    TASK,
     CRATE,
 ];
 

@@ -157,6 +157,8 @@ pub mod resource;
 #[cfg(feature = "server")]
 pub mod server;
 #[cfg(feature = "server")]
+pub mod task;
+#[cfg(feature = "server")]
 pub mod testing;
 #[cfg(feature = "server")]
 pub mod tool;

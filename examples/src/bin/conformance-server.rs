@@ -293,6 +293,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
     let builder = mcp_examples::conformance_input::register(prompts(resources(trigger_tools(
         content_tools(builder),
     ))));
+    let builder = mcp_examples::conformance_tasks::register(builder);
     builder.build()
 }
 

@@ -12,7 +12,7 @@ mod tool;
 
 pub(crate) use prompt::PromptAttrs;
 pub(crate) use resource::ResourceAttrs;
-pub(crate) use tool::ToolAttrs;
+pub(crate) use tool::{TaskSupport, ToolAttrs};
 
 use crate::ctxt::Ctxt;
 use crate::symbol::*;

@@ -34,7 +34,16 @@ pub(crate) struct ToolAttrs {
     pub(crate) cache: Option<Spanned<u64>>,
     /// `scopes = ["files:write"]` (at least one, each an OAuth scope token).
     pub(crate) scopes: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `task = "optional" | "required"`.
+    pub(crate) task: Option<Spanned<TaskSupport>>,
     pub(crate) krate: Option<syn::Path>,
+}
+
+/// `task = "..."`: whether calls may run as tasks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskSupport {
+    Optional,
+    Required,
 }
 
 /// `rate_limit = "N/s"`: `count` calls (above zero) per `period_secs` seconds.
@@ -84,6 +93,7 @@ impl ToolAttrs {
             RATE_LIMIT => set_once(cx, WHAT, key, &mut self.rate_limit, rate_value(cx, key)),
             CACHE => set_once(cx, WHAT, key, &mut self.cache, duration_value(cx, key)),
             SCOPES => set_once(cx, WHAT, key, &mut self.scopes, scopes_value(cx, key)),
+            TASK => set_once(cx, WHAT, key, &mut self.task, task_value(cx, key)),
             CRATE => {
                 let path = crate_value(cx, key);
                 if path.is_some() {
@@ -187,6 +197,33 @@ fn parse_duration_ms(s: &str) -> Result<u64, String> {
         .ok()
         .and_then(|n| n.checked_mul(factor))
         .ok_or_else(|| "it is too long to count in milliseconds".to_owned())
+}
+
+/// What `task` takes, shown by every error about it.
+const TASK_FORMS: &str = "`task = \"optional\"` (a task when the client supports tasks and the call does not finish at once) or `task = \"required\"` (only ever a task)";
+
+/// `task = "optional"` or `task = "required"`.
+fn task_value(cx: &Ctxt, k: &Key) -> Option<Spanned<TaskSupport>> {
+    let s = policy_string(
+        cx,
+        TASK,
+        k.span,
+        k.value.clone(),
+        TASK_FORMS,
+        "\"optional\"",
+    )?;
+    let value = match s.value().as_str() {
+        "optional" => TaskSupport::Optional,
+        "required" => TaskSupport::Required,
+        other => {
+            cx.error_spanned_by(&s, format!("invalid `task` {other:?}: write {TASK_FORMS}"));
+            return None;
+        }
+    };
+    Some(Spanned {
+        value,
+        span: k.span,
+    })
 }
 
 /// `concurrency = 4`: an integer literal above zero.

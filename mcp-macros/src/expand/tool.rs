@@ -302,6 +302,7 @@ fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
         && a.rate_limit.is_none()
         && a.cache.is_none()
         && a.scopes.is_none()
+        && a.task.is_none()
     {
         return None;
     }
@@ -330,6 +331,14 @@ fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
         let s = &s.value;
         quote!(.scope(#s))
     });
+    let task = a.task.as_ref().map(|t| match t.value {
+        crate::attr::TaskSupport::Optional => {
+            quote!(.task(#rt::task::TaskSupport::Optional))
+        }
+        crate::attr::TaskSupport::Required => {
+            quote!(.task(#rt::task::TaskSupport::Required))
+        }
+    });
     Some(quote! {
         fn policy(&self) -> #rt::tool::ToolPolicy {
             #rt::tool::ToolPolicy::new()
@@ -338,6 +347,7 @@ fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
                 #rate_limit
                 #cache
                 #(#scopes)*
+                #task
         }
     })
 }

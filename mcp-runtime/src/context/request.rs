@@ -226,7 +226,13 @@ impl RequestContext {
     /// Values must increase: a value not above the last one sent is dropped, as is anything
     /// after the response (spec: progress is strictly increasing and stops with the result).
     /// Returns whether a notification was sent.
+    ///
+    /// In a task (`crate::task`) progress becomes the task's status message, which the
+    /// client reads with `tasks/get`, whether or not it sent a progress token.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+        if let Some(task) = self.task() {
+            return !self.is_cancelled() && task.progress(progress, total, message).await;
+        }
         let (Some(token), Some(peer)) = (&self.inner.progress_token, &self.inner.peer) else {
             return false;
         };
@@ -276,8 +282,66 @@ impl RequestContext {
     pub(crate) fn round(&self) -> Option<&Arc<crate::context::input::Round>> {
         match &self.inner.input {
             Channel::Modern(round) => Some(round),
+            Channel::Task(task) => Some(&task.round),
             _ => None,
         }
+    }
+
+    /// The task this request runs as, once it has become one (`crate::task`).
+    pub(crate) fn task(&self) -> Option<&crate::task::TaskLink> {
+        match &self.inner.input {
+            Channel::Task(task) => task.link.get(),
+            _ => None,
+        }
+    }
+
+    /// Makes this call a task now, if it may become one (the tool declares `task`, and the
+    /// request's client declared the tasks extension): the client gets the task's handle,
+    /// and what the tool asks from here on becomes the task's `inputRequests`, answered with
+    /// `tasks/update`. Returns whether the call runs as a task.
+    ///
+    /// Without it, a call becomes a task at its first wait that is not an ask of the client
+    /// (asks before that are `input_required` rounds of the request, which the tasks
+    /// extension recommends for what decides whether to proceed at all). Call it first in a
+    /// tool whose first step is to ask, when the asking belongs to the task:
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::input::{Elicitation, InputError};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Confirm {
+    ///     /// Delete it?
+    ///     confirm: bool,
+    /// }
+    ///
+    /// /// Deletes a file, once the user confirms.
+    /// #[mcp_tool(task = "optional")]
+    /// async fn delete_file(cx: RequestContext, path: String) -> Result<String, InputError> {
+    ///     cx.become_task().await;
+    ///     match cx.elicit::<Confirm>(format!("Delete {path}?")).await? {
+    ///         Elicitation::Accepted(Confirm { confirm: true }) => Ok(format!("deleted {path}")),
+    ///         _ => Ok("kept".into()),
+    ///     }
+    /// }
+    /// # let _ = Server::builder("demo", "1.0.0").tool(delete_file::tool()).build().unwrap();
+    /// ```
+    pub async fn become_task(&self) -> bool {
+        match &self.inner.input {
+            Channel::Task(task) if task.link.get().is_none() => {
+                // The dispatcher polls the call once where it arrives; a call still waiting
+                // without having asked anything becomes a task.
+                tokio::task::yield_now().await;
+                self.task().is_some()
+            }
+            Channel::Task(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The id of the task this request runs as, if it runs as one (`crate::task`).
+    pub fn task_id(&self) -> Option<&str> {
+        self.task().map(crate::task::TaskLink::id)
     }
 
     pub(crate) fn log_threshold(&self) -> Option<LoggingLevel> {

@@ -229,6 +229,7 @@ impl Record {
             duration_ms = self.start.elapsed().as_secs_f64() * 1000.0,
             outcome,
             cached = cx.answered_from_cache().then_some(true),
+            task = cx.task_id(),
             arguments = self.arguments.as_deref(),
             "request"
         );

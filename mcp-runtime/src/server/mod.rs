@@ -91,6 +91,8 @@ pub(crate) struct ServerInner {
     offer: dispatch::table::Offer,
     /// The longest a tool, read or prompt result may be, serialized.
     max_response_bytes: usize,
+    /// Tasks (`crate::task`): the store, and the tasks running in this process.
+    tasks: Arc<crate::task::TaskHub>,
 }
 
 impl fmt::Debug for Server {
@@ -134,6 +136,7 @@ impl Server {
             request_state_keys: None,
             logging: true,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            tasks: None,
         }
     }
 
@@ -216,6 +219,7 @@ pub struct ServerBuilder {
     request_state_keys: Option<RequestStateKeys>,
     logging: bool,
     max_response_bytes: usize,
+    tasks: Option<crate::task::TaskOptions>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -561,6 +565,15 @@ impl ServerBuilder {
         self
     }
 
+    /// How tasks run (`crate::task`): their TTL, the polling interval clients are told, and
+    /// the [`TaskStore`](crate::task::TaskStore) they live in (default: in memory, bounded).
+    /// The tasks extension is declared when a tool may run as a task
+    /// (`#[mcp_tool(task = "optional")]`), or when this is called.
+    pub fn tasks(mut self, options: crate::task::TaskOptions) -> Self {
+        self.tasks = Some(options);
+        self
+    }
+
     /// Validates every registration and builds the server, or lists every problem found.
     pub fn build(self) -> Result<Server, BuildError> {
         let server_info_raw: Arc<RawValue> = to_raw(&self.info).into();
@@ -615,6 +628,18 @@ impl ServerBuilder {
             errors.extend(found);
         }
         errors.extend(unknown_tool_layers(&tools));
+        let task_tools = tools
+            .snapshot()
+            .iter()
+            .any(|t| t.task != crate::task::TaskSupport::Never);
+        let offer_tasks = task_tools || self.tasks.is_some();
+        let task_options = self.tasks.unwrap_or_default();
+        if let Some(reason) = task_problem(&task_options) {
+            errors.push(RegistrationError::InvalidSetting {
+                setting: "tasks",
+                reason,
+            });
+        }
         if !errors.is_empty() {
             return Err(BuildError { errors });
         }
@@ -629,7 +654,7 @@ impl ServerBuilder {
             resources: resources.advertised(),
             prompts: prompts.advertised(),
             logging: self.logging,
-            tasks: false,
+            tasks: offer_tasks,
             skills: false,
         };
         let capabilities = offer.capabilities();
@@ -660,9 +685,25 @@ impl ServerBuilder {
                 ),
                 offer,
                 max_response_bytes: self.max_response_bytes,
+                tasks: Arc::new(crate::task::TaskHub::new(task_options)),
             }),
         })
     }
+}
+
+/// What is wrong with task settings, if anything.
+fn task_problem(options: &crate::task::TaskOptions) -> Option<String> {
+    if options.ttl.is_zero() || options.ttl > crate::task::MAX_TASK_TTL {
+        return Some(format!(
+            "a task TTL of {:?} cannot be honoured: it must be above zero and at most {} hours",
+            options.ttl,
+            crate::task::MAX_TASK_TTL.as_secs() / 3600
+        ));
+    }
+    if options.poll_interval.is_zero() || options.store_poll.is_zero() {
+        return Some("task polling intervals must be above zero".into());
+    }
+    None
 }
 
 /// Layers configured for tool names that no registered tool has (a typo would otherwise

@@ -55,6 +55,20 @@ impl<'a, T: Serialize> Modern<'a, T> {
     }
 
     /// An `input_required` result (never with caching hints).
+    /// A task handle (`CreateTaskResult`, the tasks extension): `resultType: "task"`.
+    pub(crate) fn task(body: &'a T, server_info: &'a RawValue) -> Self {
+        Self {
+            body,
+            result_type: "task",
+            ttl_ms: None,
+            cache_scope: None,
+            meta: ModernMeta {
+                server_info,
+                extra: None,
+            },
+        }
+    }
+
     pub(crate) fn input_required(body: &'a T, server_info: &'a RawValue) -> Self {
         Self {
             body,

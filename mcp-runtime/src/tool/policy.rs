@@ -180,6 +180,9 @@ pub struct ToolPolicy {
     /// the tool runs; a local client (stdio) is not held to scopes (see
     /// [`Caller`](super::Caller)).
     pub scopes: Vec<Cow<'static, str>>,
+    /// Whether calls may run as tasks (`crate::task`): a client with the tasks extension
+    /// gets a task handle and polls for the result.
+    pub task: crate::task::TaskSupport,
 }
 
 impl ToolPolicy {
@@ -209,6 +212,12 @@ impl ToolPolicy {
     /// Sets [`cache`](Self::cache).
     pub fn cache(mut self, ttl: Duration) -> Self {
         self.cache = Some(ttl);
+        self
+    }
+
+    /// Sets [`task`](Self::task).
+    pub fn task(mut self, support: crate::task::TaskSupport) -> Self {
+        self.task = support;
         self
     }
 

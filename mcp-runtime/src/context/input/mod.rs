@@ -248,25 +248,27 @@ impl<'a, T: Send + 'static> Ask<'a, T> {
             let request = request?;
             match cx.input_channel() {
                 Channel::Unavailable(reason) => Err(InputError::Unavailable((*reason).into())),
-                Channel::Modern(round) => {
-                    let key = round.key(key, kind);
-                    if !request.allowed_by(cx.client_capabilities()) {
-                        let error = InputError::missing(&request);
-                        cx.record_missing_capability(&request);
-                        return Err(error);
+                Channel::Modern(round) => modern_ask(&cx, &round, key, kind, request, parse).await,
+                Channel::Task(task) => match task.link.get() {
+                    // Before the call became a task: rounds of input_required results.
+                    None => modern_ask(&cx, &task.round, key, kind, request, parse).await,
+                    Some(link) => {
+                        let key = task.round.key(key, kind);
+                        if !request.allowed_by(cx.client_capabilities()) {
+                            let error = InputError::missing(&request);
+                            cx.record_missing_capability(&request);
+                            return Err(error);
+                        }
+                        // Answered in a round before the task existed.
+                        if let Some(answer) = task.round.answer(&key)
+                            && let Ok(parsed) = parse(answer.clone())
+                        {
+                            return Ok(parsed);
+                        }
+                        let answer = link.ask(&key, &request).await?;
+                        parse(answer).map_err(InputError::InvalidResponse)
                     }
-                    if let Some(answer) = round.answer(&key)
-                        && let Ok(parsed) = parse(answer.clone())
-                    {
-                        round.use_answer(key, answer);
-                        return Ok(parsed);
-                    }
-                    // Not answered (or not usably): ask, and wait for the round to end. The
-                    // pipeline sees the ask after this poll and answers input_required; this
-                    // future is dropped with the handler.
-                    round.ask(key, request);
-                    std::future::pending().await
-                }
+                },
                 Channel::Legacy(link) => {
                     if link.capabilities_known && !request.allowed_by(cx.client_capabilities()) {
                         let error = InputError::missing(&request);
@@ -318,6 +320,35 @@ impl<T: Send + 'static> Future for Ask<'_, T> {
             .as_mut()
             .poll(cx)
     }
+}
+
+/// An ask on the modern leg: answered from the round when it can be, otherwise registered
+/// (the handler is suspended, and its future dropped when the round ends).
+async fn modern_ask<T>(
+    cx: &RequestContext,
+    round: &Round,
+    key: Option<String>,
+    kind: &'static str,
+    request: InputRequest,
+    parse: Parse<T>,
+) -> Result<T, InputError> {
+    let key = round.key(key, kind);
+    if !request.allowed_by(cx.client_capabilities()) {
+        let error = InputError::missing(&request);
+        cx.record_missing_capability(&request);
+        return Err(error);
+    }
+    if let Some(answer) = round.answer(&key)
+        && let Ok(parsed) = parse(answer.clone())
+    {
+        round.use_answer(key, answer);
+        return Ok(parsed);
+    }
+    // Not answered (or not usably): ask, and wait for the round to end. The pipeline sees
+    // the ask after this poll and answers input_required; this future is dropped with the
+    // handler.
+    round.ask(key, request);
+    std::future::pending().await
 }
 
 fn parse_elicit<T: DeserializeOwned>(answer: Value) -> Result<Elicitation<T>, String> {
@@ -415,6 +446,26 @@ pub(crate) enum Channel {
     Legacy(LegacyLink),
     /// Input-required results and retries.
     Modern(Arc<Round>),
+    /// A call that may become a task: rounds until it does, its task's `inputRequests`
+    /// after.
+    Task(Arc<TaskInput>),
+}
+
+/// The input of a call that may become a task (`crate::task`).
+pub(crate) struct TaskInput {
+    /// The request's modern round: what it asks before it becomes a task.
+    pub(crate) round: Arc<Round>,
+    /// Set when it becomes a task.
+    pub(crate) link: OnceLock<crate::task::TaskLink>,
+}
+
+impl TaskInput {
+    pub(crate) fn new(round: Arc<Round>) -> Self {
+        Self {
+            round,
+            link: OnceLock::new(),
+        }
+    }
 }
 
 impl fmt::Debug for Channel {
@@ -423,6 +474,7 @@ impl fmt::Debug for Channel {
             Channel::Unavailable(r) => write!(f, "Unavailable({r:?})"),
             Channel::Legacy(_) => f.write_str("Legacy"),
             Channel::Modern(_) => f.write_str("Modern"),
+            Channel::Task(_) => f.write_str("Task"),
         }
     }
 }

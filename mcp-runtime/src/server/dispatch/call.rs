@@ -56,6 +56,7 @@ impl Connection {
                     return Err(forbidden(&tool, &caller, &id, env.era));
                 }
             }
+            let as_task = self.runs_as_task(&tool, &env)?;
             let round = self.round(
                 env.era,
                 method.name,
@@ -64,13 +65,16 @@ impl Connection {
                 p.input_responses,
                 p.request_state,
             )?;
-            Ok((env, tool, arguments, round))
+            Ok((env, tool, arguments, round, as_task))
         })();
-        let (env, tool, arguments, round) = match prepared {
+        let (env, tool, arguments, round, as_task) = match prepared {
             Ok(p) => p,
             Err(rejection) => return Routed::rejected(&id, rejection),
         };
         let outlet = scope.outlet;
+        if as_task && let Some(round) = round {
+            return self.call_as_task(id, method, env, tool, arguments, round, outlet);
+        }
         // With the server in it, so a tool can read the server's resources too.
         let cx = self.context(&id, env, &outlet, round);
         let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
@@ -83,7 +87,7 @@ impl Connection {
     /// Projects what came out of the tool's stack for the request's era: a refusal becomes
     /// an `isError` result, structured output gets its text copy (and, for legacy clients,
     /// the `{result: …}` wrapping of a non-object), a protocol error its JSON-RPC error.
-    fn finish_call(
+    pub(super) fn finish_call(
         &self,
         id: &RequestId,
         tool: &RegisteredTool,
@@ -92,37 +96,53 @@ impl Connection {
         cx: &RequestContext,
     ) -> (Vec<u8>, Disposition) {
         cx.finish();
-        let mut result = match out.unwrap_or_else(Outcome::from_error) {
+        let result = match out.unwrap_or_else(Outcome::from_error) {
             Outcome::InputRequired => return self.input_required(id, cx),
-            Outcome::Tool(result) => result,
-            Outcome::Refused(refusal) => refusal.into_tool_result(),
-            other => {
-                let error = match other {
-                    Outcome::Error(error) => error,
-                    _ => McpError::internal(
-                        "a layer answered tools/call with the result of another kind of request",
-                    ),
-                };
-                let rejection = Rejection::from(error);
-                return (
-                    encode_error(Some(id), &rejection.error),
-                    rejection.disposition,
-                );
-            }
+            other => match call_result(tool, era, other) {
+                Ok(result) => result,
+                Err(error) => {
+                    let rejection = Rejection::from(error);
+                    return (
+                        encode_error(Some(id), &rejection.error),
+                        rejection.disposition,
+                    );
+                }
+            },
         };
-        if let Some(structured) = &result.structured_content {
-            if result.content.is_empty() {
-                result.content.push(Content::text(structured.to_string()));
-            }
-            if era == Era::Legacy && tool.wrap_legacy_output {
-                result.structured_content = Some(json!({ "result": structured }));
-            }
-        }
         (
             encode_call_result(&self.inner.server, id, &tool.name, era, result),
             Disposition::Answered,
         )
     }
+}
+
+/// The `tools/call` result of what came out of a tool's stack, as the client of `era` sees
+/// it (a refusal is an `isError` result, structured output gets its text copy, and legacy
+/// clients the `{result: …}` wrapping of a non-object), or the protocol error it is.
+pub(super) fn call_result(
+    tool: &RegisteredTool,
+    era: Era,
+    out: Outcome,
+) -> Result<CallToolResult, McpError> {
+    let mut result = match out {
+        Outcome::Tool(result) => result,
+        Outcome::Refused(refusal) => refusal.into_tool_result(),
+        Outcome::Error(error) => return Err(error),
+        _ => {
+            return Err(McpError::internal(
+                "a layer answered tools/call with the result of another kind of request",
+            ));
+        }
+    };
+    if let Some(structured) = &result.structured_content {
+        if result.content.is_empty() {
+            result.content.push(Content::text(structured.to_string()));
+        }
+        if era == Era::Legacy && tool.wrap_legacy_output {
+            result.structured_content = Some(json!({ "result": structured }));
+        }
+    }
+    Ok(result)
 }
 
 /// A caller without the scopes a tool requires: refused before the tool's stack (so the

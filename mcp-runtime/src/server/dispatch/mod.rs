@@ -28,7 +28,8 @@
 //! server must offer for it (a primitive, completions, logging) and its handler, one file per
 //! concept beside this one: `lifecycle.rs` (`initialize`, `ping`, `server/discover`,
 //! `logging/setLevel`, notifications), `lists.rs`, `call.rs`, `read.rs`, `prompt.rs`,
-//! `complete.rs`, `subscriptions.rs` (legacy subscriptions and `subscriptions/listen`).
+//! `complete.rs`, `subscriptions.rs` (legacy subscriptions and `subscriptions/listen`),
+//! `task.rs` (a call that becomes a task, and `tasks/get`, `tasks/update`, `tasks/cancel`).
 //! A handler checks its envelope and whether its row is offered to the request's era in one
 //! step (`admitted`, in `envelope.rs`, over [`Connection::admit`]); the requests that run
 //! user code (tools, reads, prompts, completions) share `serve.rs`: their context, their modern round, and one
@@ -46,6 +47,7 @@ mod read;
 mod serve;
 mod subscriptions;
 pub(super) mod table;
+mod task;
 #[cfg(test)]
 mod tests;
 

@@ -35,15 +35,26 @@ impl Connection {
         outlet: &Outlet,
         round: Option<Arc<Round>>,
     ) -> RequestContext {
+        let cancellation = self.cancellation_for(outlet);
+        self.context_with(id, env, outlet, round.map(Channel::Modern), cancellation)
+    }
+
+    /// [`context`](Self::context) with the modern leg's input channel and the cancellation
+    /// chosen by the caller (a call that may become a task has its own of both).
+    pub(super) fn context_with(
+        &self,
+        id: &RequestId,
+        env: Envelope,
+        outlet: &Outlet,
+        modern_input: Option<Channel>,
+        cancellation: tokio_util::sync::CancellationToken,
+    ) -> RequestContext {
         let server = &self.inner.server.inner;
         let io = match env.era {
             Era::Modern => RequestIo {
-                input: match round {
-                    Some(round) => Channel::Modern(round),
-                    None => Channel::Unavailable(
-                        "only tools/call, prompts/get and resources/read may ask the client",
-                    ),
-                },
+                input: modern_input.unwrap_or(Channel::Unavailable(
+                    "only tools/call, prompts/get and resources/read may ask the client",
+                )),
                 log_threshold: env.log_level.filter(|_| server.offer.logging),
             },
             Era::Legacy => {
@@ -79,7 +90,7 @@ impl Connection {
                 client_info: env.client_info,
                 request_id: id.clone(),
                 progress_token: env.progress_token,
-                cancellation: self.cancellation_for(outlet),
+                cancellation,
                 peer: Some(self.notifications_for(outlet)),
                 extensions: self.inner.server.inner.extensions.clone(),
                 caller: self.caller_for(outlet),
@@ -221,6 +232,28 @@ impl Connection {
                     this.untrack(tracked, &id);
                     cx.finish();
                 }
+            }
+        });
+        Routed::Pending
+    }
+
+    /// Answers with `future`'s line: at once when its first poll finishes it (a store in
+    /// this process always does), otherwise from a task of the connection.
+    pub(super) fn answer_later<F>(&self, future: F, outlet: Outlet) -> Routed
+    where
+        F: Future<Output = (Vec<u8>, Disposition)> + Send + 'static,
+    {
+        let mut future = Box::pin(future);
+        let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
+        if let Poll::Ready((line, disposition)) = future.as_mut().poll(&mut poll_cx) {
+            return Routed::Reply(line, disposition);
+        }
+        let this = self.clone();
+        let aborted = self.inner.aborted.clone();
+        self.inner.tasks.spawn(async move {
+            tokio::select! {
+                (line, _) = future => this.deliver(outlet, line).await,
+                () = aborted.cancelled() => {}
             }
         });
         Routed::Pending

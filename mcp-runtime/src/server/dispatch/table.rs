@@ -266,6 +266,24 @@ pub(crate) static METHODS: &[Method] = &[
         Gate::Always,
         L(Connection::listen),
     ),
+    row(
+        "tasks/get",
+        Eras::Modern,
+        Gate::Tasks,
+        L(Connection::get_task),
+    ),
+    row(
+        "tasks/update",
+        Eras::Modern,
+        Gate::Tasks,
+        L(Connection::update_task),
+    ),
+    row(
+        "tasks/cancel",
+        Eras::Modern,
+        Gate::Tasks,
+        L(Connection::cancel_task),
+    ),
 ];
 
 /// The row of `method`, if the server serves it.

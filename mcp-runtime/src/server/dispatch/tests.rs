@@ -44,6 +44,9 @@ const EXPECTED: &[(&str, [Got; 4])] = &[
     ("resources/subscribe", [S, U, U, U]),
     ("resources/unsubscribe", [S, U, U, U]),
     ("subscriptions/listen", [U, S, U, S]),
+    ("tasks/get", [U, S, U, U]),
+    ("tasks/update", [U, S, U, U]),
+    ("tasks/cancel", [U, S, U, U]),
 ];
 
 fn full() -> Server {
@@ -63,8 +66,14 @@ fn full() -> Server {
             .with_argument(PromptArgument::required("a", "An argument")),
         |args, _cx| async move { format!("a = {}", args["a"]) },
     );
+    let slow = tool_fn(
+        ToolDefinition::new("slow", "Runs as a task.", json!({"type": "object"})),
+        |_args, _cx| async { "done" },
+    )
+    .with_policy(crate::tool::ToolPolicy::new().task(crate::task::TaskSupport::Optional));
     Server::builder("full", "1.0.0")
         .tool(echo)
+        .tool(slow)
         .resource(resource)
         .prompt(prompt)
         .logging(true)
@@ -98,6 +107,8 @@ fn params(method: &str) -> Value {
             "argument": {"name": "a", "value": ""}
         }),
         "subscriptions/listen" => json!({"notifications": {"toolsListChanged": true}}),
+        "tasks/get" | "tasks/cancel" => json!({"taskId": "0123"}),
+        "tasks/update" => json!({"taskId": "0123", "inputResponses": {}}),
         _ => json!({}),
     }
 }

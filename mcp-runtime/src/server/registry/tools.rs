@@ -29,6 +29,8 @@ pub(crate) struct RegisteredTool {
     /// The scopes a caller must hold (`#[mcp_tool(scopes = [...])]`); checked by the
     /// dispatcher before the call enters the stack.
     pub(crate) scopes: Arc<[String]>,
+    /// Whether calls may run as tasks.
+    pub(crate) task: crate::task::TaskSupport,
     modern_definition: ToolDefinition,
     legacy_definition: ToolDefinition,
 }
@@ -114,6 +116,7 @@ fn prepare(
         wrap_legacy_output,
         header_params,
         scopes,
+        task: policy.task,
         modern_definition: definition,
         legacy_definition,
     })

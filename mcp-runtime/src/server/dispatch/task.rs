@@ -1,0 +1,516 @@
+//! The tasks extension (`crate::task`): a `tools/call` that becomes a task, and `tasks/get`,
+//! `tasks/update`, `tasks/cancel`.
+
+use super::call::call_result;
+use super::envelope::Envelope;
+use super::serve::error_reply;
+use super::table::Method;
+use super::{Connection, Outlet, Routed, Scope, required_params};
+use crate::context::Caller;
+use crate::context::input::{Channel, Round, TaskInput};
+use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
+use crate::protocol::jsonrpc::{encode_result, encode_result_within};
+use crate::protocol::task::{DetailedTask, TASKS_EXTENSION, Task, TaskIdParams, UpdateTaskParams};
+use crate::protocol::{Era, JsonObject, McpError, RequestId};
+use crate::server::contract::{Disposition, Rejection};
+use crate::server::projection::Modern;
+use crate::server::registry::tools::RegisteredTool;
+use crate::task::{StoreError, TaskEnd, TaskHub, TaskRecord, TaskStatus, TaskSupport, iso8601};
+use futures::FutureExt as _;
+use futures::future::BoxFuture;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// What a client must declare to see tasks.
+fn required_capabilities() -> Value {
+    json!({ "extensions": { TASKS_EXTENSION: {} } })
+}
+
+/// Whether the request's client declared the tasks extension.
+fn declares_tasks(env: &Envelope) -> bool {
+    env.era == Era::Modern
+        && env
+            .client_capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+}
+
+/// The task's handle and state, as the wire carries it.
+fn wire(record: &TaskRecord) -> Task {
+    Task {
+        task_id: record.id.clone(),
+        status: record.status,
+        status_message: record.status_message.clone(),
+        created_at: iso8601(record.created_at_ms),
+        last_updated_at: iso8601(record.last_updated_at_ms),
+        ttl_ms: Some(record.ttl_ms),
+        poll_interval_ms: Some(record.poll_interval_ms),
+    }
+}
+
+/// The end of a task whose stack answered `out`.
+fn end_of(tool: &RegisteredTool, out: Result<Outcome, BoxError>, budget: usize) -> TaskEnd {
+    let out = match out.unwrap_or_else(Outcome::from_error) {
+        Outcome::InputRequired => {
+            return TaskEnd::Failed(McpError::internal(
+                "the task asked the client in a way only a request can",
+            ));
+        }
+        other => other,
+    };
+    match call_result(tool, Era::Modern, out) {
+        Err(error) => TaskEnd::Failed(error),
+        Ok(result) => {
+            let object = match serde_json::to_value(&result) {
+                Ok(Value::Object(object)) => object,
+                _ => return TaskEnd::Failed(McpError::internal("a tool result did not serialize")),
+            };
+            let size = serde_json::to_vec(&object).map_or(usize::MAX, |v| v.len());
+            if size > budget {
+                let over = crate::protocol::CallToolResult::error(format!(
+                    "The result of tool `{}` is larger than this server's response budget \
+                     ({budget} bytes), so it was not kept. Ask for less: a smaller range, fewer \
+                     items, or a smaller file.",
+                    tool.name
+                ));
+                return match serde_json::to_value(&over) {
+                    Ok(Value::Object(object)) => TaskEnd::Completed(object),
+                    _ => TaskEnd::Failed(McpError::internal("a tool result did not serialize")),
+                };
+            }
+            TaskEnd::Completed(object)
+        }
+    }
+}
+
+/// A task's record with its end applied (a task that ended before it was stored).
+fn ended(mut record: TaskRecord, end: TaskEnd) -> TaskRecord {
+    match end {
+        TaskEnd::Completed(result) => {
+            record.status = TaskStatus::Completed;
+            record.result = Some(result);
+        }
+        TaskEnd::Failed(error) => {
+            record.status = TaskStatus::Failed;
+            record.status_message = Some(error.message.to_string());
+            record.error = Some(error);
+        }
+    }
+    record
+}
+
+/// The store's refusal, as the answer to the request that wanted a task.
+fn store_failure(error: StoreError) -> McpError {
+    match error {
+        StoreError::NotFound => McpError::invalid_params("Unknown task"),
+        StoreError::Full(_) | StoreError::Unavailable(_) => McpError::internal(error.to_string()),
+    }
+}
+
+impl Connection {
+    /// Whether this call runs as a task (`Ok(true)`), synchronously (`Ok(false)`), or is
+    /// refused: a tool that only runs as a task, for a client without the extension.
+    pub(super) fn runs_as_task(
+        &self,
+        tool: &RegisteredTool,
+        env: &Envelope,
+    ) -> Result<bool, Rejection> {
+        let offered = self.inner.server.inner.offer.tasks;
+        match tool.task {
+            TaskSupport::Never => Ok(false),
+            TaskSupport::Optional => Ok(offered && declares_tasks(env)),
+            TaskSupport::Required if offered && declares_tasks(env) => Ok(true),
+            TaskSupport::Required => {
+                let mut error = McpError::missing_client_capability(required_capabilities());
+                error.message = format!(
+                    "tool `{}` runs only as a task: call it with the 2026-07-28 protocol, \
+                     declaring the {TASKS_EXTENSION} extension in the request's client capabilities",
+                    tool.name
+                )
+                .into();
+                Err(error.into())
+            }
+        }
+    }
+
+    /// A `tools/call` that may become a task. Polled once here: finished at once, an
+    /// optional task's call is answered as usual; suspended for input, it is an
+    /// `input_required` round; otherwise (and always for a required task) it becomes a task,
+    /// stored before its handle is answered, and runs on the runtime until it ends or is
+    /// cancelled.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn call_as_task(
+        &self,
+        id: RequestId,
+        method: &'static Method,
+        env: Envelope,
+        tool: Arc<RegisteredTool>,
+        arguments: Map<String, Value>,
+        round: Arc<Round>,
+        outlet: Outlet,
+    ) -> Routed {
+        let server = self.inner.server.inner.clone();
+        let hub = server.tasks.clone();
+        let input = Arc::new(TaskInput::new(round));
+        let cancel = CancellationToken::new();
+        let cx = self.context_with(
+            &id,
+            env,
+            &outlet,
+            Some(Channel::Task(input.clone())),
+            cancel.clone(),
+        );
+        let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
+        let mut call = tool.stack.call(request);
+        let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
+        let first = match call.poll_unpin(&mut poll_cx) {
+            Poll::Ready(Ok(Outcome::InputRequired)) => {
+                cx.finish();
+                let (line, disposition) = self.input_required(&id, &cx);
+                return Routed::Reply(line, disposition);
+            }
+            Poll::Ready(out) if tool.task == TaskSupport::Optional => {
+                cx.finish();
+                let (line, disposition) = self.finish_call(&id, &tool, Era::Modern, out, &cx);
+                return Routed::Reply(line, disposition);
+            }
+            Poll::Ready(out) => Some(out),
+            Poll::Pending => None,
+        };
+        let task_id = TaskHub::new_id();
+        let _ = input.link.set(hub.link(task_id.clone(), cancel.clone()));
+        let caller = cx.caller().clone();
+        let mut record = TaskRecord::new(
+            task_id.clone(),
+            caller.identity().map(str::to_owned),
+            tool.name.to_string(),
+            &hub.options,
+        );
+        let budget = server.max_response_bytes;
+        if let Some(out) = first {
+            cx.finish();
+            record = ended(record, end_of(&tool, out, budget));
+        }
+        let handle = wire(&record);
+        // Boxed with its type spelled out, as in `serve`: the runtime's task must be `Send`,
+        // which the compiler cannot prove through the stack's nested future types inside an
+        // `async` block on its own.
+        let call: BoxFuture<'static, Result<Outcome, BoxError>> = Box::pin(call);
+        let (answer, answered) = oneshot::channel::<(Vec<u8>, Disposition)>();
+        let request_id = id.clone();
+        let run: BoxFuture<'static, ()> = Box::pin(async move {
+            let created = hub.store().create(record).await;
+            let line = match created {
+                Ok(()) => {
+                    tracing::info!(
+                        target: AUDIT_TARGET,
+                        id = %request_id,
+                        era = %Era::Modern,
+                        method = "tools/call",
+                        target = &*tool.name,
+                        caller = %caller.log_name(),
+                        task = %handle.task_id,
+                        outcome = "task_created",
+                        "task created"
+                    );
+                    (
+                        encode_result(&request_id, &Modern::task(&handle, &server.server_info_raw)),
+                        Disposition::Answered,
+                    )
+                }
+                Err(StoreError::Full(why)) => {
+                    // Refused, never by dropping a live task: the model gets an `isError`
+                    // result it can act on (retry later), as for a rate limit.
+                    let busy = crate::protocol::CallToolResult::error(format!(
+                        "The server is running as many tasks as it can keep ({why}); \
+                         try again in a little while."
+                    ));
+                    let line = encode_result_within(
+                        &request_id,
+                        &Modern::complete(&busy, &server.server_info_raw, None, None),
+                        usize::MAX,
+                    )
+                    .unwrap_or_default();
+                    (line, Disposition::Answered)
+                }
+                Err(error) => error_reply(&request_id, store_failure(error)),
+            };
+            let stored = created_ok(&line);
+            let _ = answer.send(line);
+            if !stored {
+                hub.unregister(&handle.task_id);
+                return;
+            }
+            run_task(
+                &hub,
+                &handle.task_id,
+                &tool,
+                call,
+                cancel,
+                budget,
+                first_done(&handle),
+            )
+            .await;
+            cx.finish();
+            hub.unregister(&handle.task_id);
+        });
+        self.answer_task(id, run, answered, outlet)
+    }
+
+    /// Runs a task's future on the runtime and answers the request with its handle as soon
+    /// as the task is stored: at once when the first poll stored it (a store in this
+    /// process), otherwise from a task of the connection.
+    fn answer_task(
+        &self,
+        id: RequestId,
+        mut run: BoxFuture<'static, ()>,
+        mut answered: oneshot::Receiver<(Vec<u8>, Disposition)>,
+        outlet: Outlet,
+    ) -> Routed {
+        let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
+        let done = run.as_mut().poll(&mut poll_cx).is_ready();
+        if !done {
+            // The task's own life: not the connection's (a task outlives its request, and
+            // on HTTP its connection).
+            tokio::spawn(run);
+        }
+        if let Ok((line, disposition)) = answered.try_recv() {
+            return Routed::Reply(line, disposition);
+        }
+        self.answer_later(
+            async move {
+                answered.await.unwrap_or_else(|_| {
+                    error_reply(
+                        &id,
+                        McpError::internal("the task ended before it was stored"),
+                    )
+                })
+            },
+            outlet,
+        )
+    }
+
+    /// The task a caller names, if it exists and the caller may see it: a task created by
+    /// an authenticated caller is visible to that identity only (anyone else gets the same
+    /// answer as for an unknown id).
+    async fn visible(hub: &TaskHub, caller: &Caller, id: &str) -> Result<TaskRecord, McpError> {
+        match hub.store().get(id).await {
+            Ok(Some(task))
+                if task.owner.is_none() || task.owner.as_deref() == caller.identity() =>
+            {
+                Ok(task)
+            }
+            Ok(_) => Err(McpError::invalid_params(format!("Unknown task: {id}"))),
+            Err(error) => Err(store_failure(error)),
+        }
+    }
+
+    /// The envelope of a `tasks/*` request, checked: offered, named by `Mcp-Name` on HTTP,
+    /// from a client that declared the extension (`-32021` otherwise).
+    fn task_request(
+        &self,
+        meta: Option<crate::protocol::RequestMeta>,
+        method: &'static Method,
+        task_id: &str,
+        scope: &Scope<'_>,
+    ) -> Result<Envelope, Rejection> {
+        let env = self.admitted_named(meta, method, task_id, scope.checks)?;
+        if !declares_tasks(&env) {
+            return Err(McpError::missing_client_capability(required_capabilities()).into());
+        }
+        if task_id.is_empty() || task_id.len() > 256 {
+            return Err(McpError::invalid_params(format!("Unknown task: {task_id:?}")).into());
+        }
+        Ok(env)
+    }
+
+    /// `tasks/get`: the task, with its result, error or outstanding asks inline.
+    pub(super) fn get_task(
+        &self,
+        id: RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
+        let p: TaskIdParams = match required_params(params) {
+            Ok(p) => p,
+            Err(error) => return Routed::rejected(&id, error.into()),
+        };
+        if let Err(rejection) = self.task_request(p.meta, method, &p.task_id, &scope) {
+            return Routed::rejected(&id, rejection);
+        }
+        let server = self.inner.server.inner.clone();
+        let caller = self.caller_for(&scope.outlet);
+        self.answer_later(
+            async move {
+                match Self::visible(&server.tasks, &caller, &p.task_id).await {
+                    Ok(task) => {
+                        let detailed = DetailedTask {
+                            task: wire(&task),
+                            input_requests: None,
+                            result: task.result,
+                            error: task.error,
+                        };
+                        let mut body = serde_json::to_value(&detailed).unwrap_or_default();
+                        if task.status == TaskStatus::InputRequired {
+                            body["inputRequests"] = Value::Object(task.input_requests);
+                        }
+                        let line = encode_result_within(
+                            &id,
+                            &Modern::complete(&body, &server.server_info_raw, None, None),
+                            server.max_response_bytes.saturating_mul(2),
+                        );
+                        match line {
+                            Ok(line) => (line, Disposition::Answered),
+                            Err(_) => error_reply(
+                                &id,
+                                McpError::internal("the task is larger than the response budget"),
+                            ),
+                        }
+                    }
+                    Err(error) => error_reply(&id, error),
+                }
+            },
+            scope.outlet,
+        )
+    }
+
+    /// `tasks/update`: answers to the task's outstanding asks (partial allowed, unknown keys
+    /// ignored); an empty acknowledgement.
+    pub(super) fn update_task(
+        &self,
+        id: RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
+        let p: UpdateTaskParams = match required_params(params) {
+            Ok(p) => p,
+            Err(error) => return Routed::rejected(&id, error.into()),
+        };
+        if let Err(rejection) = self.task_request(p.meta, method, &p.task_id, &scope) {
+            return Routed::rejected(&id, rejection);
+        }
+        let responses: JsonObject = match p.input_responses {
+            Value::Object(responses) => responses,
+            _ => {
+                return Routed::rejected(
+                    &id,
+                    McpError::invalid_params("\"inputResponses\" must be an object").into(),
+                );
+            }
+        };
+        let server = self.inner.server.inner.clone();
+        let caller = self.caller_for(&scope.outlet);
+        self.answer_later(
+            async move {
+                let hub = &server.tasks;
+                let outcome = async {
+                    Self::visible(hub, &caller, &p.task_id).await?;
+                    hub.store()
+                        .respond(&p.task_id, responses)
+                        .await
+                        .map_err(store_failure)?;
+                    hub.wake(&p.task_id);
+                    Ok::<_, McpError>(())
+                };
+                match outcome.await {
+                    Ok(()) => ack(&id, &server.server_info_raw),
+                    Err(error) => error_reply(&id, error),
+                }
+            },
+            scope.outlet,
+        )
+    }
+
+    /// `tasks/cancel`: stops a task that has not ended (idempotent); an empty
+    /// acknowledgement.
+    pub(super) fn cancel_task(
+        &self,
+        id: RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
+        let p: TaskIdParams = match required_params(params) {
+            Ok(p) => p,
+            Err(error) => return Routed::rejected(&id, error.into()),
+        };
+        if let Err(rejection) = self.task_request(p.meta, method, &p.task_id, &scope) {
+            return Routed::rejected(&id, rejection);
+        }
+        let server = self.inner.server.inner.clone();
+        let caller = self.caller_for(&scope.outlet);
+        self.answer_later(
+            async move {
+                let hub = &server.tasks;
+                let outcome = async {
+                    Self::visible(hub, &caller, &p.task_id).await?;
+                    hub.store()
+                        .cancel(&p.task_id)
+                        .await
+                        .map_err(store_failure)?;
+                    hub.cancel_local(&p.task_id);
+                    Ok::<_, McpError>(())
+                };
+                match outcome.await {
+                    Ok(()) => ack(&id, &server.server_info_raw),
+                    Err(error) => error_reply(&id, error),
+                }
+            },
+            scope.outlet,
+        )
+    }
+}
+
+/// An empty acknowledgement (`{"resultType":"complete"}`).
+fn ack(id: &RequestId, server_info: &RawValue) -> (Vec<u8>, Disposition) {
+    let empty = JsonObject::new();
+    (
+        encode_result(id, &Modern::complete(&empty, server_info, None, None)),
+        Disposition::Answered,
+    )
+}
+
+/// Whether an answer is a task handle (the task was stored).
+fn created_ok(line: &(Vec<u8>, Disposition)) -> bool {
+    memchr::memmem::find(&line.0, b"\"resultType\":\"task\"").is_some()
+}
+
+/// Whether the task ended before it was stored (nothing left to run).
+fn first_done(handle: &Task) -> bool {
+    handle.status.is_terminal()
+}
+
+/// Runs a stored task's stack to its end, unless it is cancelled (here, or in the store by
+/// another instance) or expires first; records how it ended.
+async fn run_task(
+    hub: &Arc<TaskHub>,
+    id: &str,
+    tool: &RegisteredTool,
+    call: BoxFuture<'static, Result<Outcome, BoxError>>,
+    cancel: CancellationToken,
+    budget: usize,
+    already_ended: bool,
+) {
+    if already_ended {
+        return;
+    }
+    let out = tokio::select! {
+        out = call => Some(out),
+        () = cancel.cancelled() => None,
+        () = hub.ended_elsewhere(id) => None,
+    };
+    let Some(out) = out else {
+        return;
+    };
+    let end = end_of(tool, out, budget);
+    if let Err(error) = hub.store().finish(id, end).await {
+        tracing::warn!(task = id, %error, "a task's end could not be recorded");
+    }
+}

@@ -1,0 +1,222 @@
+//! The server's side of running tasks: the tasks running in this process (to cancel them and
+//! wake them when answers arrive), and the link a running task's context asks through.
+
+use super::{StoreError, TaskOptions, TaskStore};
+use crate::context::input::InputError;
+use crate::protocol::InputRequest;
+use crate::protocol::lifecycle::JsonObject;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// The tasks of one server: its options and store, and the tasks running in this process.
+#[derive(Debug)]
+pub(crate) struct TaskHub {
+    pub(crate) options: TaskOptions,
+    running: Mutex<HashMap<String, Running>>,
+}
+
+#[derive(Debug)]
+struct Running {
+    cancel: CancellationToken,
+    wake: watch::Sender<()>,
+}
+
+impl TaskHub {
+    pub(crate) fn new(options: TaskOptions) -> Self {
+        Self {
+            options,
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub(crate) fn store(&self) -> &dyn TaskStore {
+        &*self.options.store
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A fresh task id: 128 random bits (the id is a bearer of the task's state, so it must
+    /// not be guessable).
+    pub(crate) fn new_id() -> String {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).expect("the operating system's random generator works");
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Registers a task about to run here: its cancellation (`cancel`) and the link its
+    /// context asks through.
+    pub(crate) fn link(self: &Arc<Self>, id: String, cancel: CancellationToken) -> TaskLink {
+        let (wake, _) = watch::channel(());
+        self.lock().insert(
+            id.clone(),
+            Running {
+                cancel,
+                wake: wake.clone(),
+            },
+        );
+        TaskLink {
+            inner: Arc::new(LinkInner {
+                hub: self.clone(),
+                id,
+                wake,
+                mailbox: Mutex::new(JsonObject::new()),
+                last_progress: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Forgets a task that stopped running here.
+    pub(crate) fn unregister(&self, id: &str) {
+        self.lock().remove(id);
+    }
+
+    /// Wakes a task running here that answers may have arrived for.
+    pub(crate) fn wake(&self, id: &str) {
+        if let Some(running) = self.lock().get(id) {
+            running.wake.send_replace(());
+        }
+    }
+
+    /// Stops a task running here (its future is dropped).
+    pub(crate) fn cancel_local(&self, id: &str) {
+        if let Some(running) = self.lock().get(id) {
+            running.cancel.cancel();
+        }
+    }
+
+    /// Resolves when the store says the task ended or is gone (a cancellation made by
+    /// another instance sharing the store), looking every `store_poll`.
+    pub(crate) async fn ended_elsewhere(&self, id: &str) {
+        loop {
+            tokio::time::sleep(self.options.store_poll).await;
+            match self.store().get(id).await {
+                Ok(Some(task)) if !task.status.is_terminal() => {}
+                Ok(_) => return,
+                // A store that cannot be reached says nothing about the task: keep running.
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+/// How a running task's context reaches its client: asks become the task's
+/// `inputRequests`, answers come from `tasks/update`; progress becomes its status message.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskLink {
+    inner: Arc<LinkInner>,
+}
+
+#[derive(Debug)]
+struct LinkInner {
+    hub: Arc<TaskHub>,
+    id: String,
+    wake: watch::Sender<()>,
+    /// Answers taken from the store that no ask has claimed yet (asks made together share
+    /// one take).
+    mailbox: Mutex<JsonObject>,
+    last_progress: Mutex<Option<f64>>,
+}
+
+fn store_error(error: StoreError) -> InputError {
+    match error {
+        StoreError::NotFound => InputError::Cancelled,
+        other => InputError::Unavailable(other.to_string()),
+    }
+}
+
+impl TaskLink {
+    /// The task's id.
+    pub(crate) fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    fn claim(&self, key: &str) -> Option<Value> {
+        self.inner
+            .mailbox
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(key)
+    }
+
+    /// Asks the client `request` under `key` (unique within the task), and waits for the
+    /// answer `tasks/update` delivers.
+    pub(crate) async fn ask(&self, key: &str, request: &InputRequest) -> Result<Value, InputError> {
+        let store = self.inner.hub.store();
+        let id = &self.inner.id;
+        let json = serde_json::to_value(request)
+            .map_err(|e| InputError::InvalidResponse(e.to_string()))?;
+        let mut wake = self.inner.wake.subscribe();
+        let mut requests = JsonObject::new();
+        requests.insert(key.to_owned(), json);
+        store
+            .request_input(id, requests)
+            .await
+            .map_err(store_error)?;
+        loop {
+            if let Some(answer) = self.claim(key) {
+                return Ok(answer);
+            }
+            let taken = store.take_responses(id).await.map_err(store_error)?;
+            if !taken.is_empty() {
+                self.inner
+                    .mailbox
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .extend(taken);
+                if let Some(answer) = self.claim(key) {
+                    return Ok(answer);
+                }
+                // Answers for asks made together: let them claim theirs.
+                self.inner.wake.send_replace(());
+            }
+            tokio::select! {
+                changed = wake.changed() => {
+                    if changed.is_err() {
+                        return Err(InputError::Cancelled);
+                    }
+                }
+                () = tokio::time::sleep(self.inner.hub.options.store_poll) => {}
+            }
+        }
+    }
+
+    /// Reports progress as the task's status message; values must increase, as for a
+    /// request's progress notifications. Returns whether it was recorded.
+    pub(crate) async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        {
+            let mut last = self
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
+                return false;
+            }
+            *last = Some(progress);
+        }
+        let amount = match total {
+            Some(total) => format!("{progress}/{total}"),
+            None => format!("{progress}"),
+        };
+        let text = match message {
+            Some(message) => format!("{message} ({amount})"),
+            None => amount,
+        };
+        self.inner
+            .hub
+            .store()
+            .set_message(&self.inner.id, text)
+            .await
+            .is_ok()
+    }
+}
