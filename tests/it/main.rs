@@ -32,6 +32,7 @@ mod resource_macro;
 mod session;
 mod stdio_raw;
 mod support_smoke;
+mod tasks;
 mod tool_macro;
 mod transports;
 mod ui;

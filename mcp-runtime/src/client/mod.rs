@@ -30,6 +30,7 @@ use tokio::sync::{mpsc, oneshot};
 #[cfg(feature = "client-http")]
 mod http;
 mod input;
+mod task;
 
 pub use input::{InputHandler, MAX_INPUT_ROUNDS};
 
@@ -68,6 +69,10 @@ pub enum ClientError {
     /// kept asking past [`MAX_INPUT_ROUNDS`].
     #[error("answering the server's question failed: {}", .0.message)]
     Input(McpError),
+    /// The task the server made of a call was cancelled (by this client, or another one
+    /// holding its id): the server's status message, if any.
+    #[error("the task was cancelled{}", .0.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    Cancelled(Option<String>),
 }
 
 /// What an `input_required` result asks for, as `key: method` pairs.
@@ -117,6 +122,8 @@ struct ClientInner {
     unrouted: Mutex<Option<mpsc::UnboundedReceiver<Value>>>,
     child: Mutex<Option<Child>>,
     input: SharedHandler,
+    /// Whether modern envelopes declare the tasks extension.
+    tasks: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for Client {
@@ -164,6 +171,7 @@ impl Client {
                 unrouted: Mutex::new(Some(unrouted_rx)),
                 child: Mutex::new(None),
                 input,
+                tasks: std::sync::atomic::AtomicBool::new(true),
             }),
         }
     }
@@ -349,19 +357,15 @@ impl Client {
         }
     }
 
-    /// Calls a tool.
+    /// Calls a tool. When the server runs the call as a task, waits for its end (see the
+    /// `task` module: polling, answering its asks, cancelling it when this future is
+    /// dropped first).
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
-        let result = self
-            .request(
-                "tools/call",
-                Some(json!({ "name": name, "arguments": arguments })),
-            )
-            .await?;
-        decode_final(result)
+        self.call_tool_watching(name, arguments, |_| {}).await
     }
 
     /// Sends a request in the connected era (adding the modern envelope when modern) and
@@ -471,7 +475,16 @@ impl Client {
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
             meta.insert(PROTOCOL_VERSION_KEY.into(), MODERN_VERSION.into());
-            meta.insert(CLIENT_CAPABILITIES_KEY.into(), self.declared_capabilities());
+            let mut capabilities = self.declared_capabilities();
+            if self.tasks_enabled()
+                && let Value::Object(capabilities) = &mut capabilities
+            {
+                capabilities.insert(
+                    "extensions".into(),
+                    json!({ crate::protocol::task::TASKS_EXTENSION: {} }),
+                );
+            }
+            meta.insert(CLIENT_CAPABILITIES_KEY.into(), capabilities);
             meta.insert(
                 CLIENT_INFO_KEY.into(),
                 serde_json::to_value(&self.inner.client_info).unwrap_or_default(),

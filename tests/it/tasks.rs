@@ -1,0 +1,459 @@
+//! Tasks (the 2026-07-28 tasks extension) with the toolkit's own client, over stdio and
+//! Streamable HTTP against `conformance-server` (whose task tools are ordinary
+//! `#[mcp_tool(task = …)]`s), and in memory against servers built here for what needs a
+//! setting: bounds, identities, bad input.
+
+use mcp_runtime::client::{Client, EraMode, InputHandler};
+use mcp_runtime::prelude::*;
+use mcp_runtime::protocol::ElicitResult;
+use mcp_runtime::protocol::task::{TASKS_EXTENSION, TaskStatus};
+use mcp_runtime::task::{MemoryTaskStore, TaskLimits, TaskOptions};
+use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
+use mcp_tests::http::{Spawned, post, serve};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::process::Command;
+
+async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(60), f)
+        .await
+        .expect("answered within 60 s")
+}
+
+/// Accepts every elicitation with `{"confirm": true, "name": "Ada"}`.
+fn accepting() -> InputHandler {
+    InputHandler::new().on_elicit(|_| async {
+        Ok(ElicitResult::accept(
+            json!({"confirm": true, "name": "Ada"}).as_object().cloned(),
+        ))
+    })
+}
+
+fn stdio() -> Client {
+    let mut command = Command::new(mcp_tests::example_bin("conformance-server"));
+    command.arg("--transport").arg("stdio");
+    Client::spawn(command).expect("conformance-server starts")
+}
+
+/// The task tools of `conformance-server`, run to their end by `client` (connected modern).
+async fn runs_every_kind_of_task(client: Client, label: &str) {
+    // A call that waits becomes a task; the client polls it to its end.
+    let seen: Arc<Mutex<Vec<(String, TaskStatus)>>> = Arc::default();
+    let record = seen.clone();
+    let result = bounded(client.call_tool_watching(
+        "slow_compute",
+        json!({"seconds": 0.3, "label": "pi"}),
+        move |task| {
+            record
+                .lock()
+                .unwrap()
+                .push((task.task.task_id.clone(), task.task.status))
+        },
+    ))
+    .await
+    .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        result.first_text(),
+        Some("Computed pi after 0.3 second(s)"),
+        "{label}"
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.first().map(|s| s.1),
+        Some(TaskStatus::Working),
+        "{label}: {seen:?}"
+    );
+    assert_eq!(
+        seen.last().map(|s| s.1),
+        Some(TaskStatus::Completed),
+        "{label}: {seen:?}"
+    );
+    assert!(
+        seen.iter().all(|s| s.0 == seen[0].0 && s.0.len() == 32),
+        "{label}: one task, with a 128-bit id: {seen:?}"
+    );
+
+    // Its asks reach the input handler through inputRequests and tasks/update.
+    let result = bounded(client.call_tool("confirm_delete", json!({"filename": "a.txt"})))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(result.first_text(), Some("Deleted a.txt"), "{label}");
+    let result = bounded(client.call_tool("multi_input", json!({})))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        result.first_text(),
+        Some("Answers: Accept and Accept"),
+        "{label}"
+    );
+
+    // An input_required round before the task, then the task.
+    let result = bounded(client.call_tool("test_tool_with_task", json!({})))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert_eq!(
+        result.first_text(),
+        Some("Hello, Ada! Your task is done."),
+        "{label}"
+    );
+
+    // A tool's error completes the task with an isError result; a protocol error fails it.
+    let failed = bounded(client.call_tool("failing_job", json!({})))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert!(failed.is_error(), "{label}: {failed:?}");
+    let error = bounded(client.call_tool("protocol_error_job", json!({})))
+        .await
+        .expect_err("a failed task is the client's protocol error");
+    assert_eq!(
+        error.as_protocol().map(|e| e.code.0),
+        Some(-32603),
+        "{label}: {error}"
+    );
+
+    // Dropping the call cancels the task.
+    let id: Arc<Mutex<Option<String>>> = Arc::default();
+    let record = id.clone();
+    let dropped = tokio::time::timeout(
+        Duration::from_millis(500),
+        client.call_tool_watching("slow_compute", json!({"seconds": 600}), move |task| {
+            *record.lock().unwrap() = Some(task.task.task_id.clone())
+        }),
+    )
+    .await;
+    assert!(dropped.is_err(), "{label}: the call was still running");
+    let id = id.lock().unwrap().clone().expect("the task's handle came");
+    let cancelled = bounded(async {
+        loop {
+            let task = client.get_task(&id).await.expect("the task is still known");
+            if task.task.status != TaskStatus::Working {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(cancelled.task.status, TaskStatus::Cancelled, "{label}");
+    // Cancelling again is acknowledged, and changes nothing.
+    client.cancel_task(&id).await.expect("idempotent");
+    assert_eq!(
+        client.get_task(&id).await.unwrap().task.status,
+        TaskStatus::Cancelled
+    );
+}
+
+#[tokio::test]
+async fn tasks_run_to_their_end_with_our_client_over_stdio() {
+    let client = stdio().with_input_handler(accepting());
+    client.connect(EraMode::Modern).await.unwrap();
+    runs_every_kind_of_task(client, "stdio").await;
+}
+
+#[tokio::test]
+async fn tasks_run_to_their_end_with_our_client_over_http() {
+    for mode in ["sessionful", "stateless"] {
+        let server = Spawned::start("conformance-server", &["--legacy-mode", mode]);
+        let client = Client::http(&server.url)
+            .unwrap()
+            .with_input_handler(accepting());
+        client.connect(EraMode::Modern).await.unwrap();
+        runs_every_kind_of_task(client, mode).await;
+    }
+}
+
+#[tokio::test]
+async fn without_the_extension_a_call_is_answered_at_once_or_refused() {
+    for (mode, tasks) in [(EraMode::Modern, false), (EraMode::Legacy, true)] {
+        let client = stdio().with_input_handler(accepting()).with_tasks(tasks);
+        client.connect(mode).await.unwrap();
+        let label = format!("{mode:?}");
+        // An optional task runs synchronously.
+        let result = bounded(client.call_tool("slow_compute", json!({"seconds": 0.1})))
+            .await
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(
+            result.first_text(),
+            Some("Computed result after 0.1 second(s)"),
+            "{label}"
+        );
+        // A required one is refused, naming the extension.
+        let error = bounded(client.call_tool("failing_job", json!({})))
+            .await
+            .expect_err("refused");
+        let error = error.as_protocol().expect("a protocol error").clone();
+        assert_eq!(error.code.0, -32021, "{label}: {error:?}");
+        assert_eq!(
+            error.data.as_ref().unwrap()["requiredCapabilities"]["extensions"][TASKS_EXTENSION],
+            json!({}),
+            "{label}"
+        );
+        assert!(
+            error.message.contains("runs only as a task"),
+            "{label}: {error:?}"
+        );
+    }
+}
+
+/// Waits for a second, or until cancelled; counts the calls that finished.
+#[mcp_tool(task = "optional")]
+async fn wait_a_second(cx: RequestContext) -> &'static str {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let _ = cx;
+    "waited"
+}
+
+/// Asks one question, in the task.
+#[mcp_tool(task = "optional")]
+async fn ask_once(cx: RequestContext) -> String {
+    cx.become_task().await;
+    match cx
+        .elicit_schema(
+            "Go on?",
+            json!({"type": "object", "properties": {"go": {"type": "boolean"}}}),
+        )
+        .key("go")
+        .await
+    {
+        Ok(answer) => format!("{:?}", answer.action()),
+        Err(e) => format!("no answer: {e}"),
+    }
+}
+
+fn server(limits: TaskLimits) -> Server {
+    Server::builder("tasks", "1.0.0")
+        .tool(wait_a_second::tool())
+        .tool(ask_once::tool())
+        .tasks(TaskOptions::new().store(MemoryTaskStore::new(limits)))
+        .build()
+        .unwrap()
+}
+
+/// A modern in-memory client that declares elicitation (its handler accepts).
+async fn memory(server: &Server) -> Client {
+    let client = Client::memory(server).with_input_handler(accepting());
+    client.connect(EraMode::Modern).await.unwrap();
+    client
+}
+
+/// A `tools/call` answered with a task handle; its id.
+async fn start(client: &Client, tool: &str) -> Value {
+    client
+        .request("tools/call", Some(json!({"name": tool, "arguments": {}})))
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_flood_of_task_creations_is_refused_once_full_and_loses_nothing() {
+    let server = server(TaskLimits::new().max_tasks(5));
+    let client = memory(&server).await;
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        let handle = start(&client, "wait_a_second").await;
+        assert_eq!(handle["resultType"], "task", "{handle}");
+        ids.push(handle["taskId"].as_str().unwrap().to_owned());
+    }
+    for _ in 0..20 {
+        let refused = start(&client, "wait_a_second").await;
+        assert_eq!(refused["resultType"], "complete", "{refused}");
+        assert_eq!(refused["isError"], true, "{refused}");
+        assert!(
+            refused["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("try again"),
+            "{refused}"
+        );
+    }
+    for id in &ids {
+        let task = bounded(async {
+            loop {
+                let task = client.get_task(id).await.expect("never dropped");
+                if task.task.status.is_terminal() {
+                    return task;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await;
+        assert_eq!(task.task.status, TaskStatus::Completed);
+        assert_eq!(task.result.unwrap()["content"][0]["text"], "waited");
+    }
+}
+
+#[tokio::test]
+async fn malformed_and_unknown_task_ids_are_invalid_params() {
+    let server = server(TaskLimits::default());
+    let client = memory(&server).await;
+    let long = "f".repeat(10_000);
+    for (params, what) in [
+        (json!({"taskId": 5}), "a number"),
+        (json!({"taskId": null}), "null"),
+        (json!({}), "missing"),
+        (json!({"taskId": ""}), "empty"),
+        (json!({"taskId": long}), "10,000 characters"),
+        (
+            json!({"taskId": "0123456789abcdef0123456789abcdef"}),
+            "unknown",
+        ),
+        (json!({"taskId": "../../etc/passwd"}), "a path"),
+    ] {
+        for method in ["tasks/get", "tasks/cancel", "tasks/update"] {
+            let error = client
+                .request(method, Some(params.clone()))
+                .await
+                .expect_err(what);
+            assert_eq!(
+                error.as_protocol().map(|e| e.code.0),
+                Some(-32602),
+                "{method} with {what}: {error}"
+            );
+        }
+    }
+    // `tasks/list` and `tasks/result` do not exist in this revision.
+    for method in ["tasks/list", "tasks/result"] {
+        let error = client
+            .request(method, Some(json!({"taskId": "x"})))
+            .await
+            .expect_err(method);
+        assert_eq!(
+            error.as_protocol().map(|e| e.code.0),
+            Some(-32601),
+            "{method}"
+        );
+    }
+    // A client without the extension cannot reach tasks at all.
+    let without = Client::memory(&server).with_tasks(false);
+    without.connect(EraMode::Modern).await.unwrap();
+    let error = without
+        .request("tasks/get", Some(json!({"taskId": "x"})))
+        .await
+        .expect_err("-32021");
+    assert_eq!(error.as_protocol().map(|e| e.code.0), Some(-32021));
+}
+
+#[tokio::test]
+async fn answers_to_keys_never_asked_are_ignored_and_the_ask_stays_outstanding() {
+    let server = server(TaskLimits::default());
+    let client = memory(&server).await;
+    let handle = start(&client, "ask_once").await;
+    let id = handle["taskId"].as_str().expect("a task").to_owned();
+    let asked = bounded(async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.task.status == TaskStatus::InputRequired {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let keys: Vec<&str> = asked
+        .input_requests
+        .as_ref()
+        .unwrap()
+        .0
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(keys, ["go"]);
+    let stray = json!({"never-asked": {"action": "accept", "content": {}}})
+        .as_object()
+        .cloned()
+        .unwrap();
+    client.update_task(&id, stray).await.expect("acknowledged");
+    let still = client.get_task(&id).await.unwrap();
+    assert_eq!(still.task.status, TaskStatus::InputRequired);
+    assert_eq!(still.input_requests.unwrap().0.len(), 1);
+    // A malformed inputResponses is refused; the task is untouched.
+    let error = client
+        .request(
+            "tasks/update",
+            Some(json!({"taskId": id, "inputResponses": [1, 2]})),
+        )
+        .await
+        .expect_err("not an object");
+    assert_eq!(error.as_protocol().map(|e| e.code.0), Some(-32602));
+    // The real answer resumes it.
+    let answer = json!({"go": {"action": "decline"}})
+        .as_object()
+        .cloned()
+        .unwrap();
+    client.update_task(&id, answer).await.unwrap();
+    let done = bounded(async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.task.status.is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "Decline");
+}
+
+/// A modern request to `url` as `token`'s owner, declaring the tasks extension.
+async fn as_caller(url: &str, token: &str, method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS_EXTENSION: {}}},
+    });
+    let name = params
+        .get("taskId")
+        .or_else(|| params.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let bearer = format!("Bearer {token}");
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("mcp-name", name.as_str()),
+        ("authorization", bearer.as_str()),
+    ];
+    post(url, &headers, &message).await.answer()
+}
+
+#[tokio::test]
+async fn a_task_is_visible_only_to_the_identity_that_created_it() {
+    let http = serve(
+        server(TaskLimits::default()),
+        HttpOptions::default().auth(BearerTokens::new([
+            ("alice", "token-a"),
+            ("bob", "token-b"),
+        ])),
+    )
+    .await;
+    let created = as_caller(
+        &http.url,
+        "token-a",
+        "tools/call",
+        json!({"name": "wait_a_second", "arguments": {}}),
+    )
+    .await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mine = as_caller(&http.url, "token-a", "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(mine["result"]["taskId"], id.as_str(), "{mine}");
+    for method in ["tasks/get", "tasks/cancel"] {
+        let theirs = as_caller(&http.url, "token-b", method, json!({"taskId": id})).await;
+        assert_eq!(theirs["error"]["code"], -32602, "{method}: {theirs}");
+    }
+    let theirs = as_caller(
+        &http.url,
+        "token-b",
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {}}),
+    )
+    .await;
+    assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
+    // Bob's cancel did nothing: the task runs on for Alice.
+    let mine = as_caller(&http.url, "token-a", "tasks/get", json!({"taskId": id})).await;
+    assert_ne!(mine["result"]["status"], "cancelled", "{mine}");
+}
