@@ -2,7 +2,7 @@
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
 use crate::commands::{
-    call, completions, dev, doctor, init, install, list, new, package, prompt, read, schema,
+    call, completions, dev, doctor, init, install, list, new, package, prompt, read, schema, task,
     uninstall,
 };
 use clap::{Parser, Subcommand};
@@ -73,6 +73,8 @@ pub enum Command {
     Call(call::Args),
     /// Read a resource of a server.
     Read(read::Args),
+    /// Look at or cancel a task a server runs (2026-07-28 tasks).
+    Task(task::Args),
     /// Render a prompt of a server.
     Prompt(prompt::Args),
     /// Print, save or check the server's tools/list snapshot.
@@ -113,6 +115,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::List(args) => list::exec(args),
         Command::Call(args) => call::exec(args),
         Command::Read(args) => read::exec(args),
+        Command::Task(args) => task::exec(args),
         Command::Prompt(args) => prompt::exec(args),
         Command::Schema(args) => schema::exec(args),
         Command::Install(args) => install::exec(args),

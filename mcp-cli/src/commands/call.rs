@@ -5,8 +5,51 @@ use crate::error::{check_failed, usage};
 use crate::ops::connect::{bounded, describe};
 use crate::ops::{ask, inspect};
 use anyhow::{Result, bail};
-use mcp_runtime::client::ClientError;
+use mcp_runtime::client::{Client, ClientError};
 use mcp_runtime::protocol::ErrorCode;
+use mcp_runtime::protocol::task::DetailedTask;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// What a call's task has shown so far: its id, and the last line printed about it.
+#[derive(Default)]
+struct TaskWatch {
+    seen: Mutex<(Option<String>, String)>,
+}
+
+impl TaskWatch {
+    /// Prints the task's state on stderr when it changed since the last one shown.
+    fn show(&self, task: &DetailedTask) {
+        let task = &task.task;
+        let mut line = format!("task {}: {}", task.task_id, task.status);
+        if let Some(message) = &task.status_message {
+            line.push_str(&format!(" ({message})"));
+        }
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.1 != line {
+            eprintln!("{line}");
+            *seen = (Some(task.task_id.clone()), line);
+        }
+    }
+
+    /// The task's id, once the server made one.
+    fn id(&self) -> Option<String> {
+        self.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .0
+            .clone()
+    }
+}
+
+/// Cancels a task the user no longer waits for, saying so (bounded: the server may be gone).
+async fn cancel(client: &Client, id: &str) {
+    match tokio::time::timeout(Duration::from_secs(5), client.cancel_task(id)).await {
+        Ok(Ok(())) => eprintln!("task {id}: cancelled"),
+        Ok(Err(e)) => eprintln!("task {id}: cancelling failed: {e}"),
+        Err(_) => eprintln!("task {id}: the server did not acknowledge the cancellation"),
+    }
+}
 
 /// Call a tool of a server.
 #[derive(Debug, Clone, clap::Args)]
@@ -25,7 +68,11 @@ When the tool asks something while it runs (a form, the client's model), the que
 put on the terminal (answers on stdin, the dialogue on stderr) and the clock of --timeout
 stops while you answer. Under --json, or when stdin is not a terminal, nothing is asked:
 a tool that cannot do without the answer fails with exit 3, naming what it needed. Roots
-are always answered: the current folder.")]
+are always answered: the current folder.
+
+When the server runs the call as a task (the 2026-07-28 tasks extension), its status and
+progress are shown on stderr as they change, and Ctrl-C (or --timeout) cancels the task
+(`tasks/cancel`) before exiting. `cargo mcp task get ID` looks at a task later.")]
 pub struct Args {
     /// The tool's name.
     pub tool: String,
@@ -73,9 +120,25 @@ pub fn exec(args: Args) -> Result<()> {
         };
         let arguments = inspect::call_arguments(args.args.as_deref(), &args.pairs, Some(tool))?;
         let what = format!("calling `{}` failed", args.tool);
-        let called = answering
-            .bounded(timeout, connection.client.call_tool(&args.tool, arguments))
-            .await;
+        let watch = TaskWatch::default();
+        let call = connection
+            .client
+            .call_tool_watching(&args.tool, arguments, |task| watch.show(task));
+        let called = tokio::select! {
+            called = answering.bounded(timeout, call) => called,
+            _ = tokio::signal::ctrl_c() => {
+                if let Some(id) = watch.id() {
+                    cancel(&connection.client, &id).await;
+                }
+                connection.close().await;
+                bail!("interrupted");
+            }
+        };
+        if called.is_none()
+            && let Some(id) = watch.id()
+        {
+            cancel(&connection.client, &id).await;
+        }
         let result = match called {
             Some(Ok(result)) => result,
             Some(Err(ClientError::Protocol(e)))

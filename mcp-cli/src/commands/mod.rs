@@ -13,6 +13,7 @@ pub mod package;
 pub mod prompt;
 pub mod read;
 pub mod schema;
+pub mod task;
 pub mod uninstall;
 
 use crate::ops::connect::{self, Connection, ServerSpec};

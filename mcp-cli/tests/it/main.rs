@@ -13,4 +13,5 @@ mod install;
 mod package;
 mod primitives;
 mod support;
+mod task;
 mod tree;
