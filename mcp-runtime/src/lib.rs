@@ -54,13 +54,14 @@
 //! | module | may use |
 //! | --- | --- |
 //! | `protocol` | |
+//! | `task` | `protocol` |
 //! | `completion` | `protocol` |
-//! | `context` | `protocol` |
-//! | `tool` | `protocol` `context` |
+//! | `context` | `protocol` `task` |
+//! | `tool` | `protocol` `context` `task` |
 //! | `resource` | `protocol` `context` `completion` |
 //! | `prompt` | `protocol` `context` `completion` `resource` `tool` |
 //! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` |
-//! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` |
+//! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` |
 //! | `transport` | `protocol` `context` `server` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
@@ -69,7 +70,7 @@
 //! | `testing` | `protocol` `client` `server` `transport` |
 //! | `launch` | `protocol` `server` `transport` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `client` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `client` `task` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and

@@ -63,7 +63,7 @@ mod runtime;
 pub mod suite;
 
 pub use memory::MemoryTaskStore;
-pub(crate) use runtime::{TaskHub, TaskLink};
+pub(crate) use runtime::{AskFailure, TaskHub, TaskLink};
 
 pub use crate::protocol::task::{TASKS_EXTENSION, TaskStatus};
 

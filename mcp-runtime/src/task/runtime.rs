@@ -2,7 +2,6 @@
 //! wake them when answers arrive), and the link a running task's context asks through.
 
 use super::{StoreError, TaskOptions, TaskStore};
-use crate::context::input::InputError;
 use crate::protocol::InputRequest;
 use crate::protocol::lifecycle::JsonObject;
 use serde_json::Value;
@@ -122,10 +121,19 @@ struct LinkInner {
     last_progress: Mutex<Option<f64>>,
 }
 
-fn store_error(error: StoreError) -> InputError {
+/// Why an ask of a running task got no answer (the context makes it an `InputError`).
+#[derive(Debug)]
+pub(crate) enum AskFailure {
+    /// The task is gone (cancelled and swept, or expired).
+    Gone,
+    /// The store failed, or the ask could not be encoded.
+    Unavailable(String),
+}
+
+fn store_error(error: StoreError) -> AskFailure {
     match error {
-        StoreError::NotFound => InputError::Cancelled,
-        other => InputError::Unavailable(other.to_string()),
+        StoreError::NotFound => AskFailure::Gone,
+        other => AskFailure::Unavailable(other.to_string()),
     }
 }
 
@@ -145,11 +153,11 @@ impl TaskLink {
 
     /// Asks the client `request` under `key` (unique within the task), and waits for the
     /// answer `tasks/update` delivers.
-    pub(crate) async fn ask(&self, key: &str, request: &InputRequest) -> Result<Value, InputError> {
+    pub(crate) async fn ask(&self, key: &str, request: &InputRequest) -> Result<Value, AskFailure> {
         let store = self.inner.hub.store();
         let id = &self.inner.id;
-        let json = serde_json::to_value(request)
-            .map_err(|e| InputError::InvalidResponse(e.to_string()))?;
+        let json =
+            serde_json::to_value(request).map_err(|e| AskFailure::Unavailable(e.to_string()))?;
         let mut wake = self.inner.wake.subscribe();
         let mut requests = JsonObject::new();
         requests.insert(key.to_owned(), json);
@@ -177,7 +185,7 @@ impl TaskLink {
             tokio::select! {
                 changed = wake.changed() => {
                     if changed.is_err() {
-                        return Err(InputError::Cancelled);
+                        return Err(AskFailure::Gone);
                     }
                 }
                 () = tokio::time::sleep(self.inner.hub.options.store_poll) => {}

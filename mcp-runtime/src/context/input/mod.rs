@@ -265,7 +265,12 @@ impl<'a, T: Send + 'static> Ask<'a, T> {
                         {
                             return Ok(parsed);
                         }
-                        let answer = link.ask(&key, &request).await?;
+                        let answer = link.ask(&key, &request).await.map_err(|f| match f {
+                            crate::task::AskFailure::Gone => InputError::Cancelled,
+                            crate::task::AskFailure::Unavailable(why) => {
+                                InputError::Unavailable(why)
+                            }
+                        })?;
                         parse(answer).map_err(InputError::InvalidResponse)
                     }
                 },
