@@ -6,7 +6,7 @@
 use mcp_runtime::task::{
     MemoryTaskStore, TaskLimits, TaskOptions, TaskRecord, TaskStatus, TaskStore,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use std::time::Duration;
 
 #[global_allocator]
@@ -27,14 +27,14 @@ fn main() {
     rt.block_on(async {
         let store = MemoryTaskStore::new(TaskLimits::default());
         let options = TaskOptions::new().ttl(Duration::from_millis(500));
-        let Value::Object(result) = json!({"content": [{"type": "text", "text": TEXT}]}) else {
-            unreachable!()
-        };
+        let result = serde_json::value::to_raw_value(&json!({"content": [{"type": "text", "text": TEXT}]}))
+            .expect("JSON");
         let before = live();
         for i in 0..10_000u32 {
             let mut task = TaskRecord::new(
                 format!("{i:032x}"),
-                Some("caller-identity".into()),
+                // Twenty callers (an identity keeps at most 1,000 tasks by default).
+                Some(format!("caller-{}", i % 20)),
                 "echo".into(),
                 &options,
             );
@@ -48,7 +48,7 @@ fn main() {
         let swept = store.sweep().await.expect("sweep");
         let left = live().saturating_sub(before);
         println!(
-            "task_memory: 10,000 completed tasks hold {:.1} MiB ({} bytes each; the store's own estimate {counted} bytes); {swept} expired and swept leave {left} bytes (the map's emptied buckets)",
+            "task_memory: 10,000 completed tasks hold {:.1} MiB ({} bytes each; the store's own estimate {counted} bytes); {swept} expired and swept leave {left} bytes",
             held as f64 / 1_048_576.0,
             held / 10_000,
         );

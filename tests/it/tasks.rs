@@ -457,3 +457,42 @@ async fn a_task_is_visible_only_to_the_identity_that_created_it() {
     let mine = as_caller(&http.url, "token-a", "tasks/get", json!({"taskId": id})).await;
     assert_ne!(mine["result"]["status"], "cancelled", "{mine}");
 }
+
+/// The official TypeScript client (2.4.0: no tasks extension; it refuses `tasks/get` on the
+/// 2026 wire itself) against `conformance-server`'s task tools, over stdio and HTTP in both
+/// eras: an optional task is answered synchronously, a required one refused with `-32021`
+/// naming the extension (`tests/interop/ts/tasks.mjs`).
+#[test]
+fn the_official_typescript_client_gets_synchronous_answers_or_a_clear_refusal() {
+    let dir = crate::interop::ensure_clients();
+    let bin = mcp_tests::example_bin("conformance-server");
+    let http = Spawned::start("conformance-server", &[]);
+    let stdio: Vec<std::ffi::OsString> = vec![
+        "--".into(),
+        bin.into_os_string(),
+        "--transport".into(),
+        "stdio".into(),
+    ];
+    let over_http: Vec<std::ffi::OsString> = vec!["--url".into(), http.url.clone().into()];
+    for target in [&stdio, &over_http] {
+        for mode in ["legacy", "modern"] {
+            let out = std::process::Command::new("node")
+                .arg(dir.join("ts").join("tasks.mjs"))
+                .args(["--mode", mode])
+                .args(target)
+                .current_dir(dir)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("node runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{mode} {target:?}: {stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let summary: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+            assert_eq!(summary["required"], -32021, "{summary}");
+            assert_eq!(summary["optional"], "Computed ts after 0.2 second(s)");
+        }
+    }
+}

@@ -3,12 +3,13 @@
 use super::{StoreError, TaskEnd, TaskLimits, TaskRecord, TaskStatus, TaskStore, now_ms};
 use crate::protocol::lifecycle::JsonObject;
 use futures::future::BoxFuture;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// The default [`TaskStore`]: a map in this process, bounded by count, bytes and tasks per
 /// identity ([`TaskLimits`]), with expired tasks swept (on the way, when a creation finds the
-/// store full, and at most once a second otherwise).
+/// store full, and at most once a second otherwise). An expired task is never served, swept
+/// or not.
 ///
 /// Full means full: a new task is refused with [`StoreError::Full`]; a live task is never
 /// dropped to make room (unlike a cache's eviction, which would make a running task's id
@@ -24,9 +25,8 @@ pub struct MemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Inner {
-    tasks: HashMap<String, Entry>,
-    /// Expiry order: (expires at, id).
-    expiries: BTreeSet<(u64, String)>,
+    /// Boxed, so the map's buckets (which it keeps until shrunk) stay small.
+    tasks: HashMap<String, Box<Entry>>,
     per_owner: HashMap<String, usize>,
     bytes: usize,
     last_sweep_ms: u64,
@@ -94,8 +94,6 @@ impl Inner {
     fn remove(&mut self, id: &str) {
         if let Some(entry) = self.tasks.remove(id) {
             self.bytes -= entry.size;
-            self.expiries
-                .remove(&(entry.record.expires_at_ms(), entry.record.id.clone()));
             if let Some(owner) = &entry.record.owner
                 && let Some(n) = self.per_owner.get_mut(owner)
             {
@@ -108,14 +106,21 @@ impl Inner {
     }
 
     fn sweep(&mut self, now: u64) -> usize {
+        // A scan rather than an index kept in expiry order: a sweep runs at most once a second
+        // (or when the store is full), while an index would cost every creation.
         let expired: Vec<String> = self
-            .expiries
-            .iter()
-            .take_while(|(at, _)| *at <= now)
-            .map(|(_, id)| id.clone())
+            .tasks
+            .values()
+            .filter(|entry| entry.record.expired(now))
+            .map(|entry| entry.record.id.clone())
             .collect();
         for id in &expired {
             self.remove(id);
+        }
+        // Give back what a crowd of expired tasks left behind (a map never shrinks itself).
+        if self.tasks.capacity() > 4 * self.tasks.len().max(64) {
+            self.tasks.shrink_to_fit();
+            self.per_owner.shrink_to_fit();
         }
         self.last_sweep_ms = now;
         expired.len()
@@ -173,11 +178,8 @@ impl TaskStore for MemoryTaskStore {
             }
             inner.bytes += size;
             inner
-                .expiries
-                .insert((task.expires_at_ms(), task.id.clone()));
-            inner
                 .tasks
-                .insert(task.id.clone(), Entry { record: task, size });
+                .insert(task.id.clone(), Box::new(Entry { record: task, size }));
             Ok(())
         })();
         Box::pin(std::future::ready(result))
@@ -299,6 +301,11 @@ impl TaskStore for MemoryTaskStore {
     fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
         let swept = self.lock().sweep(now_ms());
         Box::pin(std::future::ready(Ok(swept)))
+    }
+
+    /// Only this process changes it.
+    fn is_shared(&self) -> bool {
+        false
     }
 }
 

@@ -89,7 +89,7 @@ pub enum TaskSupport {
 
 /// One task as a [`TaskStore`] keeps it: everything about it is owned data, so a store may
 /// keep it in another process (serialized as JSON).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct TaskRecord {
     /// Its identifier.
@@ -114,8 +114,9 @@ pub struct TaskRecord {
     pub input_requests: JsonObject,
     /// Answers delivered by `tasks/update` that the task has not taken yet, by key.
     pub input_responses: JsonObject,
-    /// `completed`: the result, as the client will see it.
-    pub result: Option<JsonObject>,
+    /// `completed`: the result, as the client will see it, serialized (it is only ever
+    /// stored and sent on, so it is kept as the JSON text it will be sent as).
+    pub result: Option<Box<serde_json::value::RawValue>>,
     /// `failed`: the error.
     pub error: Option<McpError>,
 }
@@ -151,15 +152,10 @@ impl TaskRecord {
         now_ms >= self.expires_at_ms()
     }
 
-    /// An estimate of what it occupies, in bytes: what a store bounds by.
+    /// An estimate of what it occupies, in bytes (its JSON's length, counted without
+    /// serializing it): what a store bounds by.
     pub fn size(&self) -> usize {
-        fn json(object: &JsonObject) -> usize {
-            if object.is_empty() {
-                0
-            } else {
-                serde_json::to_vec(object).map_or(0, |v| v.len())
-            }
-        }
+        let json = json_size;
         std::mem::size_of::<Self>()
             + self.id.len()
             + self.owner.as_ref().map_or(0, String::len)
@@ -167,19 +163,40 @@ impl TaskRecord {
             + self.status_message.as_ref().map_or(0, String::len)
             + json(&self.input_requests)
             + json(&self.input_responses)
-            + self.result.as_ref().map_or(0, json)
+            + self.result.as_ref().map_or(0, |r| r.get().len())
             + self.error.as_ref().map_or(0, |e| {
                 e.message.len() + e.data.as_ref().map_or(0, |d| d.to_string().len())
             })
     }
 }
 
+/// The length of `object` serialized as JSON, about (strings counted without escapes),
+/// computed without serializing it.
+pub fn json_size(object: &JsonObject) -> usize {
+    fn value(v: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Null => 4,
+            serde_json::Value::Bool(_) => 5,
+            serde_json::Value::Number(_) => 8,
+            serde_json::Value::String(s) => s.len() + 2,
+            serde_json::Value::Array(items) => {
+                2 + items.iter().map(|i| value(i) + 1).sum::<usize>()
+            }
+            serde_json::Value::Object(o) => json_size(o),
+        }
+    }
+    2 + object
+        .iter()
+        .map(|(k, v)| k.len() + 4 + value(v))
+        .sum::<usize>()
+}
+
 /// How a task ends.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum TaskEnd {
-    /// With a result (`completed`).
-    Completed(JsonObject),
+    /// With a result (`completed`), serialized.
+    Completed(Box<serde_json::value::RawValue>),
     /// With a protocol error (`failed`).
     Failed(McpError),
 }
@@ -251,6 +268,14 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Removes the tasks whose TTL has run out; returns how many.
     fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
+
+    /// Whether other processes change its tasks too (instances sharing a store). A task
+    /// running here then looks at the store every [`TaskOptions::store_poll`] for a
+    /// cancellation made elsewhere; in a store of this process alone every cancellation
+    /// reaches the task directly. Default: `true`.
+    fn is_shared(&self) -> bool {
+        true
+    }
 }
 
 /// Bounds of a [`MemoryTaskStore`].
@@ -380,9 +405,4 @@ pub(crate) fn now_ms() -> u64 {
 
 fn duration_ms(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// `ms` since the Unix epoch as ISO 8601 (`2026-11-26T12:00:00.000Z`).
-pub(crate) fn iso8601(ms: u64) -> String {
-    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
 }

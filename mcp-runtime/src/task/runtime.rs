@@ -42,9 +42,15 @@ impl TaskHub {
     /// A fresh task id: 128 random bits (the id is a bearer of the task's state, so it must
     /// not be guessable).
     pub(crate) fn new_id() -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut bytes = [0u8; 16];
         getrandom::fill(&mut bytes).expect("the operating system's random generator works");
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
+        let mut id = String::with_capacity(32);
+        for b in bytes {
+            id.push(char::from(HEX[usize::from(b >> 4)]));
+            id.push(char::from(HEX[usize::from(b & 15)]));
+        }
+        id
     }
 
     /// Registers a task about to run here: its cancellation (`cancel`) and the link its

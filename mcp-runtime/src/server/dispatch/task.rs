@@ -10,12 +10,12 @@ use crate::context::Caller;
 use crate::context::input::{Channel, Round, TaskInput};
 use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_result, encode_result_within};
-use crate::protocol::task::{DetailedTask, TASKS_EXTENSION, Task, TaskIdParams, UpdateTaskParams};
+use crate::protocol::task::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 use crate::protocol::{Era, JsonObject, McpError, RequestId};
 use crate::server::contract::{Disposition, Rejection};
 use crate::server::projection::Modern;
 use crate::server::registry::tools::RegisteredTool;
-use crate::task::{StoreError, TaskEnd, TaskHub, TaskRecord, TaskStatus, TaskSupport, iso8601};
+use crate::task::{StoreError, TaskEnd, TaskHub, TaskRecord, TaskStatus, TaskSupport};
 use futures::FutureExt as _;
 use futures::future::BoxFuture;
 use serde_json::value::RawValue;
@@ -24,6 +24,27 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
+
+/// `tasks/get`'s answer, borrowed from the stored task (`DetailedTask` on the wire).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Detailed<'a> {
+    #[serde(flatten)]
+    task: Wire<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_requests: Option<&'a JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a McpError>,
+}
+
+/// A time in milliseconds since the Unix epoch, as RFC 3339 (ISO 8601), written into the
+/// serializer without a `String` of its own.
+fn rfc3339<S: serde::Serializer>(ms: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_millis(*ms);
+    serializer.collect_str(&humantime::format_rfc3339_millis(time))
+}
 
 /// What a client must declare to see tasks.
 fn required_capabilities() -> Value {
@@ -40,16 +61,32 @@ fn declares_tasks(env: &Envelope) -> bool {
             .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
 }
 
-/// The task's handle and state, as the wire carries it.
-fn wire(record: &TaskRecord) -> Task {
-    Task {
-        task_id: record.id.clone(),
+/// The task's handle and state, as the wire carries it (`Task`), borrowed from its record:
+/// the timestamps are written straight into the answer.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Wire<'a> {
+    task_id: &'a str,
+    status: TaskStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status_message: Option<&'a str>,
+    #[serde(serialize_with = "rfc3339")]
+    created_at: u64,
+    #[serde(serialize_with = "rfc3339")]
+    last_updated_at: u64,
+    ttl_ms: u64,
+    poll_interval_ms: u64,
+}
+
+fn wire(record: &TaskRecord) -> Wire<'_> {
+    Wire {
+        task_id: &record.id,
         status: record.status,
-        status_message: record.status_message.clone(),
-        created_at: iso8601(record.created_at_ms),
-        last_updated_at: iso8601(record.last_updated_at_ms),
-        ttl_ms: Some(record.ttl_ms),
-        poll_interval_ms: Some(record.poll_interval_ms),
+        status_message: record.status_message.as_deref(),
+        created_at: record.created_at_ms,
+        last_updated_at: record.last_updated_at_ms,
+        ttl_ms: record.ttl_ms,
+        poll_interval_ms: record.poll_interval_ms,
     }
 }
 
@@ -66,24 +103,22 @@ fn end_of(tool: &RegisteredTool, out: Result<Outcome, BoxError>, budget: usize) 
     match call_result(tool, Era::Modern, out) {
         Err(error) => TaskEnd::Failed(error),
         Ok(result) => {
-            let object = match serde_json::to_value(&result) {
-                Ok(Value::Object(object)) => object,
-                _ => return TaskEnd::Failed(McpError::internal("a tool result did not serialize")),
+            let Ok(raw) = serde_json::value::to_raw_value(&result) else {
+                return TaskEnd::Failed(McpError::internal("a tool result did not serialize"));
             };
-            let size = serde_json::to_vec(&object).map_or(usize::MAX, |v| v.len());
-            if size > budget {
-                let over = crate::protocol::CallToolResult::error(format!(
-                    "The result of tool `{}` is larger than this server's response budget \
-                     ({budget} bytes), so it was not kept. Ask for less: a smaller range, fewer \
-                     items, or a smaller file.",
-                    tool.name
-                ));
-                return match serde_json::to_value(&over) {
-                    Ok(Value::Object(object)) => TaskEnd::Completed(object),
-                    _ => TaskEnd::Failed(McpError::internal("a tool result did not serialize")),
-                };
+            if raw.get().len() <= budget {
+                return TaskEnd::Completed(raw);
             }
-            TaskEnd::Completed(object)
+            let over = crate::protocol::CallToolResult::error(format!(
+                "The result of tool `{}` is larger than this server's response budget \
+                 ({budget} bytes), so it was not kept. Ask for less: a smaller range, fewer \
+                 items, or a smaller file.",
+                tool.name
+            ));
+            match serde_json::value::to_raw_value(&over) {
+                Ok(raw) => TaskEnd::Completed(raw),
+                Err(_) => TaskEnd::Failed(McpError::internal("a tool result did not serialize")),
+            }
         }
     }
 }
@@ -133,7 +168,15 @@ impl Connection {
                     tool.name
                 )
                 .into();
-                Err(error.into())
+                Err(match env.era {
+                    Era::Modern => error.into(),
+                    // -32021 is a 2026 code that HTTP answers with 400; to a 2025 client it is
+                    // an ordinary JSON-RPC error (a 400 would read as a broken transport).
+                    Era::Legacy => Rejection {
+                        error,
+                        disposition: Disposition::Answered,
+                    },
+                })
             }
         }
     }
@@ -196,7 +239,9 @@ impl Connection {
             cx.finish();
             record = ended(record, end_of(&tool, out, budget));
         }
-        let handle = wire(&record);
+        // The handle is encoded before the record goes to the store.
+        let handle = encode_result(&id, &Modern::task(&wire(&record), &server.server_info_raw));
+        let already_ended = record.status.is_terminal();
         // Boxed with its type spelled out, as in `serve`: the runtime's task must be `Send`,
         // which the compiler cannot prove through the stack's nested future types inside an
         // `async` block on its own.
@@ -204,8 +249,7 @@ impl Connection {
         let (answer, answered) = oneshot::channel::<(Vec<u8>, Disposition)>();
         let request_id = id.clone();
         let run: BoxFuture<'static, ()> = Box::pin(async move {
-            let created = hub.store().create(record).await;
-            let line = match created {
+            let line = match hub.store().create(record).await {
                 Ok(()) => {
                     tracing::info!(
                         target: AUDIT_TARGET,
@@ -214,14 +258,15 @@ impl Connection {
                         method = "tools/call",
                         target = &*tool.name,
                         caller = %caller.log_name(),
-                        task = %handle.task_id,
+                        task = %task_id,
                         outcome = "task_created",
                         "task created"
                     );
-                    (
-                        encode_result(&request_id, &Modern::task(&handle, &server.server_info_raw)),
-                        Disposition::Answered,
-                    )
+                    let _ = answer.send((handle, Disposition::Answered));
+                    run_task(&hub, &task_id, &tool, call, cancel, budget, already_ended).await;
+                    cx.finish();
+                    hub.unregister(&task_id);
+                    return;
                 }
                 Err(StoreError::Full(why)) => {
                     // Refused, never by dropping a live task: the model gets an `isError`
@@ -240,24 +285,8 @@ impl Connection {
                 }
                 Err(error) => error_reply(&request_id, store_failure(error)),
             };
-            let stored = created_ok(&line);
             let _ = answer.send(line);
-            if !stored {
-                hub.unregister(&handle.task_id);
-                return;
-            }
-            run_task(
-                &hub,
-                &handle.task_id,
-                &tool,
-                call,
-                cancel,
-                budget,
-                first_done(&handle),
-            )
-            .await;
-            cx.finish();
-            hub.unregister(&handle.task_id);
+            hub.unregister(&task_id);
         });
         self.answer_task(id, run, answered, outlet)
     }
@@ -350,16 +379,13 @@ impl Connection {
             async move {
                 match Self::visible(&server.tasks, &caller, &p.task_id).await {
                     Ok(task) => {
-                        let detailed = DetailedTask {
+                        let body = Detailed {
                             task: wire(&task),
-                            input_requests: None,
-                            result: task.result,
-                            error: task.error,
+                            input_requests: (task.status == TaskStatus::InputRequired)
+                                .then_some(&task.input_requests),
+                            result: task.result.as_deref(),
+                            error: task.error.as_ref(),
                         };
-                        let mut body = serde_json::to_value(&detailed).unwrap_or_default();
-                        if task.status == TaskStatus::InputRequired {
-                            body["inputRequests"] = Value::Object(task.input_requests);
-                        }
                         let line = encode_result_within(
                             &id,
                             &Modern::complete(&body, &server.server_info_raw, None, None),
@@ -477,16 +503,6 @@ fn ack(id: &RequestId, server_info: &RawValue) -> (Vec<u8>, Disposition) {
     )
 }
 
-/// Whether an answer is a task handle (the task was stored).
-fn created_ok(line: &(Vec<u8>, Disposition)) -> bool {
-    memchr::memmem::find(&line.0, b"\"resultType\":\"task\"").is_some()
-}
-
-/// Whether the task ended before it was stored (nothing left to run).
-fn first_done(handle: &Task) -> bool {
-    handle.status.is_terminal()
-}
-
 /// Runs a stored task's stack to its end, unless it is cancelled (here, or in the store by
 /// another instance) or expires first; records how it ended.
 async fn run_task(
@@ -501,10 +517,11 @@ async fn run_task(
     if already_ended {
         return;
     }
+    let shared = hub.store().is_shared();
     let out = tokio::select! {
         out = call => Some(out),
         () = cancel.cancelled() => None,
-        () = hub.ended_elsewhere(id) => None,
+        () = hub.ended_elsewhere(id), if shared => None,
     };
     let Some(out) = out else {
         return;
