@@ -28,7 +28,9 @@
 //! server must offer for it (a primitive, completions, logging) and its handler, one file per
 //! concept beside this one: `lifecycle.rs` (`initialize`, `ping`, `server/discover`,
 //! `logging/setLevel`, notifications), `lists.rs`, `call.rs`, `read.rs`, `prompt.rs`,
-//! `complete.rs`, `subscriptions.rs` (legacy subscriptions and `subscriptions/listen`).
+//! `complete.rs`, `subscriptions.rs` (legacy subscriptions and `subscriptions/listen`),
+//! `skills.rs` (the skills extension: `skills/list`, `skills/get`,
+//! `resources/directory/read`).
 //! A handler checks its envelope and whether its row is offered to the request's era in one
 //! step (`admitted`, in `envelope.rs`, over [`Connection::admit`]); the requests that run
 //! user code (tools, reads, prompts, completions) share `serve.rs`: their context, their modern round, and one
@@ -44,6 +46,7 @@ mod lists;
 mod prompt;
 mod read;
 mod serve;
+mod skills;
 mod subscriptions;
 pub(super) mod table;
 #[cfg(test)]

@@ -43,6 +43,9 @@ const EXPECTED: &[(&str, [Got; 4])] = &[
     ("completion/complete", [S, S, U, U]),
     ("resources/subscribe", [S, U, U, U]),
     ("resources/unsubscribe", [S, U, U, U]),
+    ("skills/list", [S, S, U, U]),
+    ("skills/get", [S, S, U, U]),
+    ("resources/directory/read", [S, S, U, U]),
     ("subscriptions/listen", [U, S, U, S]),
 ];
 
@@ -63,7 +66,20 @@ fn full() -> Server {
             .with_argument(PromptArgument::required("a", "An argument")),
         |args, _cx| async move { format!("a = {}", args["a"]) },
     );
+    let skill = crate::server::registry::skills::ServedSkill::from_memory(
+        "skill://demo/SKILL.md".into(),
+        json!({"name": "demo", "description": "A demo."})
+            .as_object()
+            .cloned()
+            .unwrap(),
+        vec![(
+            "SKILL.md".into(),
+            "text/markdown".into(),
+            b"---\nname: demo\ndescription: A demo.\n---\n".to_vec(),
+        )],
+    );
     Server::builder("full", "1.0.0")
+        .served_skills(vec![skill], [])
         .tool(echo)
         .resource(resource)
         .prompt(prompt)
@@ -98,6 +114,8 @@ fn params(method: &str) -> Value {
             "argument": {"name": "a", "value": ""}
         }),
         "subscriptions/listen" => json!({"notifications": {"toolsListChanged": true}}),
+        "skills/get" => json!({"uri": "skill://demo/SKILL.md"}),
+        "resources/directory/read" => json!({"uri": "skill://demo"}),
         _ => json!({}),
     }
 }
@@ -183,6 +201,11 @@ fn the_capabilities_are_the_open_gates() {
         );
     }
     assert_eq!(declared["resources"]["subscribe"], true);
+    assert_eq!(
+        declared["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true}),
+        "a server with skills declares the extension, inline: {declared}"
+    );
     let bare = serde_json::to_value(bare().capabilities()).unwrap();
     assert_eq!(bare, json!({}), "a bare server declares nothing");
     // Completions come with either primitive that has something to complete.
