@@ -550,3 +550,90 @@ async fn a_file_changed_after_loading_is_refused_not_served_against_its_digest()
         assert_eq!(code(&error), -32602, "{uri}: {error}");
     }
 }
+
+/// Polls `done` until it holds (a bounded wait for the watcher, never a timing assertion).
+async fn eventually<F: std::future::Future<Output = bool>>(
+    what: &str,
+    mut done: impl FnMut() -> F,
+) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !done().await {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "never happened: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_watched_folder_reloads_and_keeps_the_last_good_version() {
+    use mcp_runtime::skill::SkillsWatcher;
+    let dir = skills_folder();
+    let server = Server::builder("s", "1")
+        .skills_dir(dir.path())
+        .build()
+        .unwrap();
+    let watcher = SkillsWatcher::start(dir.path(), &server, Duration::from_millis(50)).unwrap();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let mut notifications = client.take_unrouted().unwrap();
+
+    // Changed: the new digest is served, and the file reads again.
+    let forms = dir.path().join("pdf-processing/references/FORMS.md");
+    std::fs::write(&forms, "# Forms, edited\n").unwrap();
+    let uri = "skill://pdf-processing/references/FORMS.md";
+    eventually("the edit served", || async {
+        client
+            .read_resource(uri)
+            .await
+            .is_ok_and(|r| text_of(&r.contents[0]) == "# Forms, edited\n")
+    })
+    .await;
+    let entry = client
+        .get_skill("skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    let SkillResources::Files(files) = entry.resources else {
+        panic!()
+    };
+    assert!(
+        files
+            .iter()
+            .any(|f| f.uri == uri && f.digest == digest(b"# Forms, edited\n"))
+    );
+    let note = tokio::time::timeout(Duration::from_secs(30), notifications.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(note["method"], "notifications/resources/list_changed");
+
+    // Broken: the previous skills stay served; the problem is known with its place.
+    let notes = dir.path().join("acme/notes/SKILL.md");
+    std::fs::write(&notes, "no front matter\n").unwrap();
+    eventually("the broken edit seen", || async {
+        !watcher.problems().is_empty()
+    })
+    .await;
+    assert_eq!(watcher.problems()[0].file, notes);
+    assert_eq!(client.list_skills().await.unwrap().len(), 2);
+
+    // Fixed and a skill removed: gone from skills/list and resources/list.
+    std::fs::write(&notes, NOTES_SKILL_MD).unwrap();
+    std::fs::remove_dir_all(dir.path().join("pdf-processing")).unwrap();
+    eventually("pdf-processing removed", || async {
+        client.list_skills().await.unwrap().len() == 1
+    })
+    .await;
+    assert!(watcher.problems().is_empty());
+    let listed = client.list_resources().await.unwrap();
+    assert!(
+        !listed.iter().any(|r| r.uri.contains("pdf-processing")),
+        "{listed:?}"
+    );
+    assert_eq!(code(&client.read_resource(uri).await.unwrap_err()), -32002);
+
+    // A server without skills cannot be watched into serving some.
+    let bare = Server::builder("s", "1").build().unwrap();
+    assert!(SkillsWatcher::start(dir.path(), &bare, Duration::from_millis(50)).is_err());
+}

@@ -314,10 +314,7 @@ impl Client {
     /// The direct children of the directory `uri` (`resources/directory/read`, all pages):
     /// subdirectories have the MIME type `inode/directory`. A URI that is not a directory
     /// is `-32602`.
-    pub async fn read_directory(
-        &self,
-        uri: &str,
-    ) -> Result<Vec<ResourceDefinition>, ClientError> {
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<ResourceDefinition>, ClientError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
@@ -325,8 +322,10 @@ impl Client {
             if let Some(c) = &cursor {
                 params["cursor"] = json!(c);
             }
-            let page: crate::protocol::skills::ReadDirectoryResult =
-                decode_final(self.request("resources/directory/read", Some(params)).await?)?;
+            let page: crate::protocol::skills::ReadDirectoryResult = decode_final(
+                self.request("resources/directory/read", Some(params))
+                    .await?,
+            )?;
             items.extend(page.resources);
             match page.next_cursor {
                 Some(c) => cursor = Some(c),

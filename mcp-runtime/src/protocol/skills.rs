@@ -193,7 +193,8 @@ mod tests {
 
     #[test]
     fn resources_is_an_array_or_dynamic() {
-        let files = SkillResources::Files(vec![SkillFile::new("skill://a/SKILL.md", "sha256:00", 1)]);
+        let files =
+            SkillResources::Files(vec![SkillFile::new("skill://a/SKILL.md", "sha256:00", 1)]);
         assert_eq!(
             serde_json::to_value(&files).unwrap(),
             json!([{"uri": "skill://a/SKILL.md", "digest": "sha256:00", "size": 1}])

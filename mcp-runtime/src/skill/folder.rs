@@ -52,7 +52,10 @@ pub(crate) fn load(dir: &Path) -> Result<Vec<ServedSkill>, Vec<LoadProblem>> {
         let listing = match groups.list_directory_blocking(&rel) {
             Ok(l) => l,
             Err(e) => {
-                problems.push(LoadProblem::file(&dir.join(&rel), format!("cannot list: {e}")));
+                problems.push(LoadProblem::file(
+                    &dir.join(&rel),
+                    format!("cannot list: {e}"),
+                ));
                 continue;
             }
         };
@@ -154,7 +157,11 @@ fn load_skill(dir: &Path, segments: &[String]) -> Result<ServedSkill, Vec<LoadPr
         let listing = match files.list_directory_blocking(if rel.is_empty() { "." } else { &rel }) {
             Ok(l) => l,
             Err(e) => {
-                problems.push(LoadProblem::at(&folder.join(&rel), Pos::START, format!("cannot list: {e}")));
+                problems.push(LoadProblem::at(
+                    &folder.join(&rel),
+                    Pos::START,
+                    format!("cannot list: {e}"),
+                ));
                 continue;
             }
         };
@@ -208,7 +215,9 @@ fn load_skill(dir: &Path, segments: &[String]) -> Result<ServedSkill, Vec<LoadPr
         )));
     }
     if !found.iter().any(|f| f.path == SKILL_MD) {
-        problems.extend(here("SKILL.md is not a regular file in the skill's folder".into()));
+        problems.extend(here(
+            "SKILL.md is not a regular file in the skill's folder".into(),
+        ));
     }
     if !problems.is_empty() {
         return Err(problems);
@@ -221,7 +230,11 @@ fn load_skill(dir: &Path, segments: &[String]) -> Result<ServedSkill, Vec<LoadPr
         let bytes = match files.read_file_bytes_blocking(&file.path) {
             Ok(b) => b,
             Err(e) => {
-                problems.push(LoadProblem::at(&folder.join(&file.path), Pos::START, format!("cannot read: {e}")));
+                problems.push(LoadProblem::at(
+                    &folder.join(&file.path),
+                    Pos::START,
+                    format!("cannot read: {e}"),
+                ));
                 continue;
             }
         };
@@ -238,8 +251,17 @@ fn load_skill(dir: &Path, segments: &[String]) -> Result<ServedSkill, Vec<LoadPr
         } else {
             mime_type(&file.path, &bytes)
         };
-        let base = segments.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("/");
-        let encoded = file.path.split('/').map(encode_segment).collect::<Vec<_>>().join("/");
+        let base = segments
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("/");
+        let encoded = file
+            .path
+            .split('/')
+            .map(encode_segment)
+            .collect::<Vec<_>>()
+            .join("/");
         served.push(ServedFile {
             uri: format!("skill://{base}/{encoded}"),
             path: file.path.clone(),
@@ -275,7 +297,10 @@ pub(crate) fn mime_type(path: &str, bytes: &[u8]) -> String {
     if matches!(ext.as_deref(), Some("md" | "markdown")) {
         return SKILL_MD_MIME_TYPE.to_owned();
     }
-    if let Some(mime) = ext.as_deref().and_then(|e| mime_guess::from_ext(e).first_raw()) {
+    if let Some(mime) = ext
+        .as_deref()
+        .and_then(|e| mime_guess::from_ext(e).first_raw())
+    {
         return mime.to_owned();
     }
     if std::str::from_utf8(bytes).is_ok_and(|t| !t.contains('\0')) {
@@ -301,7 +326,7 @@ mod tests {
     #[test]
     fn mime_types_by_extension_then_content() {
         assert_eq!(mime_type("references/FORMS.md", b"x"), "text/markdown");
-        assert_eq!(mime_type("scripts/fill.py", b"x"), "text/x-python");
+        assert_eq!(mime_type("data/fields.json", b"{}"), "application/json");
         assert_eq!(mime_type("LICENSE", b"MIT"), "text/plain");
         assert_eq!(mime_type("blob", &[0, 159]), "application/octet-stream");
     }

@@ -49,8 +49,12 @@ pub(crate) fn parse(
                 .into(),
         )]);
     };
-    let root = source::parse_yaml(yaml, offset)
-        .map_err(|errors| errors.into_iter().map(|e| at(e.pos, e.message)).collect::<Vec<_>>())?;
+    let root = source::parse_yaml(yaml, offset).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| at(e.pos, e.message))
+            .collect::<Vec<_>>()
+    })?;
     if !matches!(root.value, Val::Object(_)) {
         return Err(vec![at(
             root.pos,
@@ -92,8 +96,7 @@ pub(crate) fn parse(
     match root.get("description") {
         None => problems.push(at(
             root.pos,
-            "the front matter has no `description` (what the skill does and when to use it)"
-                .into(),
+            "the front matter has no `description` (what the skill does and when to use it)".into(),
         )),
         Some(entry) => match &entry.value.value {
             Val::Str(s) if !s.text.trim().is_empty() => {}
@@ -105,7 +108,10 @@ pub(crate) fn parse(
     }
     if let Some(metadata) = root.get("metadata") {
         if let Val::Object(entries) = &metadata.value.value {
-            for e in entries.iter().filter(|e| e.key.starts_with(RESERVED_METADATA_PREFIX)) {
+            for e in entries
+                .iter()
+                .filter(|e| e.key.starts_with(RESERVED_METADATA_PREFIX))
+            {
                 problems.push(at(
                     e.key_pos,
                     format!(
@@ -155,16 +161,31 @@ mod tests {
     fn every_problem_has_its_place() {
         assert_eq!(
             problems("# No front matter\n"),
-            ["s/pdf/SKILL.md:1:1: SKILL.md has no YAML front matter: it must begin with a `---` line, then `name:` and `description:` lines, then a `---` line"]
+            [
+                "s/pdf/SKILL.md:1:1: SKILL.md has no YAML front matter: it must begin with a `---` line, then `name:` and `description:` lines, then a `---` line"
+            ]
         );
         let found = problems("---\nname: pdf-tools\ndescription: \"\"\n---\n");
-        assert!(found[0].starts_with("s/pdf/SKILL.md:2:7: the skill's name is \"pdf-tools\" but its folder is `pdf`"), "{found:?}");
-        assert!(found[1].starts_with("s/pdf/SKILL.md:3:14: `description` must be"), "{found:?}");
+        assert!(
+            found[0].starts_with(
+                "s/pdf/SKILL.md:2:7: the skill's name is \"pdf-tools\" but its folder is `pdf`"
+            ),
+            "{found:?}"
+        );
+        assert!(
+            found[1].starts_with("s/pdf/SKILL.md:3:14: `description` must be"),
+            "{found:?}"
+        );
         let found = problems("---\nname: [pdf\n---\n");
         assert!(found[0].starts_with("s/pdf/SKILL.md:"), "{found:?}");
         assert!(found[0].contains("invalid YAML"), "{found:?}");
-        let found = problems("---\nname: pdf\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: 1\n---\n");
-        assert!(found[0].starts_with("s/pdf/SKILL.md:5:3: metadata key"), "{found:?}");
+        let found = problems(
+            "---\nname: pdf\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: 1\n---\n",
+        );
+        assert!(
+            found[0].starts_with("s/pdf/SKILL.md:5:3: metadata key"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -84,8 +84,8 @@ mod watch;
 #[cfg(feature = "skills-watch")]
 pub use watch::{SkillsWatcher, WatchError};
 
-use crate::prompt::{LoadError, LoadProblem};
 use crate::prompt::templates::source::Pos;
+use crate::prompt::{LoadError, LoadProblem};
 use crate::protocol::skills::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_MD, SKILL_MD_MIME_TYPE};
 use crate::server::registry::skills::ServedSkill;
 use crate::server::{RegistrationError, ServerBuilder};
@@ -184,7 +184,9 @@ impl Skill {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
             {
-                at(format!("the group {group:?} cannot be part of a skill:// URI: use letters, digits, `-`, `.`, `_` and `~`"));
+                at(format!(
+                    "the group {group:?} cannot be part of a skill:// URI: use letters, digits, `-`, `.`, `_` and `~`"
+                ));
             }
         }
         let mut seen = HashSet::new();
@@ -200,12 +202,13 @@ impl Skill {
                     !s.is_empty()
                         && s != "."
                         && s != ".."
-                        && s.bytes().all(|b| {
-                            b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b)
-                        })
+                        && s.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b))
                 });
             if !segments_ok {
-                at(format!("the file path {path:?} is not a relative path of URI-safe segments (no `.`, `..`, empty segments, spaces or `%`)"));
+                at(format!(
+                    "the file path {path:?} is not a relative path of URI-safe segments (no `.`, `..`, empty segments, spaces or `%`)"
+                ));
                 continue;
             }
             if path == SKILL_MD || !seen.insert(path.clone()) {

@@ -142,7 +142,12 @@ impl ServedSkill {
             });
             held.insert(path, Arc::from(bytes));
         }
-        Self::new(uri, frontmatter, served, Arc::new(MemorySource { files: held }))
+        Self::new(
+            uri,
+            frontmatter,
+            served,
+            Arc::new(MemorySource { files: held }),
+        )
     }
 
     fn file(&self, uri: &str) -> Option<&ServedFile> {
@@ -165,13 +170,16 @@ impl ServedSkill {
     }
 
     /// Reads one of the skill's files and checks it against the manifest.
-    fn read(&self, file: &ServedFile) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+    fn read(
+        &self,
+        file: &ServedFile,
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
         let read = self.source.read(&file.path);
         let file = file.clone();
         Box::pin(async move {
-            let bytes = read.await.map_err(|e| {
-                ResourceError::failed(format!("{}: cannot be read: {e}", file.uri))
-            })?;
+            let bytes = read
+                .await
+                .map_err(|e| ResourceError::failed(format!("{}: cannot be read: {e}", file.uri)))?;
             if bytes.len() as u64 != file.size || sha256_digest(&bytes) != file.digest {
                 return Err(ResourceError::failed(format!(
                     "{} changed since the server loaded it (its size or digest no longer matches skills/list); restart the server or watch the skills folder",
@@ -198,9 +206,9 @@ pub(crate) fn sha256_digest(bytes: &[u8]) -> String {
 /// UTF-8 without NUL is text, anything else a base64 blob (as file resources do).
 fn contents(uri: &str, mime_type: &str, bytes: Vec<u8>) -> ResourceContents {
     match String::from_utf8(bytes) {
-        Ok(text) if !text.contains('\0') => {
-            TextResourceContents::new(uri, text).with_mime_type(mime_type).into()
-        }
+        Ok(text) if !text.contains('\0') => TextResourceContents::new(uri, text)
+            .with_mime_type(mime_type)
+            .into(),
         Ok(text) => blob(uri, mime_type, text.as_bytes()),
         Err(e) => blob(uri, mime_type, e.as_bytes()),
     }
@@ -281,18 +289,38 @@ impl SkillRegistry {
     }
 
     /// Adds skills: all or none.
-    pub(crate) fn insert_all(&self, skills: Vec<ServedSkill>) -> Result<(), Vec<RegistrationError>> {
-        self.catalog.insert_all(skills.into_iter().map(Ok).collect())
-    }
-
-    /// Removes the skills keyed `remove` and adds `skills`, as one change.
-    pub(crate) fn replace(
+    pub(crate) fn insert_all(
         &self,
-        remove: &[&str],
         skills: Vec<ServedSkill>,
     ) -> Result<(), Vec<RegistrationError>> {
         self.catalog
-            .replace(remove, skills.into_iter().map(Ok).collect())
+            .insert_all(skills.into_iter().map(Ok).collect())
+    }
+
+    /// Serves `skills` instead of the skills keyed `remove` (a reloaded folder), and lists
+    /// their `SKILL.md`s in `resources` instead of the removed ones': all or none (the
+    /// skills first, then the listing, each one change).
+    #[cfg_attr(not(feature = "skills-watch"), allow(dead_code))]
+    pub(crate) fn reload(
+        &self,
+        resources: &super::ResourceRegistry,
+        remove: &[&str],
+        skills: Vec<ServedSkill>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        let added: Vec<String> = skills.iter().map(|s| s.entry.uri.clone()).collect();
+        self.catalog
+            .replace(remove, skills.into_iter().map(Ok).collect())?;
+        let listed: Vec<&str> = remove
+            .iter()
+            .copied()
+            .filter(|uri| resources.has_resource(uri))
+            .collect();
+        let manifests = self
+            .manifest_resources()
+            .into_iter()
+            .filter(|r| added.contains(&r.definition().uri))
+            .collect();
+        resources.swap_resources(&listed, manifests)
     }
 
     /// One page of `skills/list`.
@@ -383,8 +411,9 @@ impl SkillRegistry {
                     d.size = Some(f.size);
                     d
                 }
-                None => ResourceDefinition::new(child_uri, *name)
-                    .with_mime_type(DIRECTORY_MIME_TYPE),
+                None => {
+                    ResourceDefinition::new(child_uri, *name).with_mime_type(DIRECTORY_MIME_TYPE)
+                }
             });
         }
         Ok(ReadDirectoryResult {
