@@ -12,5 +12,6 @@ mod inspect;
 mod install;
 mod package;
 mod primitives;
+mod skills;
 mod support;
 mod tree;
