@@ -106,20 +106,20 @@ pub(crate) fn parse(
             )),
         },
     }
-    if let Some(metadata) = root.get("metadata") {
-        if let Val::Object(entries) = &metadata.value.value {
-            for e in entries
-                .iter()
-                .filter(|e| e.key.starts_with(RESERVED_METADATA_PREFIX))
-            {
-                problems.push(at(
-                    e.key_pos,
-                    format!(
-                        "metadata key `{}`: keys under `{RESERVED_METADATA_PREFIX}` are reserved for MCP extensions",
-                        e.key
-                    ),
-                ));
-            }
+    if let Some(metadata) = root.get("metadata")
+        && let Val::Object(entries) = &metadata.value.value
+    {
+        for e in entries
+            .iter()
+            .filter(|e| e.key.starts_with(RESERVED_METADATA_PREFIX))
+        {
+            problems.push(at(
+                e.key_pos,
+                format!(
+                    "metadata key `{}`: keys under `{RESERVED_METADATA_PREFIX}` are reserved for MCP extensions",
+                    e.key
+                ),
+            ));
         }
     }
     if !problems.is_empty() {

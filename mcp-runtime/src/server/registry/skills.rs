@@ -56,6 +56,7 @@ pub(crate) trait SkillSource: Send + Sync + 'static {
 }
 
 /// A skill's files held in memory (a skill declared in code).
+#[cfg_attr(not(feature = "skills"), allow(dead_code))]
 pub(crate) struct MemorySource {
     files: std::collections::HashMap<String, Arc<[u8]>>,
 }
@@ -104,6 +105,8 @@ impl fmt::Debug for ServedSkill {
 impl ServedSkill {
     /// A skill from its front matter and files (`path`, MIME type, bytes' size and
     /// digest): the manifest is made here, so it always matches what is served.
+    // Without the `skills` feature nothing makes skills (the registry stays empty).
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
     pub(crate) fn new(
         uri: String,
         frontmatter: crate::protocol::JsonObject,
@@ -124,6 +127,7 @@ impl ServedSkill {
 
     /// A skill whose files are in memory: `files` are `(path, MIME type, bytes)`, paths
     /// relative to the skill's folder (`SKILL.md`, `references/a.md`), already checked.
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
     pub(crate) fn from_memory(
         uri: String,
         frontmatter: crate::protocol::JsonObject,
