@@ -509,6 +509,12 @@ fn a_skill_md_without_front_matter_and_other_mistakes_are_listed_with_their_plac
             || error.contains(&format!("{}:2:", at("bad-yaml/SKILL.md"))),
         "{error}"
     );
+    // A skill's own folder given as the skills folder is a mistake said as such.
+    let error = build_error(Server::builder("s", "1").skills_dir(dir.path().join("acme/notes")));
+    assert!(
+        error.contains("the skills folder itself holds a SKILL.md"),
+        "{error}"
+    );
     // A folder that is not there is a clear error too.
     let error = build_error(Server::builder("s", "1").skills_dir(dir.path().join("missing")));
     assert!(error.contains("cannot open the skills folder"), "{error}");

@@ -59,7 +59,17 @@ pub(crate) fn load(dir: &Path) -> Result<Vec<ServedSkill>, Vec<LoadProblem>> {
                 continue;
             }
         };
-        let is_skill = !segments.is_empty() && listing.entries.iter().any(|e| e.name == SKILL_MD);
+        let has_skill_md = listing.entries.iter().any(|e| e.name == SKILL_MD);
+        if has_skill_md && segments.is_empty() {
+            // A skill's own folder given as the skills folder: its name would be lost.
+            problems.push(LoadProblem::at(
+                &dir.join(SKILL_MD),
+                Pos::START,
+                "the skills folder itself holds a SKILL.md; give skills_dir the folder that holds the skill folders (each skill is a folder named after the skill)".to_owned(),
+            ));
+            continue;
+        }
+        let is_skill = has_skill_md;
         if is_skill {
             match load_skill(dir, &segments) {
                 Ok(skill) => skills.push(skill),
