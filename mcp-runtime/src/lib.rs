@@ -43,7 +43,8 @@
 //! builder; the registry, one catalog per primitive; era classification and dispatch; the
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
-//! resources, and registers them with a server; [`client`] talks to any server; [`launch`]
+//! resources, and registers them with a server; `skill` serves Agent Skills folders
+//! through it; [`client`] talks to any server; [`launch`]
 //! sits on top: a server binary's command line and `main`. [`testing`] helps tests.
 //!
 //! This table is the rule; the runtime's `tests/layering.rs` reads it and fails on any
@@ -64,13 +65,14 @@
 //! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` |
 //! | `transport` | `protocol` `context` `server` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
+//! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
 //! | `launch` | `protocol` `server` `transport` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `client` `task` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
@@ -112,6 +114,8 @@
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
 //! | `launch` | on | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
+//! | `skills` | on | Agent Skills served by the skills extension (SEP-2640): `ServerBuilder::skills_dir`, `ServerBuilder::skill`, `skill::Skill` (needs `fs` and `prompt-files`) |
+//! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out
@@ -157,6 +161,8 @@ pub mod protocol;
 pub mod resource;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "skills")]
+pub mod skill;
 #[cfg(feature = "server")]
 pub mod task;
 #[cfg(feature = "server")]

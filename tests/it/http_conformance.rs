@@ -8,6 +8,12 @@
 //!   2026-07-28 set, at its wire, plus the not-scored scenarios) and `--suite all` (65
 //!   scenarios; the shared ones at the 2025 wire).
 //!
+//! The 2026 runs also execute the skills extension's three scenarios
+//! (`sep-2640-skills-directory`, `-enumeration`, `-manifest`, against the skills
+//! `conformance-server` serves from `examples/skills/`): their checks, read from the suite's
+//! own `checks.json` (`-o DIR`), must all be executed and pass, none `SKIPPED` (the suite
+//! skips every one of them when the extension is not declared, and says so only as a skip).
+//!
 //! Every check passes, the tasks extension's scenarios included, each with every one of its
 //! checks executed (`tests/conformance/baseline.yml`, the suite's expected failures, is
 //! empty; the suite fails the run if anything fails). A whole suite runs in seconds; a request the server
@@ -109,6 +115,52 @@ fn failing(output: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The skills extension's scenarios and the fewest checks each runs against
+/// `conformance-server` (its two skills; `wire-schema-valid` included).
+const SKILLS_SCENARIOS: &[(&str, usize)] = &[
+    ("sep-2640-skills-directory", 7),
+    ("sep-2640-skills-enumeration", 32),
+    ("sep-2640-skills-manifest", 6),
+];
+
+/// Every check of the skills scenarios in the results folder `out` (`-o`) was executed and
+/// passed: none `SKIPPED`, none failed or warned, and each scenario ran all its checks.
+fn skills_checks_all_executed(out: &Path, context: &str) {
+    let folders: Vec<std::path::PathBuf> = std::fs::read_dir(out)
+        .unwrap_or_else(|e| panic!("{context}: no results folder {}: {e}", out.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    for (scenario, fewest) in SKILLS_SCENARIOS {
+        let folder = folders
+            .iter()
+            .find(|f| {
+                f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.contains(scenario))
+            })
+            .unwrap_or_else(|| panic!("{context}: {scenario} did not run: {folders:?}"));
+        let text = std::fs::read_to_string(folder.join("checks.json"))
+            .unwrap_or_else(|e| panic!("{context}: {scenario}: no checks.json: {e}"));
+        let checks: Vec<serde_json::Value> =
+            serde_json::from_str(&text).expect("checks.json is a list of checks");
+        let not_passed: Vec<String> = checks
+            .iter()
+            .filter(|c| c["status"] != "SUCCESS")
+            .map(|c| format!("{} {}: {}", c["id"], c["status"], c["errorMessage"]))
+            .collect();
+        assert!(
+            not_passed.is_empty(),
+            "{context}: {scenario}: every check must be executed and pass (no SKIPPED):\n{}",
+            not_passed.join("\n")
+        );
+        assert!(
+            checks.len() >= *fewest,
+            "{context}: {scenario} ran {} checks, fewer than {fewest}:\n{text}",
+            checks.len()
+        );
+    }
+}
+
 /// 0.1.16 `--suite all`: every scenario passes, and every check counted in the summary.
 fn legacy_suite(mode: &str) {
     let server = Spawned::start("conformance-server", &["--legacy-mode", mode]);
@@ -170,9 +222,15 @@ fn every_task_check_ran(mode: &str, args: &[&str], output: &str) {
 fn next_suite(mode: &str, args: &[&str], warned: &[&str]) {
     let server = Spawned::start("conformance-server", &["--legacy-mode", mode]);
     let baseline = baseline();
+    let results = tempfile::tempdir().expect("a results folder");
+    let results_path = results.path().display().to_string();
     let mut all = args.to_vec();
-    all.extend(["--expected-failures", &baseline]);
+    all.extend(["--expected-failures", &baseline, "-o", &results_path]);
     let (ok, output) = run("conformance-next", &server.url, &all);
+    // `--suite all` runs the extensions' scenarios; the skills ones must run every check.
+    if args.contains(&"all") {
+        skills_checks_all_executed(results.path(), &format!("{mode} {args:?}"));
+    }
     let failing = failing(&output);
     assert!(
         failing.is_empty(),

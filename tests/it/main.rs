@@ -30,6 +30,7 @@ mod prompt_macro;
 mod prompt_templates;
 mod resource_macro;
 mod session;
+mod skills;
 mod stdio_raw;
 mod support_smoke;
 mod tasks;

@@ -5,8 +5,13 @@
 //! runtime knows about the suites. `tests/it/http_conformance.rs` runs both suites against
 //! it over HTTP, in both legacy modes.
 //!
+//! It also serves the skills of `examples/skills/` (the skills extension, SEP-2640), so the
+//! suite's `sep-2640-skills-*` scenarios run every check: one skill with a subfolder at the
+//! top (`pdf-processing`) and one below a group (`acme/release-notes`).
+//!
 //! ```text
 //! conformance-server --transport http [--bind 127.0.0.1:0] [--legacy-mode sessionful|stateless]
+//!                    [--skills-dir DIR]
 //! ```
 
 use clap::Parser;
@@ -33,6 +38,9 @@ use std::time::Duration;
 struct Args {
     #[command(flatten)]
     serve: ServeArgs,
+    /// The skills folder to serve (default: the package's `skills/`, where it was built).
+    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/skills"))]
+    skills_dir: std::path::PathBuf,
 }
 
 /// A 1×1 red PNG.
@@ -288,8 +296,9 @@ fn prompts(builder: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder {
         ))
 }
 
-fn server() -> Result<Server, mcp_runtime::server::BuildError> {
-    let builder = Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"));
+fn server(skills_dir: &std::path::Path) -> Result<Server, mcp_runtime::server::BuildError> {
+    let builder =
+        Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION")).skills_dir(skills_dir);
     let builder = mcp_examples::conformance_input::register(prompts(resources(trigger_tools(
         content_tools(builder),
     ))));
@@ -301,7 +310,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 async fn main() -> ExitCode {
     let args = Args::parse();
     init_tracing();
-    match server() {
+    match server(&args.skills_dir) {
         Ok(server) => {
             let _ = SERVER.set(server.clone());
             // Started by test harnesses, never by a person at a terminal: no hint.

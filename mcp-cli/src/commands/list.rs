@@ -1,12 +1,14 @@
-//! `cargo mcp list`: what a server offers: tools, resources, resource templates, prompts.
+//! `cargo mcp list`: what a server offers: tools, resources, resource templates, prompts,
+//! and skills (when it declares the skills extension, `io.modelcontextprotocol/skills`).
 
 use super::{ServerArgs, block_on};
 use crate::ops::connect::bounded;
 use crate::ops::inspect::{self, count};
 use anyhow::Result;
+use mcp_runtime::protocol::skills::SKILLS_EXTENSION;
 use serde_json::{Map, Value, json};
 
-/// List what a server offers: its tools, resources, resource templates and prompts.
+/// List what a server offers: its tools, resources, resource templates, prompts and skills.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -17,10 +19,11 @@ Examples:
   cargo mcp list --url http://127.0.0.1:8000/mcp          # a running server over HTTP
   cargo mcp list --command npx -y @modelcontextprotocol/server-everything
 
-Only what the server advertises in its capabilities is asked for and shown.")]
+Only what the server advertises in its capabilities is asked for and shown: skills when it
+declares the skills extension (read a skill's files with `cargo mcp read skill://…`).")]
 pub struct Args {
     /// Print JSON: `{server, era, protocolVersion, capabilities}` and, for what the server
-    /// advertises, `tools`, `resources`, `resourceTemplates`, `prompts`.
+    /// advertises, `tools`, `resources`, `resourceTemplates`, `prompts`, `skills`.
     #[arg(long)]
     pub json: bool,
 
@@ -59,6 +62,15 @@ pub fn exec(args: Args) -> Result<()> {
             None => None,
         };
 
+        let declares_skills = offers
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(SKILLS_EXTENSION));
+        let skills = match declares_skills {
+            true => Some(bounded(timeout, "skills/list failed", client.list_skills()).await?),
+            false => None,
+        };
+
         if args.json {
             let mut out = Map::new();
             out.insert("server".into(), json!(connection.server_info));
@@ -70,6 +82,7 @@ pub fn exec(args: Args) -> Result<()> {
                 ("resources", resources.as_ref().map(|l| json!(l))),
                 ("resourceTemplates", templates.as_ref().map(|l| json!(l))),
                 ("prompts", prompts.as_ref().map(|l| json!(l))),
+                ("skills", skills.as_ref().map(|l| json!(l))),
             ];
             for (key, list) in lists {
                 if let Some(list) = list {
@@ -97,6 +110,10 @@ pub fn exec(args: Args) -> Result<()> {
             if let Some(prompts) = &prompts {
                 let table = inspect::prompts_table(prompts, width);
                 sections.push(("Prompts", count(prompts.len(), "prompt"), table));
+            }
+            if let Some(skills) = &skills {
+                let table = inspect::skills_table(skills, width);
+                sections.push(("Skills", count(skills.len(), "skill"), table));
             }
             let counts: Vec<&str> = sections.iter().map(|(_, n, _)| n.as_str()).collect();
             let offered = if counts.is_empty() {

@@ -1,4 +1,5 @@
-//! `cargo mcp read`: one resource's contents.
+//! `cargo mcp read`: one resource's contents. A skill's files (`skill://<path>/<file>`, the
+//! skills extension) are resources too, read with `resources/read` as the SEP defines.
 
 use super::{ServerArgs, block_on};
 use crate::error::{check_failed, refused, usage};
@@ -17,6 +18,7 @@ Examples:
   cargo mcp read echo://readme                      # text is printed as it is
   cargo mcp read echo://logo --output logo.png      # bytes (a blob) are saved
   cargo mcp read echo://greeting/Ada --json         # the whole result as JSON
+  cargo mcp read skill://pdf-processing/SKILL.md    # a skill's files (see `cargo mcp list`)
   cargo mcp read file:///srv/notes/todo.md --command ./target/debug/file-server /srv/notes
   cargo mcp read config://app --url http://127.0.0.1:8000/mcp
 
@@ -24,7 +26,8 @@ Without --output, a blob is not printed: its size and MIME type are. Exits with 
 the server has no such resource or refuses the URI, and with 4 when --output names a file
 that exists (pass --force to replace it).")]
 pub struct Args {
-    /// The resource's URI: a listed resource, or one a resource template matches.
+    /// The resource's URI: a listed resource, one a resource template matches, or a file of
+    /// a skill (`skill://…`, as `cargo mcp list` shows them).
     pub uri: String,
 
     /// Save the contents to FILE (a blob's bytes decoded, text as UTF-8) instead of
@@ -87,8 +90,8 @@ pub fn exec(args: Args) -> Result<()> {
             Ok(Err(ClientError::Protocol(e))) => {
                 return Err(match ReadFailure::of(&e) {
                     ReadFailure::NotFound => usage(format!(
-                        "{server} has no resource `{uri}` (`cargo mcp list` shows its resources \
-                         and templates)"
+                        "{server} has no resource `{uri}` (`cargo mcp list` shows its resources, \
+                         templates and skills)"
                     )),
                     ReadFailure::Refused(why) => usage(format!("{server} refused `{uri}`: {why}")),
                     ReadFailure::Failed(why) => anyhow!("reading `{uri}` failed: {why}"),

@@ -253,6 +253,29 @@ pub fn templates_table(templates: &[ResourceTemplateDefinition], width: Option<u
     table(["URI TEMPLATE", "NAME", "DESCRIPTION"], &rows, width)
 }
 
+/// The skills as a table: the `SKILL.md` URI (what `cargo mcp read` takes), how many files
+/// the skill has (or `dynamic`), the first line of the description.
+pub fn skills_table(
+    skills: &[mcp_runtime::protocol::skills::SkillEntry],
+    width: Option<usize>,
+) -> String {
+    use mcp_runtime::protocol::skills::SkillResources;
+    let rows: Vec<[String; 3]> = skills
+        .iter()
+        .map(|s| {
+            let files = match &s.resources {
+                SkillResources::Files(files) => {
+                    let bytes: u64 = files.iter().map(|f| f.size).sum();
+                    format!("{}, {bytes} B", count(files.len(), "file"))
+                }
+                SkillResources::Dynamic => "dynamic".to_owned(),
+            };
+            [s.uri.clone(), files, about(s.description(), None, width)]
+        })
+        .collect();
+    table(["URI", "FILES", "DESCRIPTION"], &rows, width)
+}
+
 /// A prompt's arguments as `name, style?` (`?` marks the optional ones).
 pub fn prompt_argument_summary(prompt: &PromptDefinition) -> String {
     prompt
@@ -520,6 +543,26 @@ mod tests {
             prompts_table(&[greet], None),
             "NAME   ARGUMENTS     DESCRIPTION\n\
              greet  name, style?  Asks for a greeting.\n"
+        );
+        let skill = mcp_runtime::protocol::skills::SkillEntry::new(
+            "skill://pdf/SKILL.md",
+            json!({"name": "pdf", "description": "Fills PDF forms.\nMore."})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            mcp_runtime::protocol::skills::SkillResources::Files(vec![
+                mcp_runtime::protocol::skills::SkillFile::new(
+                    "skill://pdf/SKILL.md",
+                    "sha256:0",
+                    40,
+                ),
+                mcp_runtime::protocol::skills::SkillFile::new("skill://pdf/a.md", "sha256:1", 2),
+            ]),
+        );
+        assert_eq!(
+            skills_table(&[skill], None),
+            "URI                   FILES          DESCRIPTION\n\
+             skill://pdf/SKILL.md  2 files, 42 B  Fills PDF forms.\n"
         );
         assert_eq!(
             (count(1, "tool"), count(0, "prompt")),

@@ -12,6 +12,7 @@ mod inspect;
 mod install;
 mod package;
 mod primitives;
+mod skills;
 mod support;
 mod task;
 mod tree;

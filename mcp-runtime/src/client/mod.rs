@@ -298,6 +298,50 @@ impl Client {
         self.list_all("prompts/list", "prompts").await
     }
 
+    /// Every skill (`skills/list`, all pages; the skills extension). A server that does not
+    /// declare the extension answers `-32601`.
+    pub async fn list_skills(
+        &self,
+    ) -> Result<Vec<crate::protocol::skills::SkillEntry>, ClientError> {
+        self.list_all("skills/list", "skills").await
+    }
+
+    /// The entry of the skill whose `SKILL.md` is `uri` (`skills/get`); an unknown URI is
+    /// `-32602`.
+    pub async fn get_skill(
+        &self,
+        uri: &str,
+    ) -> Result<crate::protocol::skills::SkillEntry, ClientError> {
+        let result: crate::protocol::skills::GetSkillResult = decode_final(
+            self.request("skills/get", Some(json!({ "uri": uri })))
+                .await?,
+        )?;
+        Ok(result.skill)
+    }
+
+    /// The direct children of the directory `uri` (`resources/directory/read`, all pages):
+    /// subdirectories have the MIME type `inode/directory`. A URI that is not a directory
+    /// is `-32602`.
+    pub async fn read_directory(&self, uri: &str) -> Result<Vec<ResourceDefinition>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut params = json!({ "uri": uri });
+            if let Some(c) = &cursor {
+                params["cursor"] = json!(c);
+            }
+            let page: crate::protocol::skills::ReadDirectoryResult = decode_final(
+                self.request("resources/directory/read", Some(params))
+                    .await?,
+            )?;
+            items.extend(page.resources);
+            match page.next_cursor {
+                Some(c) => cursor = Some(c),
+                None => return Ok(items),
+            }
+        }
+    }
+
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
         decode_final(

@@ -131,6 +131,39 @@ impl FileService {
         result
     }
 
+    /// [`run`](Self::run) on this thread: for work that must happen where no runtime may be
+    /// (a server's `build()`, which loads skill folders).
+    fn run_here<T>(
+        &self,
+        operation: &'static str,
+        requested: &str,
+        f: impl FnOnce(&Core, &mut AuditRecord) -> FsResult<T>,
+    ) -> FsResult<T> {
+        let mut record = AuditRecord::new(operation, self.tool.clone(), requested);
+        let result = f(&self.core, &mut record);
+        record.emit(&result);
+        result
+    }
+
+    /// [`read_file_bytes`](Self::read_file_bytes) on this thread (it blocks).
+    pub(crate) fn read_file_bytes_blocking(&self, path: &str) -> FsResult<Vec<u8>> {
+        self.run_here("read_bytes", path, |core, audit| {
+            let loc = core.locate(path)?;
+            audit.located(core, &loc);
+            let open = read::open_regular(core, &loc)?;
+            read::read_all(core, &loc, &open)
+        })
+    }
+
+    /// [`list_directory`](Self::list_directory) on this thread (it blocks).
+    pub(crate) fn list_directory_blocking(&self, path: &str) -> FsResult<DirListing> {
+        self.run_here("list_directory", path, |core, audit| {
+            let loc = core.locate(path)?;
+            audit.located(core, &loc);
+            walk::list_directory(core, &loc)
+        })
+    }
+
     /// Reads a text file whole, or its first or last lines. Invalid UTF-8 is replaced with
     /// U+FFFD. A whole read over the read limit fails with [`FsErrorKind::TooLarge`]; `head`
     /// and `tail` read only what they need (at most the limit).

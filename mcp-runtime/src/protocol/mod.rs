@@ -10,6 +10,7 @@ pub mod lifecycle;
 pub mod meta;
 pub mod prompts;
 pub mod resources;
+pub mod skills;
 pub mod task;
 pub mod tools;
 pub mod version;

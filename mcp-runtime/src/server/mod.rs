@@ -19,7 +19,9 @@ pub use crate::pipeline::AUDIT_TARGET;
 pub use dispatch::Connection;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};
-pub use registry::{Primitive, PromptRegistry, RegistrationError, ResourceRegistry, ToolRegistry};
+pub use registry::{
+    Primitive, PromptRegistry, RegistrationError, ResourceRegistry, SkillRegistry, ToolRegistry,
+};
 
 use crate::context::input::RequestStateKeys;
 use crate::context::{Extensions, FromRef};
@@ -137,6 +139,8 @@ impl Server {
             logging: true,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             tasks: None,
+            skills: Vec::new(),
+            skills_configured: false,
         }
     }
 
@@ -166,6 +170,11 @@ impl Server {
     /// The server's prompts; register or remove prompts at run time through it.
     pub fn prompts(&self) -> &PromptRegistry {
         &self.inner.registry.prompts
+    }
+
+    /// The skills the server serves (the skills extension; see `ServerBuilder::skills_dir`).
+    pub fn skills(&self) -> &SkillRegistry {
+        &self.inner.registry.skills
     }
 
     /// Every primitive's catalog.
@@ -220,6 +229,11 @@ pub struct ServerBuilder {
     logging: bool,
     max_response_bytes: usize,
     tasks: Option<crate::task::TaskOptions>,
+    /// Skills to serve (the skills extension), loaded or declared before `build`.
+    skills: Vec<registry::skills::ServedSkill>,
+    /// Whether skills were configured at all (then the extension is declared, even with
+    /// none loaded).
+    skills_configured: bool,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -327,6 +341,20 @@ impl ServerBuilder {
             Ok(templates) => self.prompts.extend(templates),
             Err(e) => self.problems.push(RegistrationError::PromptFiles(e)),
         }
+        self
+    }
+
+    /// Skills to serve, and the problems found while loading them (reported by `build`).
+    /// Declares the skills extension, even when `skills` is empty.
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
+    pub(crate) fn served_skills(
+        mut self,
+        skills: Vec<registry::skills::ServedSkill>,
+        problems: impl IntoIterator<Item = RegistrationError>,
+    ) -> Self {
+        self.skills_configured = true;
+        self.skills.extend(skills);
+        self.problems.extend(problems);
         self
     }
 
@@ -590,6 +618,7 @@ impl ServerBuilder {
             page_size: self.page_size,
         };
         let feed = ChangeFeed::new();
+        let skills = registry::SkillRegistry::new(settings.clone(), feed.clone());
         let extensions = Arc::new(self.extensions);
         let overrides = self.list_cache_for;
         let settings_for = |primitive: Primitive| {
@@ -627,6 +656,18 @@ impl ServerBuilder {
         if let Err(found) = prompts.register_all(self.prompts) {
             errors.extend(found);
         }
+        if let Err(found) = skills.insert_all(self.skills) {
+            errors.extend(found);
+        }
+        if self.skills_configured {
+            // Skill files are resources: `SKILL.md`s listed, every file readable.
+            if let Err(found) = resources.register_resources(skills.manifest_resources()) {
+                errors.extend(found);
+            }
+            if let Err(found) = resources.register_templates(vec![skills.files_template()]) {
+                errors.extend(found);
+            }
+        }
         errors.extend(unknown_tool_layers(&tools));
         let task_tools = tools
             .snapshot()
@@ -645,7 +686,9 @@ impl ServerBuilder {
         }
         tools.set_advertised(!tools.is_empty() || self.advertised.contains(&Primitive::Tools));
         resources.set_advertised(
-            !resources.is_empty() || self.advertised.contains(&Primitive::Resources),
+            !resources.is_empty()
+                || self.skills_configured
+                || self.advertised.contains(&Primitive::Resources),
         );
         prompts
             .set_advertised(!prompts.is_empty() || self.advertised.contains(&Primitive::Prompts));
@@ -655,7 +698,7 @@ impl ServerBuilder {
             prompts: prompts.advertised(),
             logging: self.logging,
             tasks: offer_tasks,
-            skills: false,
+            skills: self.skills_configured,
         };
         let capabilities = offer.capabilities();
         let discover = DiscoverResult {
@@ -673,7 +716,7 @@ impl ServerBuilder {
                 server_info_raw,
                 instructions: self.instructions,
                 capabilities,
-                registry: Registry::new(tools, resources, prompts, feed),
+                registry: Registry::new(tools, resources, prompts, skills, feed),
                 extensions,
                 discover_json,
                 shutdown_grace: self.shutdown_grace,

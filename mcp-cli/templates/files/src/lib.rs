@@ -7,6 +7,7 @@
 //! directories are also served as `file://` resources (a bounded listing, and the
 //! `file:///{+path}` template), read through the same `FileService`. The prompts are
 //! template files in `prompts/`; one embeds a served file, read through those resources.
+//! The skills are folders in `skills/`.
 
 use mcp_runtime::fs::{
     EntryKind, FileResources, FileService, FsError, FsPolicy, LineRange, format_size,
@@ -96,14 +97,25 @@ pub fn prompts_dir() -> PathBuf {
     )
 }
 
+/// Where the skills are read from: `MCP_SKILLS_DIR` when set, else this project's
+/// `skills/` folder. One folder per skill: a `SKILL.md` (front matter with `name`, the
+/// folder's name, and `description`, then instructions) and the files it refers to, served
+/// to clients that support skills (`skills/list`, `skill://` resources).
+pub fn skills_dir() -> PathBuf {
+    std::env::var_os("MCP_SKILLS_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("skills"),
+        PathBuf::from,
+    )
+}
+
 /// The server: its name and version come from `Cargo.toml`, its tools from this file, its
-/// prompts from [`prompts_dir`].
+/// prompts from [`prompts_dir`], its skills from [`skills_dir`].
 pub fn server(files: FileService) -> Result<Server, BuildError> {
     server_with_prompts(files, prompts_dir())
 }
 
-/// The server, with the prompt templates of `prompts` (a problem in any file is reported
-/// by `build()`, with the file and line).
+/// The server, with the prompt templates of `prompts` and the skills of [`skills_dir`] (a
+/// problem in any file is reported by `build()`, with the file and line).
 pub fn server_with_prompts(
     files: FileService,
     prompts: impl AsRef<Path>,
@@ -115,7 +127,8 @@ pub fn server_with_prompts(
         .state(files.clone())
         .tool(read_file::tool())
         .tool(list_directory::tool())
-        .prompt_dir(prompts);
+        .prompt_dir(prompts)
+        .skills_dir(skills_dir());
     // The files as resources too: clients that browse resources see them listed (the
     // listing is taken now; `FileResources::refresh` updates it) and read them by URI.
     FileResources::new(files).register(builder).build()

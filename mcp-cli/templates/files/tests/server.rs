@@ -142,6 +142,26 @@ async fn the_files_are_resources_too_and_reads_stay_inside() {
 }
 
 #[tokio::test]
+async fn serves_the_skills() {
+    let fixture = fixture();
+    for era in ERAS {
+        let client = session(&fixture, era).await;
+        let skills = client.list_skills().await.unwrap();
+        let uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+        assert_eq!(uris, ["skill://browse-files/SKILL.md"], "{era:?}");
+        // Each file of a skill is a resource, read by the URI its manifest names.
+        let read = client.read_resource(&skills[0].uri).await.unwrap();
+        let text = serde_json::to_value(&read.contents).unwrap()[0]["text"].clone();
+        assert!(
+            text.as_str()
+                .unwrap_or_default()
+                .starts_with("---\nname: browse-files\n"),
+            "{era:?}: {text}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn the_summarize_prompt_embeds_a_served_file_and_nothing_else() {
     let fixture = fixture();
     for era in ERAS {

@@ -3,8 +3,9 @@
 //! The tools live here as plain async functions marked `#[mcp_tool]`: a tool's doc comment
 //! becomes its description, its parameters (with their doc comments) its input schema, and
 //! its return type its result (and output schema, for `Json<T>`). So does a resource
-//! (`#[mcp_resource]`); the prompts are template files in `prompts/`. `src/main.rs` serves them,
-//! over Streamable HTTP with the options of [`http_options`].
+//! (`#[mcp_resource]`); the prompts are template files in `prompts/`, and the skills are
+//! folders in `skills/`. `src/main.rs` serves them, over Streamable HTTP with the options of
+//! [`http_options`].
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::BuildError;
@@ -71,14 +72,25 @@ pub fn prompts_dir() -> PathBuf {
     )
 }
 
+/// Where the skills are read from: `MCP_SKILLS_DIR` when set, else this project's
+/// `skills/` folder. One folder per skill: a `SKILL.md` (front matter with `name`, the
+/// folder's name, and `description`, then instructions) and the files it refers to, served
+/// to clients that support skills (`skills/list`, `skill://` resources).
+pub fn skills_dir() -> PathBuf {
+    std::env::var_os("MCP_SKILLS_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("skills"),
+        PathBuf::from,
+    )
+}
+
 /// The server: its name and version come from `Cargo.toml`, its tools and resource from
-/// this file, its prompts from [`prompts_dir`].
+/// this file, its prompts from [`prompts_dir`], its skills from [`skills_dir`].
 pub fn server() -> Result<Server, BuildError> {
     server_with_prompts(prompts_dir())
 }
 
-/// The server, with the prompt templates of `prompts` (a problem in any file is reported
-/// by `build()`, with the file and line).
+/// The server, with the prompt templates of `prompts` and the skills of [`skills_dir`] (a
+/// problem in any file is reported by `build()`, with the file and line).
 pub fn server_with_prompts(prompts: impl AsRef<Path>) -> Result<Server, BuildError> {
     Server::builder(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions("Use `add` to add two numbers and `text_stats` to measure a text.")
@@ -86,6 +98,7 @@ pub fn server_with_prompts(prompts: impl AsRef<Path>) -> Result<Server, BuildErr
         .tool(text_stats::tool())
         .resource(about::resource())
         .prompt_dir(prompts)
+        .skills_dir(skills_dir())
         .build()
 }
 

@@ -96,6 +96,25 @@ async fn reads_the_resource() {
 }
 
 #[tokio::test]
+async fn serves_the_skills() {
+    for era in ERAS {
+        let client = session(era).await;
+        let skills = client.list_skills().await.unwrap();
+        let uris: Vec<&str> = skills.iter().map(|s| s.uri.as_str()).collect();
+        assert_eq!(uris, ["skill://measure-text/SKILL.md"], "{era:?}");
+        // Each file of a skill is a resource, read by the URI its manifest names.
+        let read = client.read_resource(&skills[0].uri).await.unwrap();
+        let text = serde_json::to_value(&read.contents).unwrap()[0]["text"].clone();
+        assert!(
+            text.as_str()
+                .unwrap_or_default()
+                .starts_with("---\nname: measure-text\n"),
+            "{era:?}: {text}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn serves_the_prompt_templates() {
     for era in ERAS {
         let client = session(era).await;

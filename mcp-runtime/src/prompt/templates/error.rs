@@ -72,12 +72,27 @@ impl fmt::Display for LoadProblem {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadError {
     problems: Vec<LoadProblem>,
+    /// What was loaded, for the message: prompt files, skill files.
+    what: &'static str,
 }
 
 impl LoadError {
     pub(crate) fn new(problems: Vec<LoadProblem>) -> Self {
         debug_assert!(!problems.is_empty());
-        Self { problems }
+        Self {
+            problems,
+            what: "prompt files",
+        }
+    }
+
+    /// Problems in the skill folders of a skills folder.
+    #[cfg(feature = "skills")]
+    pub(crate) fn skills(problems: Vec<LoadProblem>) -> Self {
+        debug_assert!(!problems.is_empty());
+        Self {
+            problems,
+            what: "skill files",
+        }
     }
 
     /// Every problem, in file order, then by line.
@@ -91,8 +106,9 @@ impl fmt::Display for LoadError {
         let n = self.problems.len();
         write!(
             f,
-            "{n} problem{} in prompt files:",
-            if n == 1 { "" } else { "s" }
+            "{n} problem{} in {}:",
+            if n == 1 { "" } else { "s" },
+            self.what
         )?;
         for p in &self.problems {
             write!(f, "\n{p}")?;

@@ -137,7 +137,7 @@ mod content;
 mod error;
 pub(crate) mod load;
 mod render;
-mod source;
+pub(crate) mod source;
 
 pub use error::{LoadError, LoadProblem};
 

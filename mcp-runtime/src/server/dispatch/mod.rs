@@ -30,6 +30,8 @@
 //! `logging/setLevel`, notifications), `lists.rs`, `call.rs`, `read.rs`, `prompt.rs`,
 //! `complete.rs`, `subscriptions.rs` (legacy subscriptions and `subscriptions/listen`),
 //! `task.rs` (a call that becomes a task, and `tasks/get`, `tasks/update`, `tasks/cancel`).
+//! `skills.rs` (the skills extension: `skills/list`, `skills/get`,
+//! `resources/directory/read`).
 //! A handler checks its envelope and whether its row is offered to the request's era in one
 //! step (`admitted`, in `envelope.rs`, over [`Connection::admit`]); the requests that run
 //! user code (tools, reads, prompts, completions) share `serve.rs`: their context, their modern round, and one
@@ -45,6 +47,7 @@ mod lists;
 mod prompt;
 mod read;
 mod serve;
+mod skills;
 mod subscriptions;
 pub(super) mod table;
 mod task;

@@ -57,7 +57,7 @@ pub(crate) enum Gate {
 /// The extension identifier of tasks (SEP-2663).
 pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The extension identifier of skills (SEP-2640).
-pub(crate) const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+pub(crate) const SKILLS_EXTENSION: &str = crate::protocol::skills::SKILLS_EXTENSION;
 
 /// What one server offers, decided once at `build()` from what is registered and
 /// configured.
@@ -259,6 +259,24 @@ pub(crate) static METHODS: &[Method] = &[
         Eras::Legacy,
         Gate::Resources,
         N(Connection::subscription),
+    ),
+    row(
+        "skills/list",
+        Eras::Both,
+        Gate::Skills,
+        N(Connection::list_skills),
+    ),
+    row(
+        "skills/get",
+        Eras::Both,
+        Gate::Skills,
+        N(Connection::get_skill),
+    ),
+    row(
+        "resources/directory/read",
+        Eras::Both,
+        Gate::Skills,
+        N(Connection::read_directory),
     ),
     row(
         "subscriptions/listen",

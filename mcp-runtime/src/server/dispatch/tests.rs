@@ -43,6 +43,9 @@ const EXPECTED: &[(&str, [Got; 4])] = &[
     ("completion/complete", [S, S, U, U]),
     ("resources/subscribe", [S, U, U, U]),
     ("resources/unsubscribe", [S, U, U, U]),
+    ("skills/list", [S, S, U, U]),
+    ("skills/get", [S, S, U, U]),
+    ("resources/directory/read", [S, S, U, U]),
     ("subscriptions/listen", [U, S, U, S]),
     ("tasks/get", [U, S, U, U]),
     ("tasks/update", [U, S, U, U]),
@@ -71,7 +74,20 @@ fn full() -> Server {
         |_args, _cx| async { "done" },
     )
     .with_policy(crate::tool::ToolPolicy::new().task(crate::task::TaskSupport::Optional));
+    let skill = crate::server::registry::skills::ServedSkill::from_memory(
+        "skill://demo/SKILL.md".into(),
+        json!({"name": "demo", "description": "A demo."})
+            .as_object()
+            .cloned()
+            .unwrap(),
+        vec![(
+            "SKILL.md".into(),
+            "text/markdown".into(),
+            b"---\nname: demo\ndescription: A demo.\n---\n".to_vec(),
+        )],
+    );
     Server::builder("full", "1.0.0")
+        .served_skills(vec![skill], [])
         .tool(echo)
         .tool(slow)
         .resource(resource)
@@ -109,6 +125,8 @@ fn params(method: &str) -> Value {
         "subscriptions/listen" => json!({"notifications": {"toolsListChanged": true}}),
         "tasks/get" | "tasks/cancel" => json!({"taskId": "0123"}),
         "tasks/update" => json!({"taskId": "0123", "inputResponses": {}}),
+        "skills/get" => json!({"uri": "skill://demo/SKILL.md"}),
+        "resources/directory/read" => json!({"uri": "skill://demo"}),
         _ => json!({}),
     }
 }
@@ -194,6 +212,11 @@ fn the_capabilities_are_the_open_gates() {
         );
     }
     assert_eq!(declared["resources"]["subscribe"], true);
+    assert_eq!(
+        declared["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true}),
+        "a server with skills declares the extension, inline: {declared}"
+    );
     let bare = serde_json::to_value(bare().capabilities()).unwrap();
     assert_eq!(bare, json!({}), "a bare server declares nothing");
     // Completions come with either primitive that has something to complete.

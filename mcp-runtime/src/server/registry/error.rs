@@ -99,6 +99,15 @@ pub enum RegistrationError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A skill is unusable (its URI, a second skill at the same URI, a skill declared in
+    /// code whose files break the skills extension's rules).
+    #[error("skill `{uri}` cannot be served: {reason}")]
+    InvalidSkill {
+        /// The skill's `SKILL.md` URI.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Another resource (or template) already has this URI (or URI template).
     #[error("a resource `{uri}` is already registered")]
     DuplicateResource {
@@ -134,6 +143,11 @@ pub enum RegistrationError {
     #[cfg(feature = "prompt-files")]
     #[error("{0}")]
     PromptFiles(crate::prompt::LoadError),
+    /// A skills folder ([`ServerBuilder::skills_dir`](crate::ServerBuilder::skills_dir)) could
+    /// not be loaded: every problem of every skill, each with its file, line and column.
+    #[cfg(feature = "skills")]
+    #[error("{0}")]
+    SkillFiles(crate::prompt::LoadError),
 }
 
 fn quoted(names: &[&str]) -> String {

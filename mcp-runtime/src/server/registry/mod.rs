@@ -20,11 +20,13 @@ pub(crate) mod catalog;
 mod error;
 pub(crate) mod prompts;
 pub(crate) mod resources;
+pub(crate) mod skills;
 pub(crate) mod tools;
 
 pub use error::RegistrationError;
 pub use prompts::PromptRegistry;
 pub use resources::ResourceRegistry;
+pub use skills::SkillRegistry;
 pub use tools::ToolRegistry;
 
 use std::fmt;
@@ -129,6 +131,7 @@ pub(crate) struct Registry {
     pub(crate) tools: ToolRegistry,
     pub(crate) resources: resources::ResourceRegistry,
     pub(crate) prompts: prompts::PromptRegistry,
+    pub(crate) skills: skills::SkillRegistry,
     feed: ChangeFeed,
 }
 
@@ -137,12 +140,14 @@ impl Registry {
         tools: ToolRegistry,
         resources: resources::ResourceRegistry,
         prompts: prompts::PromptRegistry,
+        skills: skills::SkillRegistry,
         feed: ChangeFeed,
     ) -> Self {
         Self {
             tools,
             resources,
             prompts,
+            skills,
             feed,
         }
     }

@@ -229,8 +229,18 @@ impl ResourceRegistry {
         &self,
         resources: Vec<Arc<dyn Resource>>,
     ) -> Result<(), Vec<RegistrationError>> {
-        self.check_advertised(!resources.is_empty())?;
-        let prepared = resources
+        self.swap_resources(&[], resources)
+    }
+
+    /// Removes the resources with the URIs `remove` and registers `add`, as one change (one
+    /// snapshot swap, one `list_changed`): all or none, every problem reported.
+    pub(crate) fn swap_resources(
+        &self,
+        remove: &[&str],
+        add: Vec<Arc<dyn Resource>>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.check_advertised(!add.is_empty())?;
+        let prepared = add
             .into_iter()
             .map(|resource| {
                 let definition = resource.definition();
@@ -258,7 +268,7 @@ impl ResourceRegistry {
                 })
             })
             .collect();
-        self.resources.insert_all(prepared)
+        self.resources.replace(remove, prepared)
     }
 
     /// Registers resource templates: all or none, every problem reported.

@@ -1,0 +1,97 @@
+//! The skills extension's methods (SEP-2640): `skills/list` (the catalog's pages),
+//! `skills/get {uri}` (one entry; a URI that names no served skill is `-32602` with
+//! `data.uri`) and `resources/directory/read {uri, cursor?}` (a skill folder's direct
+//! children). Skill files themselves are read with `resources/read` (`read.rs`), as
+//! resources of the registry.
+//!
+//! All three answer at once from what was loaded (no user code runs). Their rows exist in
+//! both eras, as the SEP defines them against the base protocol: a 2025 client that sees the
+//! extension in `initialize` gets the same entries, without the 2026-07-28 fields
+//! (`resultType`, `ttlMs`, `cacheScope`, `_meta` serverInfo), which modern results carry
+//! (the list cache policy of the server: `ServerBuilder::list_cache`).
+
+use super::table::Method;
+use super::{Connection, optional_params, required_params};
+use crate::protocol::jsonrpc::{encode_raw_result, encode_result};
+use crate::protocol::skills::{GetSkillResult, SkillUriParams};
+use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
+use crate::server::contract::{Rejection, RequestChecks};
+use crate::server::projection::Modern;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+impl Connection {
+    /// `skills/list`: one page, from its `cursor`.
+    pub(super) fn list_skills(
+        &self,
+        id: &RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Vec<u8>, Rejection> {
+        let p: PaginatedParams = optional_params(params)?;
+        let env = self.admitted(p.meta, method, checks)?;
+        let page = self
+            .inner
+            .server
+            .registry()
+            .skills
+            .list_page(p.cursor.as_deref(), env.era == Era::Modern)?;
+        Ok(encode_raw_result(id, &page))
+    }
+
+    /// `skills/get`: the entry of the skill whose `SKILL.md` is `uri`.
+    pub(super) fn get_skill(
+        &self,
+        id: &RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Vec<u8>, Rejection> {
+        let p: SkillUriParams = required_params(params)?;
+        let env = self.admitted(p.meta, method, checks)?;
+        let skills = &self.inner.server.registry().skills;
+        let skill = skills.entry(&p.uri).ok_or_else(|| {
+            McpError::invalid_params(format!(
+                "no skill is served at {} (skills/list names every skill by the URI of its SKILL.md)",
+                p.uri
+            ))
+            .with_data(serde_json::json!({ "uri": p.uri }))
+        })?;
+        Ok(self.skills_answer(id, env.era, &GetSkillResult { skill }))
+    }
+
+    /// `resources/directory/read`: one page of a skill folder's direct children.
+    pub(super) fn read_directory(
+        &self,
+        id: &RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        checks: Option<&dyn RequestChecks>,
+    ) -> Result<Vec<u8>, Rejection> {
+        let p: SkillUriParams = required_params(params)?;
+        let env = self.admitted(p.meta, method, checks)?;
+        let result = self
+            .inner
+            .server
+            .registry()
+            .skills
+            .read_directory(&p.uri, p.cursor.as_deref())?;
+        Ok(self.skills_answer(id, env.era, &result))
+    }
+
+    /// A result in the request's era: modern with the era fields and the cache policy.
+    fn skills_answer<R: Serialize>(&self, id: &RequestId, era: Era, result: &R) -> Vec<u8> {
+        let server = &self.inner.server.inner;
+        match era {
+            Era::Legacy => encode_result(id, result),
+            Era::Modern => {
+                let cache = Some(server.registry.skills.cache);
+                encode_result(
+                    id,
+                    &Modern::complete(result, &server.server_info_raw, cache, None),
+                )
+            }
+        }
+    }
+}
