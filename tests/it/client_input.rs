@@ -318,7 +318,7 @@ async fn retries_echo_the_state_carry_the_answers_and_stop_after_the_bound() {
     assert!(first.get("requestState").is_none(), "{first}");
     assert_eq!(
         first["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-        json!({"roots": {"listChanged": false}})
+        json!({"roots": {"listChanged": false}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
     );
     for (i, retry) in seen[2..].iter().enumerate() {
         let params = &retry["params"];

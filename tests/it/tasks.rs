@@ -75,28 +75,25 @@ async fn runs_every_kind_of_task(client: Client, label: &str) {
     );
 
     // Its asks reach the input handler through inputRequests and tasks/update.
-    let result = bounded(client.call_tool("confirm_delete", json!({"filename": "a.txt"})))
-        .await
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
-    assert_eq!(result.first_text(), Some("Deleted a.txt"), "{label}");
-    let result = bounded(client.call_tool("multi_input", json!({})))
-        .await
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
-    assert_eq!(
-        result.first_text(),
-        Some("Answers: Accept and Accept"),
-        "{label}"
-    );
-
-    // An input_required round before the task, then the task.
-    let result = bounded(client.call_tool("test_tool_with_task", json!({})))
-        .await
-        .unwrap_or_else(|e| panic!("{label}: {e}"));
-    assert_eq!(
-        result.first_text(),
-        Some("Hello, Ada! Your task is done."),
-        "{label}"
-    );
+    for (tool, arguments, expected) in [
+        (
+            "confirm_delete",
+            json!({"filename": "a.txt"}),
+            "Deleted a.txt",
+        ),
+        ("multi_input", json!({}), "Answers: Accept and Accept"),
+        // An input_required round before the task, then the task.
+        (
+            "test_tool_with_task",
+            json!({}),
+            "Hello, Ada! Your task is done.",
+        ),
+    ] {
+        let result = bounded(client.call_tool(tool, arguments))
+            .await
+            .unwrap_or_else(|e| panic!("{label} {tool}: {e}"));
+        assert_eq!(result.first_text(), Some(expected), "{label} {tool}");
+    }
 
     // A tool's error completes the task with an isError result; a protocol error fails it.
     let failed = bounded(client.call_tool("failing_job", json!({})))

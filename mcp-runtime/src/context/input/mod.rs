@@ -62,6 +62,15 @@
 //! where an elicitation result belongs, content of the wrong type), is asked again; answers
 //! to keys nobody asked are ignored.
 //!
+//! The rule for a first call that already carries `inputResponses` (no `requestState`):
+//! its answers are read by key, as a retry's are. The official conformance suite requires it
+//! (`input-required-result-ignore-extra-params` sends the answer with the first call and
+//! expects a complete result), and it grants nothing a client could not get anyway: the
+//! client is what answers, with or without showing the question. So an answer is never
+//! proof that a person saw the question; a handler that needs that proof (a destructive
+//! confirmation) asks for something the client cannot know in advance, or uses
+//! `elicit_url`. With a state, only the keys it asked are read.
+//!
 //! # Capabilities
 //!
 //! An ask the client did not declare the capability for (this request's
@@ -546,6 +555,9 @@ impl Round {
         responses: Option<JsonObject>,
     ) -> Self {
         let mut answers: HashMap<String, Value> = HashMap::new();
+        // With a state, only the keys it asked are read. Without one (a first call), answers
+        // are read by key: the official suite requires a first call carrying the answer to
+        // complete (`input-required-result-ignore-extra-params`); see the module's docs.
         let asked = carried.as_ref().map(|c| c.asked.clone());
         if let Some(carried) = carried {
             answers.extend(carried.answers);
@@ -567,6 +579,11 @@ impl Round {
             counter: AtomicU32::new(0),
             inner: Mutex::new(RoundInner::default()),
         }
+    }
+
+    /// The authenticated identity of the round's caller, if any.
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.source.principal.as_deref()
     }
 
     /// What the round's states are bound to.

@@ -15,10 +15,19 @@
 //!   *foreign* and is refused.
 //! - **Expiry**: a state is valid for [`RequestStateKeys::ttl`] (default 10 minutes).
 //! - **Single use**: each state carries a random nonce; a verified state's nonce is
-//!   remembered until the state expires, and a second use of it is a *replay* and is
-//!   refused. The memory is per process and bounded (at most [`MAX_REMEMBERED`] nonces,
-//!   least recently used forgotten first); behind a load balancer a replay reaching another
+//!   remembered until the state expires (by the state's own expiry, so a key rotation with
+//!   another lifetime changes nothing), and a second use of it is a *replay* and is refused.
+//!   The memory fails closed: it holds at most [`MAX_REMEMBERED`] nonces (of states minted
+//!   here and not yet spent, and of spent ones), is emptied only by expiry, and never forgets
+//!   a live nonce to make room: when it is full the server refuses to *mint* a state (the
+//!   request is answered with a retryable `-32603` "busy", the handler's question is asked
+//!   again on the retry), and a state minted elsewhere that finds no room is refused. One
+//!   authenticated identity holds at most [`MAX_REMEMBERED_PER_IDENTITY`] of them, so one
+//!   caller cannot fill it for everyone. Behind a load balancer a replay reaching another
 //!   instance is caught only by the binding and the expiry.
+//! - **Size**: a state is at most [`MAX_STATE_BYTES`]; one that would be longer (answers of
+//!   earlier rounds too large to carry) is not minted: the request gets a `-32603` saying so,
+//!   rather than a state every later round would refuse.
 //!
 //! Every failure is the same answer, with no detail about which check failed (as the
 //! TypeScript SDK answers): `-32602` "Invalid or expired requestState" with
@@ -35,9 +44,9 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -46,8 +55,11 @@ type HmacSha256 = Hmac<Sha256>;
 pub const MIN_KEY_BYTES: usize = 32;
 /// How long a state is valid unless configured otherwise.
 pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(600);
-/// At most this many used nonces are remembered for replay detection.
+/// At most this many nonces (of live states minted here, and of spent ones) are remembered
+/// for replay detection; past it no new state is minted until some expire.
 pub const MAX_REMEMBERED: u64 = 100_000;
+/// At most this many of them for one authenticated identity.
+pub const MAX_REMEMBERED_PER_IDENTITY: u64 = MAX_REMEMBERED / 8;
 /// A state longer than this is refused unread (answers of earlier rounds included).
 pub const MAX_STATE_BYTES: usize = 256 * 1024;
 /// The environment variable [`RequestStateKeys::from_env`] reads by default.
@@ -355,7 +367,95 @@ struct Payload {
 /// Signs and checks states; one per server.
 pub(crate) struct StateCodec {
     keys: RwLock<RequestStateKeys>,
-    used: moka::sync::Cache<String, ()>,
+    ledger: Mutex<Ledger>,
+    /// [`MAX_REMEMBERED`] and [`MAX_REMEMBERED_PER_IDENTITY`] (smaller in tests).
+    capacity: (u64, u64),
+}
+
+/// The nonces of live states: minted here and not spent yet (with who they were minted
+/// for), and spent, each until its state expires (the second a state stays valid).
+///
+/// Hand-written rather than a cache crate's: a cache evicts to make room (TinyLFU or LRU),
+/// and forgetting a live nonce is exactly the replay this exists to stop. Expiry is the only
+/// way out, swept by a scan at most once a second (or when full).
+#[derive(Default)]
+struct Ledger {
+    minted: HashMap<String, (u64, Option<Arc<str>>)>,
+    spent: HashMap<String, u64>,
+    per_identity: HashMap<Arc<str>, u64>,
+    last_sweep: u64,
+}
+
+impl Ledger {
+    fn len(&self) -> u64 {
+        (self.minted.len() + self.spent.len()) as u64
+    }
+
+    fn sweep(&mut self, now: u64) {
+        self.last_sweep = now;
+        let per_identity = &mut self.per_identity;
+        self.minted.retain(|_, (expires, identity)| {
+            let live = *expires >= now;
+            if !live && let Some(identity) = identity {
+                release(per_identity, identity);
+            }
+            live
+        });
+        self.spent.retain(|_, expires| *expires >= now);
+    }
+
+    fn sweep_if_due(&mut self, now: u64, capacity: u64) {
+        if now > self.last_sweep || self.len() >= capacity {
+            self.sweep(now);
+        }
+    }
+
+    /// Takes a nonce out of `minted`, giving back its identity's share.
+    fn unmint(&mut self, nonce: &str) -> bool {
+        match self.minted.remove(nonce) {
+            Some((_, identity)) => {
+                if let Some(identity) = identity {
+                    release(&mut self.per_identity, &identity);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+fn release(per_identity: &mut HashMap<Arc<str>, u64>, identity: &Arc<str>) {
+    if let Some(n) = per_identity.get_mut(identity) {
+        *n -= 1;
+        if *n == 0 {
+            per_identity.remove(identity);
+        }
+    }
+}
+
+/// Why no state was minted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SealRefused {
+    /// Every place for a live nonce is taken (here, or for this identity): retry later.
+    Busy,
+    /// The state would be longer than [`MAX_STATE_BYTES`].
+    TooLarge,
+}
+
+impl SealRefused {
+    /// The error the request that needed the state is answered with.
+    pub(crate) fn error(self) -> McpError {
+        match self {
+            SealRefused::Busy => McpError::internal(
+                "the server holds as many open questions as it can; retry in a moment",
+            )
+            .with_data(serde_json::json!({ "reason": "busy", "retryAfterMs": 1000 })),
+            SealRefused::TooLarge => McpError::internal(format!(
+                "the answers given so far are too large to carry to the next round (more than \
+                 {MAX_STATE_BYTES} bytes of requestState); answer with less"
+            )),
+        }
+    }
 }
 
 impl fmt::Debug for StateCodec {
@@ -365,8 +465,8 @@ impl fmt::Debug for StateCodec {
 }
 
 /// The longest a requestState may stay valid: a day. A state answers a question a person
-/// is asked during one call; a longer lifetime is refused by `build()` (the memory of spent
-/// states underneath would panic past its own bound, and holds every state that long).
+/// is asked during one call; a longer lifetime is refused by `build()` (the memory of live
+/// nonces holds every state that long).
 pub const MAX_STATE_TTL: Duration = Duration::from_secs(86_400);
 
 /// Why a state was refused (for tests and tracing; the client is never told).
@@ -377,18 +477,25 @@ pub(crate) enum Refused {
     Expired,
     Foreign,
     Replayed,
+    /// Minted elsewhere (another instance, an earlier process), and no room to remember it.
+    Full,
 }
 
 impl StateCodec {
     pub(crate) fn new(keys: RequestStateKeys) -> Self {
-        let ttl = keys.ttl;
+        Self::with_capacity(keys, MAX_REMEMBERED, MAX_REMEMBERED_PER_IDENTITY)
+    }
+
+    fn with_capacity(keys: RequestStateKeys, total: u64, per_identity: u64) -> Self {
         Self {
             keys: RwLock::new(keys),
-            used: moka::sync::Cache::builder()
-                .max_capacity(MAX_REMEMBERED)
-                .time_to_live(ttl.max(Duration::from_secs(1)))
-                .build(),
+            ledger: Mutex::new(Ledger::default()),
+            capacity: (total, per_identity),
         }
+    }
+
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Replaces the keys (rotation at run time).
@@ -396,21 +503,52 @@ impl StateCodec {
         *self.keys.write().unwrap_or_else(|e| e.into_inner()) = keys;
     }
 
-    /// A new state bound to `binding`, carrying `carried`.
-    pub(crate) fn seal(&self, binding: &Binding, carried: Carried) -> String {
+    /// A new state bound to `binding`, carrying `carried`, minted for `identity` (the
+    /// caller's authenticated identity, if any); refused when its nonce could not be
+    /// remembered, or when it would be too long.
+    pub(crate) fn seal(
+        &self,
+        binding: &Binding,
+        carried: Carried,
+        identity: Option<&str>,
+    ) -> Result<String, SealRefused> {
         let keys = self.keys.read().unwrap_or_else(|e| e.into_inner());
         let mut nonce = [0u8; 16];
         getrandom::fill(&mut nonce).expect("the operating system's random generator works");
+        let now = now();
         let payload = Payload {
             binding: binding.tag.clone(),
-            expires: now().saturating_add(keys.ttl.as_secs().max(1)),
+            expires: now.saturating_add(keys.ttl.as_secs().max(1)),
             nonce: B64.encode(nonce),
             carried,
         };
         let json = serde_json::to_vec(&payload).expect("a state payload serializes");
+        // base64 of the payload, its prefix, the dot and the MAC.
+        if 3 + json.len().div_ceil(3) * 4 + 1 + 43 > MAX_STATE_BYTES {
+            return Err(SealRefused::TooLarge);
+        }
+        {
+            let (total, per_identity) = self.capacity;
+            let mut ledger = self.ledger();
+            ledger.sweep_if_due(now, total);
+            if ledger.len() >= total {
+                return Err(SealRefused::Busy);
+            }
+            let identity: Option<Arc<str>> = identity.map(Arc::from);
+            if let Some(identity) = &identity {
+                let held = ledger.per_identity.entry(identity.clone()).or_default();
+                if *held >= per_identity {
+                    return Err(SealRefused::Busy);
+                }
+                *held += 1;
+            }
+            ledger
+                .minted
+                .insert(payload.nonce.clone(), (payload.expires, identity));
+        }
         let head = format!("v1.{}", B64.encode(json));
         let mac = sign(&keys.keys[0], head.as_bytes());
-        format!("{head}.{}", B64.encode(mac))
+        Ok(format!("{head}.{}", B64.encode(mac)))
     }
 
     /// Checks a state presented with a request bound to `binding`; on success its nonce is
@@ -442,11 +580,20 @@ impl StateCodec {
         if payload.binding != binding.tag {
             return Err(Refused::Foreign);
         }
-        // Spend the nonce: only the first presentation wins, even under a race.
-        let entry = self.used.entry(payload.nonce).or_insert(());
-        if !entry.is_fresh() {
+        // Spend the nonce: only the first presentation wins, even under a race (one lock).
+        let mut ledger = self.ledger();
+        if ledger.spent.contains_key(&payload.nonce) {
             return Err(Refused::Replayed);
         }
+        if !ledger.unmint(&payload.nonce) {
+            // Minted elsewhere: remembered if there is room, refused otherwise (never by
+            // forgetting another live nonce).
+            ledger.sweep_if_due(now(), self.capacity.0);
+            if ledger.len() >= self.capacity.0 {
+                return Err(Refused::Full);
+            }
+        }
+        ledger.spent.insert(payload.nonce, payload.expires);
         Ok(payload.carried)
     }
 }
@@ -494,7 +641,7 @@ mod tests {
             json!({"env": "prod"}).as_object(),
             None,
         );
-        let state = codec.seal(&binding, carried());
+        let state = codec.seal(&binding, carried(), None).unwrap();
         assert!(state.starts_with("v1."));
         assert_eq!(codec.open(&state, &binding), Ok(carried()));
         assert_eq!(codec.open(&state, &binding), Err(Refused::Replayed));
@@ -528,7 +675,7 @@ mod tests {
     fn tampered_foreign_and_unsigned_states_are_refused() {
         let codec = codec();
         let binding = Binding::new("tools/call", "deploy", None, Some("alice"));
-        let state = codec.seal(&binding, carried());
+        let state = codec.seal(&binding, carried(), None).unwrap();
         assert!(codec.open(&format!("{state}-TAMPERED"), &binding).is_err());
         // A payload edited to carry other answers, MAC kept.
         let (_, mac) = state.rsplit_once('.').unwrap();
@@ -560,7 +707,7 @@ mod tests {
     fn rotated_keys_still_verify_states_of_the_previous_key() {
         let codec = codec();
         let binding = Binding::new("tools/call", "t", None, None);
-        let old = codec.seal(&binding, Carried::default());
+        let old = codec.seal(&binding, Carried::default(), None).unwrap();
         codec.set_keys(
             RequestStateKeys::new([3u8; 32])
                 .unwrap()
@@ -568,7 +715,7 @@ mod tests {
                 .unwrap(),
         );
         assert!(codec.open(&old, &binding).is_ok());
-        let new = codec.seal(&binding, Carried::default());
+        let new = codec.seal(&binding, Carried::default(), None).unwrap();
         codec.set_keys(RequestStateKeys::new([3u8; 32]).unwrap());
         assert!(
             codec.open(&new, &binding).is_ok(),
@@ -585,7 +732,7 @@ mod tests {
         );
         let binding = Binding::new("tools/call", "t", None, None);
         // Expiry is in whole seconds and at least one second away.
-        let state = codec.seal(&binding, Carried::default());
+        let state = codec.seal(&binding, Carried::default(), None).unwrap();
         let (head, _) = state.rsplit_once('.').unwrap();
         let payload: Value =
             serde_json::from_slice(&B64.decode(head.strip_prefix("v1.").unwrap()).unwrap())
@@ -607,5 +754,101 @@ mod tests {
         let b64 = base64::engine::general_purpose::STANDARD.encode([200u8; 32]);
         assert_eq!(decode_key(&b64).unwrap(), vec![200u8; 32]);
         assert!(decode_key("not a key!").is_err());
+    }
+
+    fn binding(target: &str) -> Binding {
+        Binding::new("tools/call", target, json!({}).as_object(), None)
+    }
+
+    #[test]
+    fn a_full_memory_refuses_to_mint_and_never_forgets_a_live_nonce() {
+        let codec = StateCodec::with_capacity(RequestStateKeys::new([2u8; 32]).unwrap(), 100, 10);
+        let b = binding("deploy");
+        let states: Vec<String> = (0..100)
+            .map(|_| codec.seal(&b, carried(), None).expect("room for 100"))
+            .collect();
+        assert_eq!(
+            codec.seal(&b, carried(), None),
+            Err(SealRefused::Busy),
+            "the 101st state is not minted"
+        );
+        for state in &states[..50] {
+            assert_eq!(codec.open(state, &b), Ok(carried()));
+        }
+        // Every replay is refused: nothing was forgotten to make room.
+        for state in &states[..50] {
+            assert_eq!(codec.open(state, &b), Err(Refused::Replayed));
+        }
+        for state in &states[50..] {
+            assert_eq!(codec.open(state, &b), Ok(carried()));
+            assert_eq!(codec.open(state, &b), Err(Refused::Replayed));
+        }
+        // Spent nonces hold their place until their states expire.
+        assert_eq!(codec.seal(&b, carried(), None), Err(SealRefused::Busy));
+    }
+
+    #[test]
+    fn one_identity_cannot_fill_the_memory_for_everyone() {
+        let codec = StateCodec::with_capacity(RequestStateKeys::new([3u8; 32]).unwrap(), 100, 10);
+        let b = binding("deploy");
+        for _ in 0..10 {
+            codec
+                .seal(&b, carried(), Some("mallory"))
+                .expect("within the share");
+        }
+        assert_eq!(
+            codec.seal(&b, carried(), Some("mallory")),
+            Err(SealRefused::Busy)
+        );
+        codec
+            .seal(&b, carried(), Some("alice"))
+            .expect("others still have room");
+        codec
+            .seal(&b, carried(), None)
+            .expect("so do anonymous callers");
+    }
+
+    #[test]
+    fn a_state_too_large_to_open_is_never_minted() {
+        let codec = codec();
+        let big = Carried {
+            answers: BTreeMap::from([("a".to_owned(), json!("x".repeat(MAX_STATE_BYTES)))]),
+            asked: vec![],
+        };
+        assert_eq!(
+            codec.seal(&binding("t"), big, None),
+            Err(SealRefused::TooLarge)
+        );
+        let fits = Carried {
+            answers: BTreeMap::from([("a".to_owned(), json!("x".repeat(MAX_STATE_BYTES / 2)))]),
+            asked: vec![],
+        };
+        let state = codec.seal(&binding("t"), fits, None).expect("fits");
+        assert!(state.len() <= MAX_STATE_BYTES);
+        assert!(codec.open(&state, &binding("t")).is_ok());
+    }
+
+    #[test]
+    fn expiry_makes_room_and_a_state_minted_elsewhere_is_refused_when_full() {
+        let keys = || {
+            RequestStateKeys::new([4u8; 32])
+                .unwrap()
+                .ttl(Duration::from_secs(1))
+        };
+        let here = StateCodec::with_capacity(keys(), 3, 3);
+        let elsewhere = StateCodec::new(keys());
+        let b = binding("deploy");
+        let foreign = elsewhere.seal(&b, carried(), None).unwrap();
+        for _ in 0..3 {
+            here.seal(&b, carried(), None).unwrap();
+        }
+        // Full of live nonces: a state this instance did not mint is refused, not
+        // remembered in place of one of them.
+        assert_eq!(here.open(&foreign, &b), Err(Refused::Full));
+        // Once they expire (a state stays valid through the second of its expiry), there
+        // is room again.
+        std::thread::sleep(Duration::from_millis(2_100));
+        here.seal(&b, carried(), None)
+            .expect("expired nonces make room");
     }
 }

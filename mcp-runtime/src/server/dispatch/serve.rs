@@ -166,13 +166,21 @@ impl Connection {
         let server = &self.inner.server.inner;
         let suspended = round.take();
         let asked = suspended.requests.keys().map(str::to_owned).collect();
-        let state = server.request_state.seal(
+        let sealed = server.request_state.seal(
             round.binding(),
             Carried {
                 answers: suspended.used,
                 asked,
             },
+            round.principal(),
         );
+        let state = match sealed {
+            Ok(state) => state,
+            Err(refused) => {
+                tracing::warn!(?refused, "no requestState minted");
+                return error_reply(id, refused.error());
+            }
+        };
         let body = InputRequiredResult {
             input_requests: (!suspended.requests.is_empty()).then_some(suspended.requests),
             request_state: Some(state),

@@ -358,6 +358,27 @@ impl Connection {
         Ok(env)
     }
 
+    /// The params of a `tasks/*` request, read and checked ([`task_request`](Self::task_request)),
+    /// with what its answer is made from: the server, and the caller. `Err` is the answer.
+    fn task_call<P: serde::de::DeserializeOwned>(
+        &self,
+        id: &RequestId,
+        method: &'static Method,
+        params: Option<&RawValue>,
+        scope: &Scope<'_>,
+        split: fn(&mut P) -> (Option<crate::protocol::RequestMeta>, String),
+    ) -> Result<(P, Arc<crate::server::ServerInner>, Caller), Routed> {
+        let mut p: P = required_params(params).map_err(|e| Routed::rejected(id, e.into()))?;
+        let (meta, task_id) = split(&mut p);
+        self.task_request(meta, method, &task_id, scope)
+            .map_err(|rejection| Routed::rejected(id, rejection))?;
+        Ok((
+            p,
+            self.inner.server.inner.clone(),
+            self.caller_for(&scope.outlet),
+        ))
+    }
+
     /// `tasks/get`: the task, with its result, error or outstanding asks inline.
     pub(super) fn get_task(
         &self,
@@ -366,15 +387,10 @@ impl Connection {
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
-        let p: TaskIdParams = match required_params(params) {
-            Ok(p) => p,
-            Err(error) => return Routed::rejected(&id, error.into()),
+        let (p, server, caller) = match self.task_call(&id, method, params, &scope, split_id) {
+            Ok(parts) => parts,
+            Err(answer) => return answer,
         };
-        if let Err(rejection) = self.task_request(p.meta, method, &p.task_id, &scope) {
-            return Routed::rejected(&id, rejection);
-        }
-        let server = self.inner.server.inner.clone();
-        let caller = self.caller_for(&scope.outlet);
         self.answer_later(
             async move {
                 match Self::visible(&server.tasks, &caller, &p.task_id).await {
@@ -415,13 +431,10 @@ impl Connection {
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
-        let p: UpdateTaskParams = match required_params(params) {
-            Ok(p) => p,
-            Err(error) => return Routed::rejected(&id, error.into()),
+        let (p, server, caller) = match self.task_call(&id, method, params, &scope, split_update) {
+            Ok(parts) => parts,
+            Err(answer) => return answer,
         };
-        if let Err(rejection) = self.task_request(p.meta, method, &p.task_id, &scope) {
-            return Routed::rejected(&id, rejection);
-        }
         let responses: JsonObject = match p.input_responses {
             Value::Object(responses) => responses,
             _ => {
@@ -431,8 +444,6 @@ impl Connection {
                 );
             }
         };
-        let server = self.inner.server.inner.clone();
-        let caller = self.caller_for(&scope.outlet);
         self.answer_later(
             async move {
                 let hub = &server.tasks;
@@ -463,15 +474,10 @@ impl Connection {
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
-        let p: TaskIdParams = match required_params(params) {
-            Ok(p) => p,
-            Err(error) => return Routed::rejected(&id, error.into()),
+        let (p, server, caller) = match self.task_call(&id, method, params, &scope, split_id) {
+            Ok(parts) => parts,
+            Err(answer) => return answer,
         };
-        if let Err(rejection) = self.task_request(p.meta, method, &p.task_id, &scope) {
-            return Routed::rejected(&id, rejection);
-        }
-        let server = self.inner.server.inner.clone();
-        let caller = self.caller_for(&scope.outlet);
         self.answer_later(
             async move {
                 let hub = &server.tasks;
@@ -492,6 +498,14 @@ impl Connection {
             scope.outlet,
         )
     }
+}
+
+fn split_id(p: &mut TaskIdParams) -> (Option<crate::protocol::RequestMeta>, String) {
+    (p.meta.take(), p.task_id.clone())
+}
+
+fn split_update(p: &mut UpdateTaskParams) -> (Option<crate::protocol::RequestMeta>, String) {
+    (p.meta.take(), p.task_id.clone())
 }
 
 /// An empty acknowledgement (`{"resultType":"complete"}`).
