@@ -79,6 +79,7 @@
 //! it goes on; one that fails because of it (an `Err`, an `isError` result) is answered with
 //! `-32021` naming the capability (HTTP 400), as the spec asks.
 
+mod ledger;
 pub(crate) mod log;
 mod outgoing;
 mod schema;

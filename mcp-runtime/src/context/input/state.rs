@@ -37,6 +37,8 @@
 //! payload part)). The payload is not encrypted: it holds the client's own answers of
 //! earlier rounds and the binding digest, nothing the client does not know.
 
+use super::ledger::Ledger;
+pub(crate) use super::ledger::SealRefused;
 use crate::protocol::{ErrorCode, McpError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -44,7 +46,7 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -370,92 +372,6 @@ pub(crate) struct StateCodec {
     ledger: Mutex<Ledger>,
     /// [`MAX_REMEMBERED`] and [`MAX_REMEMBERED_PER_IDENTITY`] (smaller in tests).
     capacity: (u64, u64),
-}
-
-/// The nonces of live states: minted here and not spent yet (with who they were minted
-/// for), and spent, each until its state expires (the second a state stays valid).
-///
-/// Hand-written rather than a cache crate's: a cache evicts to make room (TinyLFU or LRU),
-/// and forgetting a live nonce is exactly the replay this exists to stop. Expiry is the only
-/// way out, swept by a scan at most once a second (or when full).
-#[derive(Default)]
-struct Ledger {
-    minted: HashMap<String, (u64, Option<Arc<str>>)>,
-    spent: HashMap<String, u64>,
-    per_identity: HashMap<Arc<str>, u64>,
-    last_sweep: u64,
-}
-
-impl Ledger {
-    fn len(&self) -> u64 {
-        (self.minted.len() + self.spent.len()) as u64
-    }
-
-    fn sweep(&mut self, now: u64) {
-        self.last_sweep = now;
-        let per_identity = &mut self.per_identity;
-        self.minted.retain(|_, (expires, identity)| {
-            let live = *expires >= now;
-            if !live && let Some(identity) = identity {
-                release(per_identity, identity);
-            }
-            live
-        });
-        self.spent.retain(|_, expires| *expires >= now);
-    }
-
-    fn sweep_if_due(&mut self, now: u64, capacity: u64) {
-        if now > self.last_sweep || self.len() >= capacity {
-            self.sweep(now);
-        }
-    }
-
-    /// Takes a nonce out of `minted`, giving back its identity's share.
-    fn unmint(&mut self, nonce: &str) -> bool {
-        match self.minted.remove(nonce) {
-            Some((_, identity)) => {
-                if let Some(identity) = identity {
-                    release(&mut self.per_identity, &identity);
-                }
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-fn release(per_identity: &mut HashMap<Arc<str>, u64>, identity: &Arc<str>) {
-    if let Some(n) = per_identity.get_mut(identity) {
-        *n -= 1;
-        if *n == 0 {
-            per_identity.remove(identity);
-        }
-    }
-}
-
-/// Why no state was minted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SealRefused {
-    /// Every place for a live nonce is taken (here, or for this identity): retry later.
-    Busy,
-    /// The state would be longer than [`MAX_STATE_BYTES`].
-    TooLarge,
-}
-
-impl SealRefused {
-    /// The error the request that needed the state is answered with.
-    pub(crate) fn error(self) -> McpError {
-        match self {
-            SealRefused::Busy => McpError::internal(
-                "the server holds as many open questions as it can; retry in a moment",
-            )
-            .with_data(serde_json::json!({ "reason": "busy", "retryAfterMs": 1000 })),
-            SealRefused::TooLarge => McpError::internal(format!(
-                "the answers given so far are too large to carry to the next round (more than \
-                 {MAX_STATE_BYTES} bytes of requestState); answer with less"
-            )),
-        }
-    }
 }
 
 impl fmt::Debug for StateCodec {
