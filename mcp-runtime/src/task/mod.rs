@@ -13,7 +13,7 @@
 //! async fn render_report(cx: RequestContext, pages: u32) -> String {
 //!     for page in 1..=pages {
 //!         tokio::time::sleep(Duration::from_millis(10)).await;
-//!         cx.progress(f64::from(page), Some(f64::from(pages)), None);
+//!         cx.progress(f64::from(page), Some(f64::from(pages)), None).await;
 //!     }
 //!     format!("{pages} pages rendered")
 //! }
