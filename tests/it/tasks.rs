@@ -217,10 +217,18 @@ async fn ask_once(cx: RequestContext) -> String {
     }
 }
 
+/// Would sleep for a minute; its timeout stops it first.
+#[mcp_tool(task = "optional", timeout = "300ms")]
+async fn too_slow() -> &'static str {
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "never"
+}
+
 fn server(limits: TaskLimits) -> Server {
     Server::builder("tasks", "1.0.0")
         .tool(wait_a_second::tool())
         .tool(ask_once::tool())
+        .tool(too_slow::tool())
         .tasks(TaskOptions::new().store(MemoryTaskStore::new(limits)))
         .build()
         .unwrap()
@@ -277,6 +285,31 @@ async fn a_flood_of_task_creations_is_refused_once_full_and_loses_nothing() {
         assert_eq!(task.task.status, TaskStatus::Completed);
         assert_eq!(task.result.unwrap()["content"][0]["text"], "waited");
     }
+}
+
+#[tokio::test]
+async fn a_timeout_bounds_the_tasks_run_not_its_first_answer() {
+    let server = server(TaskLimits::default());
+    let client = memory(&server).await;
+    let statuses: Arc<Mutex<Vec<TaskStatus>>> = Arc::default();
+    let record = statuses.clone();
+    let result = bounded(
+        client.call_tool_watching("too_slow", json!({}), move |task| {
+            record.lock().unwrap().push(task.task.status)
+        }),
+    )
+    .await
+    .expect("the task completes");
+    // It was a task (the first answer came at once), and its run was stopped at 300 ms.
+    assert_eq!(statuses.lock().unwrap().first(), Some(&TaskStatus::Working));
+    assert!(result.is_error(), "{result:?}");
+    assert!(
+        result
+            .first_text()
+            .unwrap_or_default()
+            .contains("timed out"),
+        "{result:?}"
+    );
 }
 
 #[tokio::test]
