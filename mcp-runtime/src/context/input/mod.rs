@@ -263,16 +263,10 @@ impl<'a, T: Send + 'static> Ask<'a, T> {
                     // Before the call became a task: rounds of input_required results.
                     None => modern_ask(&cx, &task.round, key, kind, request, parse).await,
                     Some(link) => {
-                        let key = task.round.key(key, kind);
-                        if !request.allowed_by(cx.client_capabilities()) {
-                            let error = InputError::missing(&request);
-                            cx.record_missing_capability(&request);
-                            return Err(error);
-                        }
+                        let (key, answered) =
+                            answered_in(&cx, &task.round, key, kind, &request, parse)?;
                         // Answered in a round before the task existed.
-                        if let Some(answer) = task.round.answer(&key)
-                            && let Ok(parsed) = parse(answer.clone())
-                        {
+                        if let Some((_, parsed)) = answered {
                             return Ok(parsed);
                         }
                         let answer = link.ask(&key, &request).await.map_err(|f| match f {
@@ -337,6 +331,28 @@ impl<T: Send + 'static> Future for Ask<'_, T> {
     }
 }
 
+/// An ask's key in `round`, once the client is known to have declared what it needs, and
+/// the round's answer to it (as sent, and parsed) when it has one that parses.
+fn answered_in<T>(
+    cx: &RequestContext,
+    round: &Round,
+    key: Option<String>,
+    kind: &'static str,
+    request: &InputRequest,
+    parse: Parse<T>,
+) -> Result<(String, Option<(Value, T)>), InputError> {
+    let key = round.key(key, kind);
+    if !request.allowed_by(cx.client_capabilities()) {
+        let error = InputError::missing(request);
+        cx.record_missing_capability(request);
+        return Err(error);
+    }
+    let answered = round
+        .answer(&key)
+        .and_then(|answer| parse(answer.clone()).ok().map(|parsed| (answer, parsed)));
+    Ok((key, answered))
+}
+
 /// An ask on the modern leg: answered from the round when it can be, otherwise registered
 /// (the handler is suspended, and its future dropped when the round ends).
 async fn modern_ask<T>(
@@ -347,15 +363,8 @@ async fn modern_ask<T>(
     request: InputRequest,
     parse: Parse<T>,
 ) -> Result<T, InputError> {
-    let key = round.key(key, kind);
-    if !request.allowed_by(cx.client_capabilities()) {
-        let error = InputError::missing(&request);
-        cx.record_missing_capability(&request);
-        return Err(error);
-    }
-    if let Some(answer) = round.answer(&key)
-        && let Ok(parsed) = parse(answer.clone())
-    {
+    let (key, answered) = answered_in(cx, round, key, kind, &request, parse)?;
+    if let Some((answer, parsed)) = answered {
         round.use_answer(key, answer);
         return Ok(parsed);
     }
