@@ -12,11 +12,10 @@
 
 use super::table::Method;
 use super::{Connection, optional_params, required_params};
-use crate::protocol::jsonrpc::{encode_raw_result, encode_result};
+use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::skills::{GetSkillResult, SkillUriParams};
 use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
 use crate::server::contract::{Rejection, RequestChecks};
-use crate::server::projection::Modern;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -58,7 +57,7 @@ impl Connection {
             ))
             .with_data(serde_json::json!({ "uri": p.uri }))
         })?;
-        Ok(self.skills_answer(id, env.era, &GetSkillResult { skill }))
+        Ok(self.skills_answer(id, env.era, method, &GetSkillResult { skill }))
     }
 
     /// `resources/directory/read`: one page of a skill folder's direct children.
@@ -77,21 +76,23 @@ impl Connection {
             .registry()
             .skills
             .read_directory(&p.uri, p.cursor.as_deref())?;
-        Ok(self.skills_answer(id, env.era, &result))
+        Ok(self.skills_answer(id, env.era, method, &result))
     }
+}
 
-    /// A result in the request's era: modern with the era fields and the cache policy.
-    fn skills_answer<R: Serialize>(&self, id: &RequestId, era: Era, result: &R) -> Vec<u8> {
-        let server = &self.inner.server.inner;
-        match era {
-            Era::Legacy => encode_result(id, result),
-            Era::Modern => {
-                let cache = Some(server.registry.skills.cache);
-                encode_result(
-                    id,
-                    &Modern::complete(result, &server.server_info_raw, cache, None),
-                )
-            }
-        }
+impl Connection {
+    /// A skills result in the request's era, through the answer every read and prompt gets
+    /// (`serve.rs`): modern with the era fields and the skills' cache policy, within the
+    /// response budget.
+    fn skills_answer<R: Serialize>(
+        &self,
+        id: &RequestId,
+        era: Era,
+        method: &'static Method,
+        result: &R,
+    ) -> Vec<u8> {
+        let cache = self.inner.server.inner.registry.skills.cache;
+        self.answer(id, era, method.name, result, None, Some(cache))
+            .0
     }
 }
