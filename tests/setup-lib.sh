@@ -45,3 +45,32 @@ npm_ci_once() {
         touch "$stamp"
     fi
 }
+
+# debian_version PACKAGE PINNED SAME_RELEASE: sets `version` to PINNED if apt offers it, else
+# to the newest offered version matching the regex SAME_RELEASE (Debian's archives drop
+# superseded security builds; a note goes to stderr). Fetches the package lists first on a
+# machine that has none (as root, or with passwordless sudo).
+debian_version() {
+    local package=$1 pinned=$2 same_release=$3 versions
+    available() {
+        apt-cache madison "$package" 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'
+    }
+    versions="$(available)"
+    if [[ -z "$versions" ]]; then
+        if [[ "$(id -u)" == 0 ]]; then
+            apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
+        elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+            sudo -n apt-get update -qq >"$log" 2>&1 || fail "sudo apt-get update failed"
+        else
+            fail "apt has no package lists; run 'apt-get update' as root once"
+        fi
+        versions="$(available)"
+    fi
+    if grep -qxF "$pinned" <<<"$versions"; then
+        version="$pinned"
+    else
+        version="$(grep -E "$same_release" <<<"$versions" | sort -V | tail -n 1 || true)"
+        [[ -n "$version" ]] || fail "no $package $pinned (or another build of that release) in apt: found: $(echo $versions)"
+        echo "$setup_name: $package $pinned is no longer in the archive; using $version" >&2
+    fi
+}

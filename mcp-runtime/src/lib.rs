@@ -116,6 +116,7 @@
 //! | `launch` | on | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
 //! | `skills` | on | Agent Skills served by the skills extension (SEP-2640): `ServerBuilder::skills_dir`, `ServerBuilder::skill`, `skill::Skill` (needs `fs` and `prompt-files`) |
 //! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
+//! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out
@@ -161,6 +162,8 @@ pub mod protocol;
 pub mod resource;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "redis")]
+pub mod shared;
 #[cfg(feature = "skills")]
 pub mod skill;
 #[cfg(feature = "server")]

@@ -28,6 +28,8 @@ mod policies;
 mod primitives;
 mod prompt_macro;
 mod prompt_templates;
+mod redis_fleet;
+mod redis_store;
 mod resource_macro;
 mod session;
 mod skills;

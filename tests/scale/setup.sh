@@ -32,30 +32,7 @@ if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1
     fail "nginx is needed: this is not a Debian system (no apt-get/dpkg-deb) and no nginx is on PATH"
 fi
 
-available() {
-    apt-cache madison nginx 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}'
-}
-
-versions="$(available)"
-if [[ -z "$versions" ]]; then
-    # A fresh machine has no package lists yet.
-    if [[ "$(id -u)" == 0 ]]; then
-        apt-get update -qq >"$log" 2>&1 || fail "apt-get update failed"
-    elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-        sudo -n apt-get update -qq >"$log" 2>&1 || fail "sudo apt-get update failed"
-    else
-        fail "apt has no package lists; run 'apt-get update' as root once"
-    fi
-    versions="$(available)"
-fi
-
-if grep -qxF "$PINNED_VERSION" <<<"$versions"; then
-    version="$PINNED_VERSION"
-else
-    version="$(grep -E "$SAME_RELEASE" <<<"$versions" | sort -V | tail -n 1 || true)"
-    [[ -n "$version" ]] || fail "no nginx $PINNED_VERSION (or another 1.22.1-9+deb12u build) in apt: found: $(echo $versions)"
-    echo "tests/scale/setup.sh: nginx $PINNED_VERSION is no longer in the archive; using $version" >&2
-fi
+debian_version nginx "$PINNED_VERSION" "$SAME_RELEASE"
 
 (cd "$work" && apt-get download "nginx=$version") >"$log" 2>&1 || fail "apt-get download nginx=$version failed"
 dpkg-deb -x "$work"/nginx_*.deb "$work/root" >"$log" 2>&1 || fail "unpacking the nginx package failed"

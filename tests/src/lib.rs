@@ -7,6 +7,7 @@
 
 pub mod http;
 pub mod policy;
+pub mod redis;
 pub mod transports;
 
 use std::path::{Path, PathBuf};

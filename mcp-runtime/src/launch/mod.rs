@@ -90,8 +90,10 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:0";
 /// | `--allowed-origin ORIGIN`... | `MCP_ALLOWED_ORIGINS` (comma-separated) | none |
 /// | `--token-file FILE` | `MCP_TOKEN_FILE` (and `MCP_BEARER_TOKEN`, one token) | none |
 /// | `--allow-unauthenticated` | none | off |
+/// | `--redis URL` | `MCP_REDIS_URL` | none (state in this process) |
 ///
-/// All but `--transport` come with the `http` feature. The fields are public to read; the
+/// All but `--transport` and `--redis` come with the `http` feature; `--redis` with the
+/// `redis` feature. The fields are public to read; the
 /// struct gains fields as servers gain options, so it is built by clap, not by hand.
 ///
 /// ```
@@ -170,6 +172,14 @@ pub struct ServeArgs {
     #[cfg(feature = "http")]
     #[arg(long)]
     pub allow_unauthenticated: bool,
+
+    /// Share tasks, spent requestState nonces and notifications with the other instances
+    /// of this server through the Redis at this URL (`redis://[:password@]host[:port][/db]`),
+    /// so that any request can land on any instance. The password is better given in the
+    /// variable than on the command line, where `ps` shows it.
+    #[cfg(feature = "redis")]
+    #[arg(long, value_name = "URL", env = "MCP_REDIS_URL")]
+    pub redis: Option<String>,
 
     /// What code sets (not flags): the base HTTP options and the stdio hint.
     #[arg(skip)]
@@ -361,6 +371,11 @@ impl ServeArgs {
     )]
     pub async fn serve(self, server: Server) -> ExitCode {
         let name = server.info().name.clone();
+        #[cfg(feature = "redis")]
+        if let Err(e) = self.share(&server).await {
+            eprintln!("{name}: {e}");
+            return ExitCode::FAILURE;
+        }
         let served = match self.transport {
             Transport::Stdio => {
                 use std::io::IsTerminal;
@@ -391,6 +406,24 @@ impl ServeArgs {
                 ExitCode::FAILURE
             }
         }
+    }
+}
+
+#[cfg(feature = "redis")]
+impl ServeArgs {
+    /// Connects to `--redis` (if given) and shares the server's state through it; an
+    /// unreachable Redis is an error naming its URL (the password masked).
+    ///
+    /// # Errors
+    ///
+    /// Redis cannot be reached, or the server shares through another already.
+    pub async fn share(&self, server: &Server) -> Result<(), Box<dyn std::error::Error>> {
+        let Some(url) = &self.redis else {
+            return Ok(());
+        };
+        let redis = crate::shared::RedisState::connect(url).await?;
+        server.share_through(redis)?;
+        Ok(())
     }
 }
 

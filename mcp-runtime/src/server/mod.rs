@@ -95,6 +95,13 @@ pub(crate) struct ServerInner {
     max_response_bytes: usize,
     /// Tasks (`crate::task`): the store, and the tasks running in this process.
     tasks: Arc<crate::task::TaskHub>,
+    /// The Redis this instance shares state through, once attached.
+    #[cfg(feature = "redis")]
+    redis: std::sync::OnceLock<crate::shared::RedisState>,
+    /// Whether the requestState keys were configured (otherwise instances sharing a Redis
+    /// take the key kept there).
+    #[cfg(feature = "redis")]
+    request_state_keys_configured: bool,
 }
 
 impl fmt::Debug for Server {
@@ -139,6 +146,8 @@ impl Server {
             logging: true,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             tasks: None,
+            #[cfg(feature = "redis")]
+            redis: None,
             skills: Vec::new(),
             skills_configured: false,
         }
@@ -200,7 +209,78 @@ impl Server {
     pub fn connect_stateless(&self) -> Connection {
         Connection::stateless(self.clone())
     }
+
+    /// Shares state with the other instances connected to `redis`, as
+    /// [`ServerBuilder::redis`] does, for a server already built (what `--redis` does).
+    /// Unless the server's requestState keys were configured
+    /// ([`ServerBuilder::request_state_keys`]), it signs states with a key kept in Redis,
+    /// which every instance sharing it uses.
+    /// Must be called before the server serves anything; a server shares through one Redis
+    /// only.
+    ///
+    /// # Errors
+    ///
+    /// [`AlreadyShared`] when it shares through a Redis already.
+    #[cfg(feature = "redis")]
+    pub fn share_through(&self, redis: crate::shared::RedisState) -> Result<(), AlreadyShared> {
+        let inner = &self.inner;
+        inner.redis.set(redis.clone()).map_err(|_| AlreadyShared)?;
+        inner.tasks.attach(&redis);
+        inner.request_state.attach(&redis);
+        if !inner.request_state_keys_configured {
+            // Any instance continues any round: they sign with the key kept in Redis.
+            inner.request_state.set_keys(redis.request_state_keys());
+        }
+        inner.registry.feed().attach(&redis);
+        // What the others tell this instance, for as long as the server lives.
+        let mut events = redis.events();
+        let server = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            use crate::shared::FleetEvent;
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                let event = match events.recv().await {
+                    Ok(event) => event,
+                    Err(RecvError::Lagged(missed)) => {
+                        tracing::warn!(
+                            target: "mcp::redis",
+                            missed,
+                            "events from other instances were skipped: too many at once"
+                        );
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(server) = server.upgrade() else {
+                    return;
+                };
+                match event {
+                    FleetEvent::ListChanged(primitive) => {
+                        server.registry.feed().changed_here(primitive);
+                    }
+                    FleetEvent::ResourceUpdated(uri) => {
+                        server.registry.resources.updated_here(&uri);
+                    }
+                    FleetEvent::TaskCancelled(id) => server.tasks.cancel_local(&id),
+                    FleetEvent::TaskAnswered(id) => server.tasks.wake(&id),
+                }
+            }
+        });
+        Ok(())
+    }
+
+    /// The Redis this server shares state through, if any.
+    #[cfg(feature = "redis")]
+    pub fn redis(&self) -> Option<&crate::shared::RedisState> {
+        self.inner.redis.get()
+    }
 }
+
+/// [`Server::share_through`] on a server that shares through a Redis already.
+#[cfg(feature = "redis")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the server shares its state through a Redis already")]
+pub struct AlreadyShared;
 
 /// Builds a [`Server`]. Every registration problem is collected and reported by
 /// [`build`](Self::build), not panicked on.
@@ -229,6 +309,8 @@ pub struct ServerBuilder {
     logging: bool,
     max_response_bytes: usize,
     tasks: Option<crate::task::TaskOptions>,
+    #[cfg(feature = "redis")]
+    redis: Option<crate::shared::RedisState>,
     /// Skills to serve (the skills extension), loaded or declared before `build`.
     skills: Vec<registry::skills::ServedSkill>,
     /// Whether skills were configured at all (then the extension is declared, even with
@@ -602,6 +684,25 @@ impl ServerBuilder {
         self
     }
 
+    /// Shares what outlives one request with the other instances connected to the same
+    /// Redis (see [`shared`](crate::shared)): tasks (unless [`tasks`](Self::tasks) names
+    /// a shared store of its own), spent `requestState` nonces, and list-change, resource
+    /// update and task notifications.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::shared::RedisState;
+    ///
+    /// let redis = RedisState::connect("redis://127.0.0.1:6379/").await?;
+    /// let server = mcp_runtime::Server::builder("demo", "1.0.0").redis(redis).build()?;
+    /// # let _ = server; Ok(()) }
+    /// ```
+    #[cfg(feature = "redis")]
+    pub fn redis(mut self, redis: crate::shared::RedisState) -> Self {
+        self.redis = Some(redis);
+        self
+    }
+
     /// Validates every registration and builds the server, or lists every problem found.
     pub fn build(self) -> Result<Server, BuildError> {
         let server_info_raw: Arc<RawValue> = to_raw(&self.info).into();
@@ -710,7 +811,9 @@ impl ServerBuilder {
         let discover =
             Modern::complete(&discover, &server_info_raw, Some(self.discover_cache), None);
         let discover_json: Arc<str> = to_raw(&discover).get().into();
-        Ok(Server {
+        #[cfg(feature = "redis")]
+        let request_state_keys_configured = self.request_state_keys.is_some();
+        let server = Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 server_info_raw,
@@ -729,8 +832,19 @@ impl ServerBuilder {
                 offer,
                 max_response_bytes: self.max_response_bytes,
                 tasks: Arc::new(crate::task::TaskHub::new(task_options)),
+                #[cfg(feature = "redis")]
+                redis: std::sync::OnceLock::new(),
+                #[cfg(feature = "redis")]
+                request_state_keys_configured,
             }),
-        })
+        };
+        #[cfg(feature = "redis")]
+        if let Some(redis) = self.redis {
+            server
+                .share_through(redis)
+                .expect("a server just built shares nothing yet");
+        }
+        Ok(server)
     }
 }
 

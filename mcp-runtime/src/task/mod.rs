@@ -269,6 +269,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Removes the tasks whose TTL has run out; returns how many.
     fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>>;
 
+    /// Keeps a task that runs in this process alive, and says where it is: a shared store
+    /// renews the task's lease (past it, with nobody renewing, the task is `failed`: its
+    /// instance died). Called every [`TaskOptions::store_poll`] while the task runs, for a
+    /// shared store only. Returns the task's status (`None`: gone). Default: its status.
+    fn renew<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskStatus>, StoreError>> {
+        Box::pin(async move { Ok(self.get(id).await?.map(|task| task.status)) })
+    }
+
     /// Whether other processes change its tasks too (instances sharing a store). A task
     /// running here then looks at the store every [`TaskOptions::store_poll`] for a
     /// cancellation made elsewhere; in a store of this process alone every cancellation

@@ -11,10 +11,24 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// The tasks of one server: its options and store, and the tasks running in this process.
-#[derive(Debug)]
 pub(crate) struct TaskHub {
     pub(crate) options: TaskOptions,
+    /// A store shared by instances, attached after the server was built (`--redis`): it
+    /// replaces `options.store`.
+    shared: std::sync::OnceLock<Arc<dyn TaskStore>>,
+    /// Where cancellations are told to the other instances.
+    #[cfg(feature = "redis")]
+    fleet: std::sync::OnceLock<crate::shared::RedisState>,
     running: Mutex<HashMap<String, Running>>,
+}
+
+impl std::fmt::Debug for TaskHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskHub")
+            .field("options", &self.options)
+            .field("shared", &self.shared.get().is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]
@@ -27,12 +41,63 @@ impl TaskHub {
     pub(crate) fn new(options: TaskOptions) -> Self {
         Self {
             options,
+            shared: std::sync::OnceLock::new(),
+            #[cfg(feature = "redis")]
+            fleet: std::sync::OnceLock::new(),
             running: Mutex::new(HashMap::new()),
         }
     }
 
     pub(crate) fn store(&self) -> &dyn TaskStore {
-        &*self.options.store
+        match self.shared.get() {
+            Some(store) => &**store,
+            None => &*self.options.store,
+        }
+    }
+
+    /// Shares tasks through Redis: its store replaces one of this process alone (a shared
+    /// store configured in code stays), and cancellations are told to the other instances.
+    #[cfg(feature = "redis")]
+    pub(crate) fn attach(&self, redis: &crate::shared::RedisState) {
+        if !self.options.store.is_shared() {
+            let _ = self.shared.set(Arc::new(redis.task_store()));
+        }
+        let _ = self.fleet.set(redis.clone());
+    }
+
+    /// Stops a task wherever it runs: here, or (told through the bus) on the instance that
+    /// runs it.
+    pub(crate) fn cancel_everywhere(&self, id: &str) {
+        let here = self.lock().get(id).map(|running| running.cancel.clone());
+        match here {
+            Some(cancel) => cancel.cancel(),
+            None => self.tell_fleet(id, true),
+        }
+    }
+
+    /// Wakes a task that answers arrived for, wherever it runs.
+    pub(crate) fn wake_everywhere(&self, id: &str) {
+        let here = self.lock().get(id).map(|running| running.wake.clone());
+        match here {
+            Some(wake) => {
+                wake.send_replace(());
+            }
+            None => self.tell_fleet(id, false),
+        }
+    }
+
+    /// Tells the other instances (if any) that task `id` was cancelled, or answered.
+    #[cfg_attr(not(feature = "redis"), allow(unused_variables, clippy::unused_self))]
+    fn tell_fleet(&self, id: &str, cancelled: bool) {
+        #[cfg(feature = "redis")]
+        if let Some(fleet) = self.fleet.get() {
+            use crate::shared::FleetEvent;
+            fleet.publish(if cancelled {
+                FleetEvent::TaskCancelled(id.to_owned())
+            } else {
+                FleetEvent::TaskAnswered(id.to_owned())
+            });
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -80,14 +145,17 @@ impl TaskHub {
         self.lock().remove(id);
     }
 
-    /// Wakes a task running here that answers may have arrived for.
+    /// Wakes a task running here that answers may have arrived for (another instance said
+    /// so).
+    #[cfg(feature = "redis")]
     pub(crate) fn wake(&self, id: &str) {
         if let Some(running) = self.lock().get(id) {
             running.wake.send_replace(());
         }
     }
 
-    /// Stops a task running here (its future is dropped).
+    /// Stops a task running here (its future is dropped; another instance said so).
+    #[cfg(feature = "redis")]
     pub(crate) fn cancel_local(&self, id: &str) {
         if let Some(running) = self.lock().get(id) {
             running.cancel.cancel();
@@ -95,12 +163,13 @@ impl TaskHub {
     }
 
     /// Resolves when the store says the task ended or is gone (a cancellation made by
-    /// another instance sharing the store), looking every `store_poll`.
+    /// another instance sharing the store), looking every `store_poll`, and renewing the
+    /// task's lease each time.
     pub(crate) async fn ended_elsewhere(&self, id: &str) {
         loop {
             tokio::time::sleep(self.options.store_poll).await;
-            match self.store().get(id).await {
-                Ok(Some(task)) if !task.status.is_terminal() => {}
+            match self.store().renew(id).await {
+                Ok(Some(status)) if !status.is_terminal() => {}
                 Ok(_) => return,
                 // A store that cannot be reached says nothing about the task: keep running.
                 Err(_) => {}

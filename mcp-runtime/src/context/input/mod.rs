@@ -534,6 +534,8 @@ impl BindingSource {
 
 /// One modern round: the answers the request brought, and what the handler asks.
 pub(crate) struct Round {
+    /// The spending of the state's nonce in a shared store, until the request awaits it.
+    pending_spend: Mutex<Option<state::PendingSpend>>,
     answers: HashMap<String, Value>,
     source: BindingSource,
     binding: OnceLock<Binding>,
@@ -582,6 +584,7 @@ impl Round {
             let _ = once.set(binding);
         }
         Self {
+            pending_spend: Mutex::new(None),
             answers,
             source,
             binding: once,
@@ -589,6 +592,20 @@ impl Round {
             counter: AtomicU32::new(0),
             inner: Mutex::new(RoundInner::default()),
         }
+    }
+
+    /// Sets what spends the state's nonce in a shared store (see
+    /// [`StateCodec::open`]).
+    pub(crate) fn set_pending_spend(&self, spend: state::PendingSpend) {
+        *self.pending_spend.lock().unwrap_or_else(|e| e.into_inner()) = Some(spend);
+    }
+
+    /// Takes what spends the state's nonce, if it is still to be spent.
+    pub(crate) fn take_pending_spend(&self) -> Option<state::PendingSpend> {
+        self.pending_spend
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// The authenticated identity of the round's caller, if any.

@@ -366,10 +366,17 @@ struct Payload {
     carried: Carried,
 }
 
+/// What spends a state's nonce in a store shared by instances: the request waits for it
+/// before anything in the state is used (an error: a replay, or the store unreachable).
+pub(crate) type PendingSpend = futures::future::BoxFuture<'static, Result<(), McpError>>;
+
 /// Signs and checks states; one per server.
 pub(crate) struct StateCodec {
     keys: RwLock<RequestStateKeys>,
     ledger: Mutex<Ledger>,
+    /// Instances sharing state: spent nonces live in Redis instead of the ledger.
+    #[cfg(feature = "redis")]
+    fleet: std::sync::OnceLock<crate::shared::RedisState>,
     /// [`MAX_REMEMBERED`] and [`MAX_REMEMBERED_PER_IDENTITY`] (smaller in tests).
     capacity: (u64, u64),
 }
@@ -406,12 +413,21 @@ impl StateCodec {
         Self {
             keys: RwLock::new(keys),
             ledger: Mutex::new(Ledger::default()),
+            #[cfg(feature = "redis")]
+            fleet: std::sync::OnceLock::new(),
             capacity: (total, per_identity),
         }
     }
 
     fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps spent nonces in Redis, where every instance sharing it sees them: a state
+    /// replayed on another instance is refused like one replayed here.
+    #[cfg(feature = "redis")]
+    pub(crate) fn attach(&self, redis: &crate::shared::RedisState) {
+        let _ = self.fleet.set(redis.clone());
     }
 
     /// Replaces the keys (rotation at run time).
@@ -443,7 +459,13 @@ impl StateCodec {
         if 3 + json.len().div_ceil(3) * 4 + 1 + 43 > MAX_STATE_BYTES {
             return Err(SealRefused::TooLarge);
         }
-        {
+        #[cfg(feature = "redis")]
+        let shared = self.fleet.get().is_some();
+        #[cfg(not(feature = "redis"))]
+        let shared = false;
+        // Shared: nothing to remember at minting; Redis keeps the spent nonces, bounded by
+        // their expiry and by Redis's own memory (which refuses writes rather than evict).
+        if !shared {
             let (total, per_identity) = self.capacity;
             let mut ledger = self.ledger();
             ledger.sweep_if_due(now, total);
@@ -468,8 +490,44 @@ impl StateCodec {
     }
 
     /// Checks a state presented with a request bound to `binding`; on success its nonce is
-    /// spent.
-    pub(crate) fn open(&self, state: &str, binding: &Binding) -> Result<Carried, Refused> {
+    /// spent, or (instances sharing state) the returned future spends it, and the request
+    /// must wait for it before using what the state carries.
+    pub(crate) fn open(
+        &self,
+        state: &str,
+        binding: &Binding,
+    ) -> Result<(Carried, Option<PendingSpend>), Refused> {
+        let payload = self.verify(state, binding)?;
+        #[cfg(feature = "redis")]
+        if let Some(fleet) = self.fleet.get() {
+            let fleet = fleet.clone();
+            let nonce = payload.nonce;
+            let expires = payload.expires;
+            let spend: PendingSpend = Box::pin(async move {
+                match fleet.spend_nonce(&nonce, expires).await {
+                    Ok(true) => Ok(()),
+                    Ok(false) => {
+                        tracing::debug!(why = ?Refused::Replayed, "requestState refused");
+                        Err(invalid_state_error())
+                    }
+                    Err(e) => Err(McpError::internal(format!(
+                        "the requestState could not be checked against the shared state: {e}"
+                    ))),
+                }
+            });
+            return Ok((payload.carried, Some(spend)));
+        }
+        self.spend_here(payload).map(|carried| (carried, None))
+    }
+
+    /// [`open`](Self::open) in this process alone (the tests' view).
+    #[cfg(test)]
+    fn open_here(&self, state: &str, binding: &Binding) -> Result<Carried, Refused> {
+        self.open(state, binding).map(|(carried, _)| carried)
+    }
+
+    /// Checks everything but single use.
+    fn verify(&self, state: &str, binding: &Binding) -> Result<Payload, Refused> {
         if state.len() > MAX_STATE_BYTES {
             return Err(Refused::Malformed);
         }
@@ -496,6 +554,11 @@ impl StateCodec {
         if payload.binding != binding.tag {
             return Err(Refused::Foreign);
         }
+        Ok(payload)
+    }
+
+    /// Spends the nonce of a verified state in this process's ledger.
+    fn spend_here(&self, payload: Payload) -> Result<Carried, Refused> {
         // Spend the nonce: only the first presentation wins, even under a race (one lock).
         let mut ledger = self.ledger();
         if ledger.spent.contains_key(&payload.nonce) {
@@ -559,8 +622,8 @@ mod tests {
         );
         let state = codec.seal(&binding, carried(), None).unwrap();
         assert!(state.starts_with("v1."));
-        assert_eq!(codec.open(&state, &binding), Ok(carried()));
-        assert_eq!(codec.open(&state, &binding), Err(Refused::Replayed));
+        assert_eq!(codec.open_here(&state, &binding), Ok(carried()));
+        assert_eq!(codec.open_here(&state, &binding), Err(Refused::Replayed));
     }
 
     #[test]
@@ -592,7 +655,11 @@ mod tests {
         let codec = codec();
         let binding = Binding::new("tools/call", "deploy", None, Some("alice"));
         let state = codec.seal(&binding, carried(), None).unwrap();
-        assert!(codec.open(&format!("{state}-TAMPERED"), &binding).is_err());
+        assert!(
+            codec
+                .open_here(&format!("{state}-TAMPERED"), &binding)
+                .is_err()
+        );
         // A payload edited to carry other answers, MAC kept.
         let (_, mac) = state.rsplit_once('.').unwrap();
         let forged_payload = B64.encode(
@@ -600,7 +667,7 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(
-            codec.open(&format!("v1.{forged_payload}.{mac}"), &binding),
+            codec.open_here(&format!("v1.{forged_payload}.{mac}"), &binding),
             Err(Refused::Signature)
         );
         // Another caller, another tool, another method.
@@ -610,13 +677,19 @@ mod tests {
             Binding::new("prompts/get", "deploy", None, Some("alice")),
             Binding::new("tools/call", "deploy", None, None),
         ] {
-            assert_eq!(codec.open(&state, &other), Err(Refused::Foreign));
+            assert_eq!(codec.open_here(&state, &other), Err(Refused::Foreign));
         }
         // Another server's key.
         let stranger = StateCodec::new(RequestStateKeys::new([2u8; 32]).unwrap());
-        assert_eq!(stranger.open(&state, &binding), Err(Refused::Signature));
-        assert_eq!(codec.open("v2.abc.def", &binding), Err(Refused::Malformed));
-        assert_eq!(codec.open("", &binding), Err(Refused::Malformed));
+        assert_eq!(
+            stranger.open_here(&state, &binding),
+            Err(Refused::Signature)
+        );
+        assert_eq!(
+            codec.open_here("v2.abc.def", &binding),
+            Err(Refused::Malformed)
+        );
+        assert_eq!(codec.open_here("", &binding), Err(Refused::Malformed));
     }
 
     #[test]
@@ -630,11 +703,11 @@ mod tests {
                 .previous([1u8; 32])
                 .unwrap(),
         );
-        assert!(codec.open(&old, &binding).is_ok());
+        assert!(codec.open_here(&old, &binding).is_ok());
         let new = codec.seal(&binding, Carried::default(), None).unwrap();
         codec.set_keys(RequestStateKeys::new([3u8; 32]).unwrap());
         assert!(
-            codec.open(&new, &binding).is_ok(),
+            codec.open_here(&new, &binding).is_ok(),
             "signed with the current key"
         );
     }
@@ -661,7 +734,7 @@ mod tests {
             let mac = sign(&[1u8; 32], head.as_bytes());
             format!("{head}.{}", B64.encode(mac))
         };
-        assert_eq!(codec.open(&expired, &binding), Err(Refused::Expired));
+        assert_eq!(codec.open_here(&expired, &binding), Err(Refused::Expired));
     }
 
     #[test]
@@ -689,15 +762,15 @@ mod tests {
             "the 101st state is not minted"
         );
         for state in &states[..50] {
-            assert_eq!(codec.open(state, &b), Ok(carried()));
+            assert_eq!(codec.open_here(state, &b), Ok(carried()));
         }
         // Every replay is refused: nothing was forgotten to make room.
         for state in &states[..50] {
-            assert_eq!(codec.open(state, &b), Err(Refused::Replayed));
+            assert_eq!(codec.open_here(state, &b), Err(Refused::Replayed));
         }
         for state in &states[50..] {
-            assert_eq!(codec.open(state, &b), Ok(carried()));
-            assert_eq!(codec.open(state, &b), Err(Refused::Replayed));
+            assert_eq!(codec.open_here(state, &b), Ok(carried()));
+            assert_eq!(codec.open_here(state, &b), Err(Refused::Replayed));
         }
         // Spent nonces hold their place until their states expire.
         assert_eq!(codec.seal(&b, carried(), None), Err(SealRefused::Busy));
@@ -741,7 +814,7 @@ mod tests {
         };
         let state = codec.seal(&binding("t"), fits, None).expect("fits");
         assert!(state.len() <= MAX_STATE_BYTES);
-        assert!(codec.open(&state, &binding("t")).is_ok());
+        assert!(codec.open_here(&state, &binding("t")).is_ok());
     }
 
     #[test]
@@ -760,7 +833,7 @@ mod tests {
         }
         // Full of live nonces: a state this instance did not mint is refused, not
         // remembered in place of one of them.
-        assert_eq!(here.open(&foreign, &b), Err(Refused::Full));
+        assert_eq!(here.open_here(&foreign, &b), Err(Refused::Full));
         // Once they expire (a state stays valid through the second of its expiry), there
         // is room again.
         std::thread::sleep(Duration::from_millis(2_100));

@@ -78,7 +78,7 @@ impl Connection {
         // With the server in it, so a tool can read the server's resources too.
         let cx = self.context(&id, env, &outlet, round);
         let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
-        let call = tool.stack.call(request);
+        let call = Self::after_spend(&cx, tool.stack.call(request));
         self.serve(id, call, outlet, cx, move |this, id, cx, out| {
             this.finish_call(id, &tool, cx.era(), out, cx)
         })

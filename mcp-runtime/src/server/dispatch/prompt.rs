@@ -63,7 +63,13 @@ impl Connection {
             .collect();
         let request = McpRequest::new(method.name, prompt.name.clone(), arguments, cx.clone());
         let future: BoxFuture<'static, _> = Box::pin(prompt.stack.call(request));
-        self.serve(id, future, outlet, cx, finish_prompt)
+        self.serve(
+            id,
+            Self::after_spend(&cx, future),
+            outlet,
+            cx,
+            finish_prompt,
+        )
     }
 }
 

@@ -63,7 +63,7 @@ impl Connection {
                 Box::pin(t.stack.call(t.request(uri, variables, cx.clone())))
             }
         };
-        self.serve(id, future, outlet, cx, finish_read)
+        self.serve(id, Self::after_spend(&cx, future), outlet, cx, finish_read)
     }
 }
 

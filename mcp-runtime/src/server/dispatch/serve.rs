@@ -126,7 +126,7 @@ impl Connection {
             None | Some(Value::Null) => (None, None),
             Some(Value::String(state)) => {
                 let binding = source.binding();
-                let carried = self
+                let (carried, spend) = self
                     .inner
                     .server
                     .inner
@@ -136,7 +136,7 @@ impl Connection {
                         tracing::debug!(?why, method, "requestState refused");
                         Rejection::from(invalid_state_error())
                     })?;
-                (Some(binding), Some(carried))
+                (Some(binding), Some((carried, spend)))
             }
             Some(_) => return Err(invalid_state_error().into()),
         };
@@ -145,9 +145,33 @@ impl Connection {
             // `null`, a number, …: nothing usable is answered, so everything is asked again.
             _ => None,
         };
-        Ok(Some(Arc::new(Round::new(
-            source, binding, carried, responses,
-        ))))
+        let (carried, spend) = carried.map_or((None, None), |(c, s)| (Some(c), s));
+        let round = Round::new(source, binding, carried, responses);
+        if let Some(spend) = spend {
+            round.set_pending_spend(spend);
+        }
+        Ok(Some(Arc::new(round)))
+    }
+
+    /// `future`, after the round's `requestState` nonce is spent in the store instances
+    /// share (when it is kept there): a replay, or the store unreachable, answers with the
+    /// error instead of running the handler.
+    pub(super) fn after_spend<F>(
+        cx: &RequestContext,
+        future: F,
+    ) -> futures::future::Either<F, BoxFuture<'static, Result<Outcome, BoxError>>>
+    where
+        F: Future<Output = Result<Outcome, BoxError>> + Send + 'static,
+    {
+        match cx.round().and_then(|round| round.take_pending_spend()) {
+            None => futures::future::Either::Left(future),
+            Some(spend) => futures::future::Either::Right(Box::pin(async move {
+                match spend.await {
+                    Ok(()) => future.await,
+                    Err(error) => Ok(Outcome::Error(error)),
+                }
+            })),
+        }
     }
 
     /// The `input_required` answer of a handler that suspended: what it asked, and a new

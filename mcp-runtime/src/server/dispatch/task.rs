@@ -209,7 +209,9 @@ impl Connection {
             cancel.clone(),
         );
         let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
-        let mut call = tool.stack.call(request);
+        // With state shared by instances, a retry's nonce is spent first: the first poll
+        // then waits for Redis, so an optional task tool's retry becomes a task.
+        let mut call = Self::after_spend(&cx, tool.stack.call(request));
         let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
         let first = match call.poll_unpin(&mut poll_cx) {
             Poll::Ready(Ok(Outcome::InputRequired)) => {
@@ -453,7 +455,7 @@ impl Connection {
                         .respond(&p.task_id, responses)
                         .await
                         .map_err(store_failure)?;
-                    hub.wake(&p.task_id);
+                    hub.wake_everywhere(&p.task_id);
                     Ok::<_, McpError>(())
                 };
                 match outcome.await {
@@ -487,7 +489,7 @@ impl Connection {
                         .cancel(&p.task_id)
                         .await
                         .map_err(store_failure)?;
-                    hub.cancel_local(&p.task_id);
+                    hub.cancel_everywhere(&p.task_id);
                     Ok::<_, McpError>(())
                 };
                 match outcome.await {

@@ -30,6 +30,8 @@ pub use skills::SkillRegistry;
 pub use tools::ToolRegistry;
 
 use std::fmt;
+#[cfg(feature = "redis")]
+use std::sync::Arc;
 use tokio::sync::watch;
 
 /// The kinds of things a server offers to clients.
@@ -103,18 +105,45 @@ impl Generations {
 #[derive(Debug, Clone)]
 pub(crate) struct ChangeFeed {
     tx: watch::Sender<Generations>,
+    /// The other instances sharing this server's state, once attached: changes made here
+    /// are told to them too.
+    #[cfg(feature = "redis")]
+    fleet: Arc<std::sync::OnceLock<crate::shared::RedisState>>,
 }
 
 impl ChangeFeed {
     pub(crate) fn new() -> Self {
         Self {
             tx: watch::channel(Generations::default()).0,
+            #[cfg(feature = "redis")]
+            fleet: Arc::default(),
         }
     }
 
-    /// Records a change to `primitive`'s list.
+    /// Records a change to `primitive`'s list, and tells the other instances.
     pub(crate) fn changed(&self, primitive: Primitive) {
+        self.changed_here(primitive);
+        #[cfg(feature = "redis")]
+        self.publish(crate::shared::FleetEvent::ListChanged(primitive));
+    }
+
+    /// Records a change to `primitive`'s list here only (one another instance told of).
+    pub(crate) fn changed_here(&self, primitive: Primitive) {
         self.tx.send_modify(|g| g.0[primitive.index()] += 1);
+    }
+
+    /// Tells the other instances, if there are any.
+    #[cfg(feature = "redis")]
+    pub(crate) fn publish(&self, event: crate::shared::FleetEvent) {
+        if let Some(fleet) = self.fleet.get() {
+            fleet.publish(event);
+        }
+    }
+
+    /// Shares changes with the instances connected to `redis`.
+    #[cfg(feature = "redis")]
+    pub(crate) fn attach(&self, redis: &crate::shared::RedisState) {
+        let _ = self.fleet.set(redis.clone());
     }
 
     /// A receiver of every later change.
@@ -164,5 +193,11 @@ impl Registry {
     /// A receiver of every later change to any list.
     pub(crate) fn subscribe(&self) -> watch::Receiver<Generations> {
         self.feed.subscribe()
+    }
+
+    /// The feed catalogs announce their changes on.
+    #[cfg(feature = "redis")]
+    pub(crate) fn feed(&self) -> &ChangeFeed {
+        &self.feed
     }
 }

@@ -132,6 +132,9 @@ pub struct ResourceRegistry {
     advertised: bool,
     policies: ServerPolicies,
     updates: broadcast::Sender<Arc<str>>,
+    /// Tells other instances of updates (when they share state).
+    #[cfg(feature = "redis")]
+    feed: ChangeFeed,
 }
 
 impl fmt::Debug for ResourceRegistry {
@@ -151,11 +154,16 @@ impl ResourceRegistry {
     pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
         Self {
             resources: Catalog::new(settings.clone(), feed.clone()),
+            #[cfg(feature = "redis")]
+            templates: Catalog::new(settings, feed.clone()),
+            #[cfg(not(feature = "redis"))]
             templates: Catalog::new(settings, feed),
             next_order: AtomicU64::new(0),
             advertised: true,
             policies,
             updates: broadcast::channel(UPDATE_BACKLOG).0,
+            #[cfg(feature = "redis")]
+            feed,
         }
     }
 
@@ -193,6 +201,15 @@ impl ResourceRegistry {
     /// server.resources().updated("config://app");
     /// ```
     pub fn updated(&self, uri: &str) {
+        self.updated_here(uri);
+        // Instances sharing state (`ServerBuilder::redis`) tell their subscribers too.
+        #[cfg(feature = "redis")]
+        self.feed
+            .publish(crate::shared::FleetEvent::ResourceUpdated(uri.into()));
+    }
+
+    /// Tells this instance's subscribers only (an update another instance told of).
+    pub(crate) fn updated_here(&self, uri: &str) {
         // No receiver means nobody subscribed: nothing to do.
         let _ = self.updates.send(uri.into());
     }

@@ -1,0 +1,330 @@
+//! Instances of `conformance-server` sharing one Redis (`--redis URL`), each request sent
+//! to the instance the test chooses, so that every step provably crosses instances: a task
+//! created on one is polled on a second and cancelled from a third; round 2 of an
+//! `input_required` call is answered by another instance and its replay refused by a third;
+//! a list change raised on one reaches a listen stream held by another; an instance killed
+//! while running a task leaves it `failed` once its lease runs out; Redis restarted under
+//! load costs only what needed it meanwhile.
+
+use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::protocol::task::TaskStatus;
+use mcp_tests::http::{ACCEPT_BOTH, Spawned, SseReader, modern, open, post, post_modern};
+use mcp_tests::redis::Redis;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// How long any one step may take before the test fails (generous: a loaded machine).
+const WAIT: Duration = Duration::from_secs(60);
+
+fn instance(redis: &Redis) -> Spawned {
+    Spawned::start("conformance-server", &["--redis", &redis.url()])
+}
+
+async fn task_client(url: &str) -> Client {
+    let client = Client::http(url).unwrap().with_tasks(true);
+    client.connect(EraMode::Modern).await.unwrap();
+    client
+}
+
+/// Starts `slow_compute` for `seconds` through `client`: the task's id.
+async fn start_task(client: &Client, seconds: u32) -> String {
+    let created = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "slow_compute", "arguments": {"seconds": seconds}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(created["resultType"], "task", "{created}");
+    created["taskId"].as_str().unwrap().to_owned()
+}
+
+async fn wait_for_status(client: &Client, id: &str, wanted: TaskStatus) -> Value {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let task = client.get_task(id).await.unwrap();
+        if task.task.status == wanted {
+            return serde_json::to_value(&task).unwrap();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "task {id} is {:?}, not {wanted:?}",
+            task.task.status
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_created_on_one_instance_is_polled_on_a_second_and_cancelled_from_a_third() {
+    let redis = Redis::start();
+    let (a, b, c) = (instance(&redis), instance(&redis), instance(&redis));
+    let (on_a, on_b, on_c) = (
+        task_client(&a.url).await,
+        task_client(&b.url).await,
+        task_client(&c.url).await,
+    );
+
+    let id = start_task(&on_a, 600).await;
+    let seen = on_b.get_task(&id).await.unwrap();
+    assert_eq!(seen.task.status, TaskStatus::Working);
+    on_c.cancel_task(&id).await.unwrap();
+    assert_eq!(
+        on_b.get_task(&id).await.unwrap().task.status,
+        TaskStatus::Cancelled
+    );
+    // The worker on A is stopped (told through the bus): its audit records the call
+    // cancelled, long before the 600 s it would run.
+    let deadline = Instant::now() + WAIT;
+    while !a
+        .stderr()
+        .lines()
+        .any(|l| l.contains("slow_compute") && l.contains("cancelled"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "A's worker was not stopped; A's log:\n{}",
+            a.stderr()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    // A task that runs to its end on A is fetched, with its result, from C.
+    let created = on_a
+        .request(
+            "tools/call",
+            Some(json!({"name": "slow_compute", "arguments": {"seconds": 0.5, "label": "pi"}})),
+        )
+        .await
+        .unwrap();
+    let id = created["taskId"].as_str().unwrap();
+    let done = wait_for_status(&on_c, id, TaskStatus::Completed).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Computed pi after 0.5 second(s)",
+        "{done}"
+    );
+    // Unknown on every instance alike.
+    for client in [&on_a, &on_b, &on_c] {
+        let error = client.get_task("0123456789abcdef0123456789abcdef").await;
+        assert!(error.is_err());
+    }
+}
+
+/// A modern `tools/call` of `confirm_delete` from a client that can answer elicitations.
+fn confirm_delete(id: i64, extra: Value) -> (Value, Vec<(&'static str, String)>) {
+    let mut params = json!({"name": "confirm_delete", "arguments": {"filename": "notes.txt"}});
+    for (k, v) in extra.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    let (mut message, headers) = modern(id, "tools/call", params);
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}});
+    (message, headers)
+}
+
+async fn send(url: &str, (message, headers): (Value, Vec<(&'static str, String)>)) -> Value {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    post(url, &headers, &message).await.answer()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn round_two_is_answered_by_another_instance_and_its_replay_refused_by_a_third() {
+    let redis = Redis::start();
+    let (a, b, c) = (instance(&redis), instance(&redis), instance(&redis));
+
+    let first = send(&a.url, confirm_delete(1, json!({}))).await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let key = result["inputRequests"]
+        .as_object()
+        .and_then(|asks| asks.keys().next().cloned())
+        .expect("one ask");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let retry = json!({
+        "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}},
+        "requestState": state,
+    });
+
+    let second = send(&b.url, confirm_delete(2, retry.clone())).await;
+    assert_eq!(
+        second["result"]["content"][0]["text"], "Deleted notes.txt",
+        "round 2 on another instance: {second}"
+    );
+    for (instance, url) in [
+        ("a third", &c.url),
+        ("the same", &b.url),
+        ("the first", &a.url),
+    ] {
+        let replay = send(url, confirm_delete(3, retry.clone())).await;
+        assert_eq!(
+            replay["error"]["code"], -32602,
+            "a replay on {instance} instance is refused: {replay}"
+        );
+        assert_eq!(
+            replay["error"]["message"],
+            "Invalid or expired requestState"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_raised_on_one_instance_reaches_a_listen_stream_held_by_another() {
+    let redis = Redis::start();
+    let (a, b) = (instance(&redis), instance(&redis));
+    let (message, headers) = modern(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    h.push(("content-type", "application/json"));
+    h.push(("accept", ACCEPT_BOTH));
+    let response = open(http::Method::POST, &b.url, &h, message.to_string()).await;
+    let mut stream = SseReader::new(response);
+    let ack = stream
+        .next_message(WAIT)
+        .await
+        .expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    let changed = post_modern(
+        &a.url,
+        1,
+        "tools/call",
+        json!({"name": "test_trigger_tool_change", "arguments": {}}),
+    )
+    .await
+    .answer();
+    assert_eq!(changed["result"]["isError"], Value::Null, "{changed}");
+    let change = stream.next_message(WAIT).await.expect("a change from A");
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        change["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_instance_is_killed_fails_once_its_lease_runs_out_and_the_others_serve_on() {
+    let redis = Redis::start();
+    let (mut a, b, c) = (instance(&redis), instance(&redis), instance(&redis));
+    let on_a = task_client(&a.url).await;
+    let on_b = task_client(&b.url).await;
+    let id = start_task(&on_a, 600).await;
+    assert_eq!(
+        on_b.get_task(&id).await.unwrap().task.status,
+        TaskStatus::Working
+    );
+    a.kill();
+    // Failed once the lease (10 s by default) runs out, never `working` for ever.
+    let failed = wait_for_status(&on_b, &id, TaskStatus::Failed).await;
+    assert!(
+        failed["statusMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("lease")),
+        "{failed}"
+    );
+    // The others serve on.
+    for url in [&b.url, &c.url] {
+        let answer = post_modern(
+            url,
+            2,
+            "tools/call",
+            json!({"name": "greet", "arguments": {"name": "Ada"}}),
+        )
+        .await
+        .answer();
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "Hello, Ada!",
+            "{answer}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_restarted_under_load_fails_only_what_needed_it_and_the_instances_recover() {
+    let mut redis = Redis::start();
+    let (a, b) = (instance(&redis), instance(&redis));
+    let on_a = task_client(&a.url).await;
+    let greet = |url: String| async move {
+        post_modern(
+            &url,
+            3,
+            "tools/call",
+            json!({"name": "greet", "arguments": {"name": "Ada"}}),
+        )
+        .await
+        .answer()
+    };
+
+    redis.stop();
+    // Stateless calls need nothing from Redis: they keep working.
+    for url in [&a.url, &b.url] {
+        let answer = greet(url.clone()).await;
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "Hello, Ada!",
+            "{answer}"
+        );
+    }
+    // A task needs the store: refused with a clear error, quickly, nothing half-made.
+    let refused = on_a
+        .request(
+            "tools/call",
+            Some(json!({"name": "slow_compute", "arguments": {"seconds": 5}})),
+        )
+        .await
+        .expect_err("no store, no task");
+    let message = refused.to_string();
+    assert!(
+        message.contains("Redis"),
+        "the error says what failed: {message}"
+    );
+
+    // Back: the instances reconnect by themselves.
+    redis.restart();
+    let deadline = Instant::now() + WAIT;
+    let id = loop {
+        match on_a
+            .request(
+                "tools/call",
+                Some(json!({"name": "slow_compute", "arguments": {"seconds": 0.2}})),
+            )
+            .await
+        {
+            Ok(created) => break created["taskId"].as_str().unwrap().to_owned(),
+            Err(e) => {
+                assert!(Instant::now() < deadline, "no recovery: {e}");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    };
+    let on_b = task_client(&b.url).await;
+    wait_for_status(&on_b, &id, TaskStatus::Completed).await;
+}
+
+#[test]
+fn a_server_told_to_use_an_unreachable_redis_stops_with_an_error_naming_it() {
+    let mut redis = Redis::start();
+    let url = format!("redis://:hunter2@127.0.0.1:{}/", redis.port);
+    redis.stop();
+    let out = std::process::Command::new(mcp_tests::example_bin("conformance-server"))
+        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+        .env("MCP_REDIS_URL", &url)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot reach Redis at redis://:***@127.0.0.1:{}/",
+            redis.port
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+    assert!(
+        !stderr.contains("serving MCP"),
+        "nothing is served: {stderr}"
+    );
+}

@@ -1,0 +1,240 @@
+//! The Redis side of shared state, against a real Redis (`tests/redis/setup.sh`): the task
+//! store behaves as every store must (`task::suite`), a task whose worker stops renewing
+//! its lease fails, spent nonces and the bus work between two connections, and an
+//! unreachable Redis is a clear error naming its URL.
+
+use mcp_runtime::protocol::McpError;
+use mcp_runtime::shared::{RedisError, RedisOptions, RedisState};
+use mcp_runtime::task::{TaskLimits, TaskOptions, TaskRecord, TaskStatus, TaskStore, suite};
+use mcp_tests::redis::Redis;
+use std::time::Duration;
+
+/// A prefix no other test uses, so each starts with an empty store.
+fn prefix(name: &str) -> String {
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).unwrap();
+    let tag: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("test-{name}-{tag}:")
+}
+
+async fn connect(redis: &Redis, options: RedisOptions) -> RedisState {
+    RedisState::connect_with(&redis.url(), options)
+        .await
+        .expect("the test's Redis answers")
+}
+
+#[tokio::test]
+async fn the_redis_task_store_behaves_as_every_store_must() {
+    let redis = Redis::start();
+    let state = connect(&redis, RedisOptions::new().prefix(prefix("suite"))).await;
+    suite::check(&state.task_store()).await;
+
+    let bounded = connect(
+        &redis,
+        RedisOptions::new()
+            .prefix(prefix("bounds"))
+            .task_limits(TaskLimits::new().max_tasks(5).max_per_owner(2)),
+    )
+    .await;
+    suite::check_bounds(&bounded.task_store(), 5, 2).await;
+}
+
+#[tokio::test]
+async fn a_task_created_through_one_connection_is_seen_and_changed_through_another() {
+    let redis = Redis::start();
+    let prefix = prefix("two");
+    let a = connect(&redis, RedisOptions::new().prefix(&prefix)).await;
+    let b = connect(&redis, RedisOptions::new().prefix(&prefix)).await;
+    let task = TaskRecord::new(
+        "shared-task".into(),
+        Some("alice".into()),
+        "tool".into(),
+        &TaskOptions::default(),
+    );
+    a.task_store().create(task).await.unwrap();
+    let seen = b.task_store().get("shared-task").await.unwrap().unwrap();
+    assert_eq!(seen.status, TaskStatus::Working);
+    assert_eq!(seen.owner.as_deref(), Some("alice"));
+    let cancelled = b.task_store().cancel("shared-task").await.unwrap();
+    assert_eq!(cancelled.status, TaskStatus::Cancelled);
+    assert_eq!(
+        a.task_store()
+            .get("shared-task")
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        TaskStatus::Cancelled
+    );
+}
+
+#[tokio::test]
+async fn a_task_whose_worker_stops_renewing_its_lease_fails_and_one_renewed_does_not() {
+    let redis = Redis::start();
+    let lease = Duration::from_millis(400);
+    let state = connect(
+        &redis,
+        RedisOptions::new().prefix(prefix("lease")).lease(lease),
+    )
+    .await;
+    let store = state.task_store();
+    for id in ["abandoned", "renewed"] {
+        store
+            .create(TaskRecord::new(
+                id.into(),
+                None,
+                "tool".into(),
+                &TaskOptions::default(),
+            ))
+            .await
+            .unwrap();
+    }
+    // Renewed four times a lease apart (each renewal well inside the lease), the other not.
+    for _ in 0..4 {
+        tokio::time::sleep(lease / 2).await;
+        assert_eq!(
+            store.renew("renewed").await.unwrap(),
+            Some(TaskStatus::Working)
+        );
+    }
+    let renewed = store.get("renewed").await.unwrap().unwrap();
+    assert_eq!(renewed.status, TaskStatus::Working);
+    let abandoned = store.get("abandoned").await.unwrap().unwrap();
+    assert_eq!(abandoned.status, TaskStatus::Failed);
+    let error: McpError = abandoned.error.expect("a failed task has its error");
+    assert!(
+        error.message.contains("lease"),
+        "the error says why: {}",
+        error.message
+    );
+    // Ended: a late result from a worker that comes back changes nothing.
+    let late = serde_json::value::to_raw_value(&serde_json::json!({"content": []})).unwrap();
+    assert!(
+        !store
+            .finish("abandoned", mcp_runtime::task::TaskEnd::Completed(late))
+            .await
+            .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn a_result_too_large_for_the_store_fails_the_task_with_a_clear_error() {
+    let redis = Redis::start();
+    let state = connect(
+        &redis,
+        RedisOptions::new()
+            .prefix(prefix("size"))
+            .task_limits(TaskLimits::new().max_bytes(64 * 1024)),
+    )
+    .await;
+    let store = state.task_store();
+    store
+        .create(TaskRecord::new(
+            "big".into(),
+            None,
+            "tool".into(),
+            &TaskOptions::default(),
+        ))
+        .await
+        .unwrap();
+    let text = "x".repeat(100 * 1024);
+    let result = serde_json::value::to_raw_value(
+        &serde_json::json!({"content": [{"type": "text", "text": text}]}),
+    )
+    .unwrap();
+    store
+        .finish("big", mcp_runtime::task::TaskEnd::Completed(result))
+        .await
+        .unwrap();
+    let task = store.get("big").await.unwrap().unwrap();
+    assert_eq!(task.status, TaskStatus::Failed);
+    assert!(
+        task.error
+            .unwrap()
+            .message
+            .contains("larger than the task store keeps")
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_an_error_naming_its_url_with_the_password_masked() {
+    let mut redis = Redis::start();
+    let port = redis.port;
+    redis.stop();
+    let url = format!("redis://:s3cret@127.0.0.1:{port}/");
+    let started = std::time::Instant::now();
+    let error = RedisState::connect_with(&url, RedisOptions::new().timeout(Duration::from_secs(1)))
+        .await
+        .expect_err("nothing listens there");
+    assert!(matches!(error, RedisError::Unreachable { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains(&format!("redis://:***@127.0.0.1:{port}/")),
+        "{message}"
+    );
+    assert!(!message.contains("s3cret"), "{message}");
+    // Bounded (by the timeout, with room for a loaded machine), not a hang.
+    assert!(started.elapsed() < Duration::from_secs(30));
+
+    let error = RedisState::connect("http://example.com/")
+        .await
+        .unwrap_err();
+    assert!(matches!(error, RedisError::InvalidUrl { .. }), "{error:?}");
+}
+
+/// A server with one resource, sharing state through `redis`.
+fn sharing(redis: RedisState) -> mcp_runtime::Server {
+    use mcp_runtime::protocol::ResourceDefinition;
+    use mcp_runtime::resource::resource_fn;
+    mcp_runtime::Server::builder("fleet", "1.0.0")
+        .resource(resource_fn(
+            ResourceDefinition::new("config://app", "config"),
+            |_| async { "{}" },
+        ))
+        .redis(redis)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_update_on_one_server_reaches_a_listen_stream_on_another() {
+    use mcp_runtime::client::{Client, EraMode};
+    use serde_json::json;
+    let redis = Redis::start();
+    let prefix = prefix("updates");
+    let a = sharing(connect(&redis, RedisOptions::new().prefix(&prefix)).await);
+    let b = sharing(connect(&redis, RedisOptions::new().prefix(&prefix)).await);
+    let client = Client::memory(&b);
+    client.connect(EraMode::Modern).await.unwrap();
+    let mut incoming = client.take_unrouted().unwrap();
+    let listen = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .request(
+                    "subscriptions/listen",
+                    Some(json!({"notifications": {"resourceSubscriptions": ["config://app"]}})),
+                )
+                .await
+        })
+    };
+    async fn next(
+        incoming: &mut tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>,
+    ) -> serde_json::Value {
+        tokio::time::timeout(Duration::from_secs(60), incoming.recv())
+            .await
+            .expect("a message within 60 s")
+            .expect("open")
+    }
+    let ack = next(&mut incoming).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    a.resources().updated("image://logo");
+    a.resources().updated("config://app");
+    let update = next(&mut incoming).await;
+    assert_eq!(update["method"], "notifications/resources/updated");
+    assert_eq!(
+        update["params"]["uri"], "config://app",
+        "only the subscribed URI"
+    );
+    listen.abort();
+}
