@@ -328,3 +328,91 @@ fn a_server_told_to_use_an_unreachable_redis_stops_with_an_error_naming_it() {
         "nothing is served: {stderr}"
     );
 }
+
+/// POSTs a legacy message within `session` (none for `initialize`) to `url`.
+async fn legacy_post(url: &str, session: Option<&str>, message: &Value) -> mcp_tests::http::Reply {
+    let mut headers = vec![
+        ("content-type", "application/json"),
+        ("accept", ACCEPT_BOTH),
+        ("mcp-protocol-version", mcp_tests::http::LEGACY),
+    ];
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    post(url, &headers, message).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
+    let redis = Redis::start();
+    let (a, b, c) = (instance(&redis), instance(&redis), instance(&redis));
+    let urls = [&a.url, &b.url, &c.url];
+
+    let mut init = mcp_tests::http::initialize(1);
+    init["params"]["capabilities"] = json!({"elicitation": {}});
+    let opened = legacy_post(&a.url, None, &init).await;
+    let session = opened.header("mcp-session-id").expect("a session").to_owned();
+    assert_eq!(
+        opened.answer()["result"]["protocolVersion"],
+        mcp_tests::http::LEGACY
+    );
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(
+        legacy_post(&b.url, Some(&session), &initialized).await.status,
+        http::StatusCode::ACCEPTED
+    );
+    // Round robin over the three, each request on the next instance.
+    for n in 0..6_i64 {
+        let url = urls[(n % 3) as usize];
+        let call = json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+            "params": {"name": "greet", "arguments": {"name": format!("n{n}")}}});
+        let answer = legacy_post(url, Some(&session), &call).await.answer();
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            format!("Hello, n{n}!"),
+            "request {n} on instance {}: {answer}",
+            n % 3
+        );
+    }
+
+    // A call on C that asks the client: the ask goes out on C's stream, the answer is
+    // POSTed to A, and C's call finishes with it.
+    let ask = json!({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+        "params": {"name": "test_elicitation", "arguments": {"message": "Who are you?"}}});
+    let headers = [
+        ("content-type", "application/json"),
+        ("accept", ACCEPT_BOTH),
+        ("mcp-protocol-version", mcp_tests::http::LEGACY),
+        ("mcp-session-id", session.as_str()),
+    ];
+    let response = open(http::Method::POST, &c.url, &headers, ask.to_string()).await;
+    let mut stream = SseReader::new(response);
+    let request = stream.next_message(WAIT).await.expect("the elicitation");
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    let reply = json!({"jsonrpc": "2.0", "id": request["id"],
+        "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}});
+    assert_eq!(
+        legacy_post(&a.url, Some(&session), &reply).await.status,
+        http::StatusCode::ACCEPTED
+    );
+    let done = stream.next_message(WAIT).await.expect("the call's answer");
+    assert_eq!(done["id"], 20);
+    let text = done["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("action=accept") && text.contains("ada@example.com"), "{done}");
+
+    // Ended on B: gone on every instance.
+    let headers = [
+        ("mcp-protocol-version", mcp_tests::http::LEGACY),
+        ("mcp-session-id", session.as_str()),
+    ];
+    let deleted = mcp_tests::http::send(http::Method::DELETE, &b.url, &headers, "").await;
+    assert_eq!(deleted.status, http::StatusCode::NO_CONTENT);
+    for url in urls {
+        let call = json!({"jsonrpc": "2.0", "id": 30, "method": "tools/list"});
+        assert_eq!(
+            legacy_post(url, Some(&session), &call).await.status,
+            http::StatusCode::NOT_FOUND,
+            "{url}"
+        );
+    }
+}

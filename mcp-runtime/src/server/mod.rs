@@ -263,10 +263,20 @@ impl Server {
                     }
                     FleetEvent::TaskCancelled(id) => server.tasks.cancel_local(&id),
                     FleetEvent::TaskAnswered(id) => server.tasks.wake(&id),
+                    // The HTTP transport's (it holds the sessions).
+                    FleetEvent::SessionClosed(_) | FleetEvent::Answer(..) => {}
                 }
             }
         });
         Ok(())
+    }
+
+    /// Whether the server shares state with other instances.
+    pub(crate) fn shares_state(&self) -> bool {
+        #[cfg(feature = "redis")]
+        return self.inner.redis.get().is_some();
+        #[cfg(not(feature = "redis"))]
+        false
     }
 
     /// The Redis this server shares state through, if any.

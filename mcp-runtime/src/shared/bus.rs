@@ -26,6 +26,12 @@ pub(crate) enum FleetEvent {
     TaskCancelled(String),
     /// Answers for a task arrived (`tasks/update`): the instance running it wakes it.
     TaskAnswered(String),
+    /// A legacy session ended (`DELETE`): the instances holding it drop it.
+    SessionClosed(String),
+    /// A client's answer to a request of ours reached an instance where nobody waits for
+    /// it: the instance whose call asked takes it. The legacy session (`""`: none, the
+    /// stateless endpoint), and the JSON-RPC response as the client sent it.
+    Answer(String, String),
 }
 
 impl FleetEvent {
@@ -35,6 +41,10 @@ impl FleetEvent {
             FleetEvent::ResourceUpdated(uri) => format!("{instance}\nupdated\n{uri}"),
             FleetEvent::TaskCancelled(id) => format!("{instance}\ncancel\n{id}"),
             FleetEvent::TaskAnswered(id) => format!("{instance}\nanswered\n{id}"),
+            FleetEvent::SessionClosed(id) => format!("{instance}\nclosed\n{id}"),
+            FleetEvent::Answer(session, message) => {
+                format!("{instance}\nanswer\n{session}\n{message}")
+            }
         }
     }
 
@@ -53,6 +63,10 @@ impl FleetEvent {
             "updated" => Some(FleetEvent::ResourceUpdated(value.into())),
             "cancel" => Some(FleetEvent::TaskCancelled(value.to_owned())),
             "answered" => Some(FleetEvent::TaskAnswered(value.to_owned())),
+            "closed" => Some(FleetEvent::SessionClosed(value.to_owned())),
+            "answer" => value
+                .split_once('\n')
+                .map(|(session, message)| FleetEvent::Answer(session.into(), message.into())),
             _ => None,
         }
     }
@@ -217,6 +231,9 @@ mod tests {
             FleetEvent::ResourceUpdated("file:///a\nb".into()),
             FleetEvent::TaskCancelled("abc".into()),
             FleetEvent::TaskAnswered("abc".into()),
+            FleetEvent::SessionClosed("s1".into()),
+            FleetEvent::Answer("s1".into(), "{\"id\":\"s-1\",\n\"result\":{}}".into()),
+            FleetEvent::Answer(String::new(), "{}".into()),
         ] {
             let payload = event.encode("one");
             assert_eq!(FleetEvent::decode(&payload, "two"), Some(event));

@@ -63,11 +63,13 @@
 //!   forge tasks: Redis is trusted with the server's state, so keep it private.
 
 mod bus;
+mod sessions;
 mod tasks;
 
 pub use tasks::RedisTaskStore;
 
 pub(crate) use bus::FleetEvent;
+pub(crate) use sessions::MAX_INIT_BYTES;
 
 use crate::task::TaskLimits;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};

@@ -192,6 +192,9 @@ impl Connection {
     }
 
     fn with_mode(server: Server, peer: Peer, stateless: bool) -> Self {
+        // Instances sharing sessions: an answer may reach another instance, which routes it
+        // by id alone, so ids must not repeat across instances.
+        let unguessable_ids = stateless || server.shares_state();
         Self {
             inner: Arc::new(ConnInner {
                 server,
@@ -205,7 +208,7 @@ impl Connection {
                 watching: AtomicBool::new(false),
                 subscriptions: Mutex::new(HashSet::new()),
                 watching_updates: AtomicBool::new(false),
-                outgoing: Arc::new(if stateless {
+                outgoing: Arc::new(if unguessable_ids {
                     Outgoing::shared()
                 } else {
                     Outgoing::new()
@@ -283,9 +286,15 @@ impl Connection {
     /// nobody waits for (late, unknown, duplicated) is dropped. A transport that decodes
     /// messages itself (one request per exchange) hands every JSON-RPC response here.
     pub fn response(&self, id: &RequestId, outcome: Result<&RawValue, &RawValue>) {
-        if !self.inner.outgoing.resolve(id, outcome) {
+        if !self.answered(id, outcome) {
             tracing::debug!(%id, "ignoring a response to no request of ours that is waiting");
         }
+    }
+
+    /// Routes a client's answer as [`response`](Self::response) does; returns whether a
+    /// request of ours waited for it.
+    pub(crate) fn answered(&self, id: &RequestId, outcome: Result<&RawValue, &RawValue>) -> bool {
+        self.inner.outgoing.resolve(id, outcome)
     }
 
     /// The legacy version `initialize` negotiated on this connection, if it ran (a

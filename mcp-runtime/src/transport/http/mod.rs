@@ -2,6 +2,8 @@
 
 mod access;
 mod auth;
+#[cfg(feature = "redis")]
+mod fleet;
 mod headers;
 mod limits;
 mod options;

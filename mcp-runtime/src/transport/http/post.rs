@@ -174,6 +174,11 @@ where
         LegacyMode::Stateless => Lookup::Absent,
         LegacyMode::Sessionful => shared.sessions.lookup(&parts.headers, &identity),
     };
+    #[cfg(feature = "redis")]
+    let lookup = match super::fleet::resolve(shared, &parts, &identity, lookup).await {
+        Ok(lookup) => lookup,
+        Err(refused) => return refused,
+    };
     let hold = Arc::new(Hold {
         _permit: permit,
         _caller: slot,
@@ -214,7 +219,7 @@ async fn serve(
                 );
             }
             if method == "initialize" && shared.options.legacy == LegacyMode::Sessionful {
-                return initialize(shared, parts, id, params, identity, accept, hold);
+                return initialize(shared, parts, id, params, identity, accept, hold).await;
             }
             let (sessionless, connection) = match lookup {
                 Lookup::Found(s) => (Sessionless::Serve, &s.connection),
@@ -238,7 +243,15 @@ async fn serve(
             } else {
                 exchange.without_stream()
             };
-            match connection.request(id, &method, params, &checks, exchange) {
+            let dispatched = connection.request(id, &method, params, &checks, exchange);
+            // A change of the session's state, repeated by the instances it reaches next.
+            #[cfg(feature = "redis")]
+            if let (Lookup::Found(s), Some(redis)) = (lookup, shared.server().redis())
+                && super::fleet::changes_state(&method)
+            {
+                super::fleet::changed(redis, shared, s, &method, params).await;
+            }
+            match dispatched {
                 Dispatched::Reply { line, disposition } => {
                     pending.now(line, disposition, accept, shared)
                 }
@@ -260,22 +273,34 @@ async fn serve(
         // call that asked): routed by its id to the call waiting for it, on the session's
         // connection, or on the shared one when there is no session (whose ids are
         // unguessable). Unknown ids are dropped; either way 202, as the spec says.
-        Message::Response { id, outcome } => match lookup {
-            Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
-            Lookup::Found(s) => {
-                s.connection.response(&id, outcome);
-                response::accepted()
+        //
+        // Instances sharing sessions: an answer nobody here waits for is passed on to the
+        // others, where the call that asked may be.
+        Message::Response { id, outcome } => {
+            let (connection, session) = match lookup {
+                Lookup::Unknown => {
+                    return response::message(StatusCode::NOT_FOUND, "session not found");
+                }
+                Lookup::Found(s) => (&s.connection, Some(&*s.id)),
+                Lookup::Absent => (&shared.stateless, None),
+            };
+            if !connection.answered(&id, outcome) {
+                #[cfg(feature = "redis")]
+                if let Some(redis) = shared.server().redis() {
+                    super::fleet::pass_on(redis, session, &id, outcome);
+                    return response::accepted();
+                }
+                let _ = session;
+                tracing::debug!(%id, "ignoring a response to no request of ours that is waiting");
             }
-            Lookup::Absent => {
-                shared.stateless.response(&id, outcome);
-                response::accepted()
-            }
-        },
+            response::accepted()
+        }
     }
 }
 
-/// `initialize` in sessionful mode: a new connection, kept as a session if it succeeds.
-fn initialize(
+/// `initialize` in sessionful mode: a new connection, kept as a session if it succeeds
+/// (and, when sessions are shared, recorded for the other instances first).
+async fn initialize(
     shared: &Arc<Shared>,
     parts: &http::request::Parts,
     id: RequestId,
@@ -312,6 +337,13 @@ fn initialize(
             return response::unavailable("too many sessions are in use; retry later");
         }
     };
+    #[cfg(feature = "redis")]
+    if let Some(redis) = shared.server().redis()
+        && let Err(refused) = super::fleet::opened(redis, shared, &session, identity, params).await
+    {
+        shared.sessions.remove(&session.id);
+        return refused;
+    }
     tracing::debug!(session = %session.id, "legacy session opened");
     let mut resp = pending.now(line, disposition, accept, shared);
     if let Ok(value) = HeaderValue::from_str(&session.id) {

@@ -85,18 +85,22 @@ impl McpHttpService {
             idle: options.session_idle_timeout,
             lifetime: options.max_session_lifetime,
         });
-        Self {
-            shared: Arc::new(Shared {
-                stateless: server.connect_stateless(),
-                permits: Arc::new(Semaphore::new(options.max_concurrent_requests)),
-                bodies: Semaphore::new(options.max_concurrent_bodies),
-                callers: CallerSlots::new(options.max_requests_per_caller),
-                sessions: Arc::new(sessions),
-                closing: CancellationToken::new(),
-                server,
-                options,
-            }),
+        let shared = Arc::new(Shared {
+            stateless: server.connect_stateless(),
+            permits: Arc::new(Semaphore::new(options.max_concurrent_requests)),
+            bodies: Semaphore::new(options.max_concurrent_bodies),
+            callers: CallerSlots::new(options.max_requests_per_caller),
+            sessions: Arc::new(sessions),
+            closing: CancellationToken::new(),
+            server,
+            options,
+        });
+        // Instances sharing sessions pass each other what belongs to sessions held here.
+        #[cfg(feature = "redis")]
+        if tokio::runtime::Handle::try_current().is_ok() {
+            super::fleet::listen(&shared);
         }
+        Self { shared }
     }
 
     /// The options it was built with.
@@ -185,14 +189,18 @@ impl Shared {
         match parts.method {
             Method::POST => post::handle(&self, parts, body, identity).await,
             Method::GET | Method::DELETE if self.options.legacy == LegacyMode::Sessionful => {
-                self.session_method(&parts, &identity)
+                self.session_method(&parts, &identity).await
             }
             _ => response::method_not_allowed(allow),
         }
     }
 
     /// GET (the session's stream) and DELETE (end it), for legacy sessions.
-    fn session_method(&self, parts: &http::request::Parts, identity: &Identity) -> Response<Body> {
+    async fn session_method(
+        self: &Arc<Self>,
+        parts: &http::request::Parts,
+        identity: &Identity,
+    ) -> Response<Body> {
         if let Err(e) = headers::legacy_version(&parts.headers) {
             return response::error(StatusCode::BAD_REQUEST, None, &e);
         }
@@ -202,7 +210,13 @@ impl Shared {
                 "a GET stream is text/event-stream; accept it",
             );
         }
-        match self.sessions.lookup(&parts.headers, identity) {
+        let lookup = self.sessions.lookup(&parts.headers, identity);
+        #[cfg(feature = "redis")]
+        let lookup = match super::fleet::resolve(self, parts, identity, lookup).await {
+            Ok(lookup) => lookup,
+            Err(refused) => return refused,
+        };
+        match lookup {
             Lookup::Absent => response::message(
                 StatusCode::BAD_REQUEST,
                 "Mcp-Session-Id is required (GET and DELETE act on a session of the 2025 \
@@ -218,7 +232,7 @@ impl Shared {
                     ),
                 }
             }
-            Lookup::Found(s) => session::delete(self, &s),
+            Lookup::Found(s) => session::delete(self, &s).await,
         }
     }
 }

@@ -57,6 +57,10 @@ pub(crate) struct Session {
     last_active: Mutex<Instant>,
     busy: AtomicUsize,
     closing: CancellationToken,
+    /// How many of the session's shared state changes (kept in Redis by the instance that
+    /// served them) this copy has applied.
+    #[cfg(feature = "redis")]
+    pub(crate) applied: AtomicUsize,
 }
 
 impl Session {
@@ -185,6 +189,19 @@ impl Sessions {
         caller: Option<CallerKey>,
     ) -> Result<Arc<Session>, Refused> {
         let id = new_session_id().ok_or(Refused::NoId)?;
+        self.adopt(id, connection, outbox, identity, caller)
+    }
+
+    /// Registers a session under `id`: a new one, or (instances sharing state) one another
+    /// instance opened, made again here.
+    pub(crate) fn adopt(
+        self: &Arc<Self>,
+        id: Arc<str>,
+        connection: Connection,
+        outbox: mpsc::Receiver<Vec<u8>>,
+        identity: &Identity,
+        caller: Option<CallerKey>,
+    ) -> Result<Arc<Session>, Refused> {
         let now = Instant::now();
         let session = Arc::new(Session {
             id: id.clone(),
@@ -196,9 +213,18 @@ impl Sessions {
             last_active: Mutex::new(now),
             busy: AtomicUsize::new(0),
             closing: CancellationToken::new(),
+            #[cfg(feature = "redis")]
+            applied: AtomicUsize::new(0),
         });
         {
             let mut map = lock(&self.map);
+            // Two requests making the same shared session again at once: the first stays.
+            if let Some(existing) = map.get(&session.id) {
+                let existing = existing.clone();
+                drop(map);
+                session.close();
+                return Ok(existing);
+            }
             if let Some(caller) = &session.caller {
                 let theirs = |s: &Session| s.caller.as_ref() == Some(caller);
                 if map.values().filter(|s| theirs(s)).count() >= self.limits.per_caller {
@@ -233,6 +259,12 @@ impl Sessions {
         tracing::debug!(session = %oldest, "legacy session evicted to make room");
         evicted.close();
         Some(())
+    }
+
+    /// The session `id`, if held here.
+    #[cfg(feature = "redis")]
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
+        lock(&self.map).get(id).cloned()
     }
 
     /// Ends the session `id`; returns whether there was one.
@@ -347,9 +379,16 @@ pub(crate) fn open_stream(shared: &Shared, session: &Arc<Session>) -> Response<B
     response::sse(stream, shared.options.keep_alive)
 }
 
-/// DELETE: ends the session.
-pub(crate) fn delete(shared: &Shared, session: &Arc<Session>) -> Response<Body> {
+/// DELETE: ends the session (on every instance, when they share sessions).
+pub(crate) async fn delete(shared: &Shared, session: &Arc<Session>) -> Response<Body> {
     shared.sessions.remove(&session.id);
+    #[cfg(feature = "redis")]
+    if let Some(redis) = shared.server().redis()
+        && let Err(e) = super::fleet::forget(redis, &session.id).await
+    {
+        tracing::warn!(session = %session.id, error = %e, "the shared session could not be ended");
+        return response::unavailable("the session store is unavailable; retry the DELETE");
+    }
     let mut resp = Response::new(Body::empty());
     *resp.status_mut() = StatusCode::NO_CONTENT;
     resp

@@ -1,0 +1,221 @@
+//! The Redis side of legacy (2025) sessions shared by instances: what another instance needs
+//! to serve a session it did not open.
+//!
+//! A session is the hash `{prefix}session:{id}` (`subject`: who opened it, absent for an
+//! unauthenticated caller; `init`: its `initialize` params as the client sent them;
+//! `created` and `lifetime`, in Redis's clock) and the list `{prefix}session-ops:{id}` of
+//! the requests that changed its state since (`logging/setLevel`, `resources/subscribe`,
+//! `resources/unsubscribe`), in order. An instance that meets the session for the first
+//! time makes it again by replaying `initialize` and those requests on a fresh connection;
+//! one that has it applies the requests it has not seen yet. Both keys expire after the
+//! idle timeout, renewed by every request, and are removed when the session ends
+//! (`DELETE`, or its lifetime).
+//!
+//! Redis commands per request of a shared session: one `EVALSHA` (renew and read the new
+//! state changes); `initialize` adds one `EVALSHA`, a state change one `EVALSHA`.
+
+use super::{FleetEvent, RedisState};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+/// The most state changes one session keeps; past it further ones are not shared (a warning
+/// says so). Clients set a log level or subscribe a few times, not thousands.
+pub(crate) const MAX_OPS: usize = 4096;
+
+/// The longest `initialize` params shared (beyond it, `initialize` is refused when sessions
+/// are shared: no instance could serve the session).
+pub(crate) const MAX_INIT_BYTES: usize = 256 * 1024;
+
+/// KEYS: session, ops. ARGV: subject ('' none), has subject (1/0), init, lifetime ms, idle ms.
+const CREATE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('HSET', KEYS[1], 'init', ARGV[3], 'created', now, 'lifetime', ARGV[4])
+if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'subject', ARGV[1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return 1
+";
+
+/// KEYS: session, ops. ARGV: applied, idle ms, whole (1: the record too). Returns false when
+/// the session is gone (removed, expired, past its lifetime); otherwise the state changes
+/// from `applied` on, and with `whole` the record first.
+const SYNC: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local created = tonumber(redis.call('HGET', KEYS[1], 'created') or '0')
+local lifetime = tonumber(redis.call('HGET', KEYS[1], 'lifetime') or '0')
+if now - created > lifetime then
+  redis.call('DEL', KEYS[1], KEYS[2])
+  return false
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+local ops = redis.call('LRANGE', KEYS[2], tonumber(ARGV[1]), -1)
+if ARGV[3] == '1' then
+  return {redis.call('HGETALL', KEYS[1]), ops}
+end
+return {{}, ops}
+";
+
+/// KEYS: session, ops. ARGV: the change, the cap, idle ms. Returns the list's length, or
+/// -1 when the session is gone, -2 when the cap is reached.
+const RECORD: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[2]) then return -2 end
+local n = redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return n
+";
+
+struct Scripts {
+    create: redis::Script,
+    sync: redis::Script,
+    record: redis::Script,
+}
+
+static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
+    create: redis::Script::new(CREATE),
+    sync: redis::Script::new(SYNC),
+    record: redis::Script::new(RECORD),
+});
+
+/// A shared session as another instance finds it.
+#[derive(Debug)]
+pub(crate) struct SessionRecord {
+    /// Who opened it (`None`: an unauthenticated caller).
+    pub(crate) subject: Option<String>,
+    /// Its `initialize` params.
+    pub(crate) init: String,
+}
+
+fn ms(d: Duration) -> String {
+    d.as_millis().max(1).to_string()
+}
+
+impl RedisState {
+    fn session_keys(&self, id: &str) -> [String; 2] {
+        [
+            self.key(&format!("session:{id}")),
+            self.key(&format!("session-ops:{id}")),
+        ]
+    }
+
+    /// Records a session just opened here.
+    pub(crate) async fn create_session(
+        &self,
+        id: &str,
+        subject: Option<&str>,
+        init: &str,
+        idle: Duration,
+        lifetime: Duration,
+    ) -> Result<(), String> {
+        let keys = self.session_keys(id);
+        let args = [
+            subject.unwrap_or_default().to_owned(),
+            if subject.is_some() { "1" } else { "0" }.to_owned(),
+            init.to_owned(),
+            ms(lifetime),
+            ms(idle),
+        ];
+        self.run(|mut c| {
+            let mut invocation = SCRIPTS.create.prepare_invoke();
+            invocation.key(&keys[0]).key(&keys[1]);
+            for arg in &args {
+                invocation.arg(arg);
+            }
+            Box::pin(async move { invocation.invoke_async::<i64>(&mut c).await })
+        })
+        .await
+        .map(drop)
+    }
+
+    /// Renews session `id` and reads the state changes from `applied` on (with the record
+    /// when `whole`); `None` when it is gone.
+    pub(crate) async fn sync_session(
+        &self,
+        id: &str,
+        applied: usize,
+        idle: Duration,
+        whole: bool,
+    ) -> Result<Option<(Option<SessionRecord>, Vec<String>)>, String> {
+        let keys = self.session_keys(id);
+        let args = [
+            applied.to_string(),
+            ms(idle),
+            if whole { "1" } else { "0" }.to_owned(),
+        ];
+        let found: Option<(Vec<String>, Vec<String>)> = self
+            .run(|mut c| {
+                let mut invocation = SCRIPTS.sync.prepare_invoke();
+                invocation.key(&keys[0]).key(&keys[1]);
+                for arg in &args {
+                    invocation.arg(arg);
+                }
+                Box::pin(async move { invocation.invoke_async(&mut c).await })
+            })
+            .await?;
+        Ok(found.map(|(fields, ops)| {
+            let record = whole.then(|| {
+                let mut record = SessionRecord {
+                    subject: None,
+                    init: String::new(),
+                };
+                for pair in fields.chunks_exact(2) {
+                    match pair[0].as_str() {
+                        "subject" => record.subject = Some(pair[1].clone()),
+                        "init" => record.init = pair[1].clone(),
+                        _ => {}
+                    }
+                }
+                record
+            });
+            (record, ops)
+        }))
+    }
+
+    /// Appends a state change of session `id` for the other instances.
+    pub(crate) async fn record_session_change(
+        &self,
+        id: &str,
+        change: &str,
+        idle: Duration,
+    ) -> Result<(), String> {
+        let keys = self.session_keys(id);
+        let args = [change.to_owned(), MAX_OPS.to_string(), ms(idle)];
+        let n: i64 = self
+            .run(|mut c| {
+                let mut invocation = SCRIPTS.record.prepare_invoke();
+                invocation.key(&keys[0]).key(&keys[1]);
+                for arg in &args {
+                    invocation.arg(arg);
+                }
+                Box::pin(async move { invocation.invoke_async(&mut c).await })
+            })
+            .await?;
+        if n == -2 {
+            tracing::warn!(
+                target: "mcp::redis",
+                session = id,
+                "a legacy session changed its state more than {MAX_OPS} times; later changes \
+                 are not shared with other instances"
+            );
+        }
+        Ok(())
+    }
+
+    /// Ends session `id` for every instance: its keys go, and the instances holding it are
+    /// told.
+    pub(crate) async fn forget_session(&self, id: &str) -> Result<(), String> {
+        let keys = self.session_keys(id);
+        self.run(|mut c| {
+            let mut del = redis::cmd("DEL");
+            del.arg(&keys[0]).arg(&keys[1]);
+            Box::pin(async move { del.query_async::<i64>(&mut c).await })
+        })
+        .await?;
+        self.publish(FleetEvent::SessionClosed(id.to_owned()));
+        Ok(())
+    }
+}
