@@ -351,14 +351,19 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
     let mut init = mcp_tests::http::initialize(1);
     init["params"]["capabilities"] = json!({"elicitation": {}});
     let opened = legacy_post(&a.url, None, &init).await;
-    let session = opened.header("mcp-session-id").expect("a session").to_owned();
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
     assert_eq!(
         opened.answer()["result"]["protocolVersion"],
         mcp_tests::http::LEGACY
     );
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(
-        legacy_post(&b.url, Some(&session), &initialized).await.status,
+        legacy_post(&b.url, Some(&session), &initialized)
+            .await
+            .status,
         http::StatusCode::ACCEPTED
     );
     // Round robin over the three, each request on the next instance.
@@ -397,8 +402,13 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
     );
     let done = stream.next_message(WAIT).await.expect("the call's answer");
     assert_eq!(done["id"], 20);
-    let text = done["result"]["content"][0]["text"].as_str().unwrap_or_default();
-    assert!(text.contains("action=accept") && text.contains("ada@example.com"), "{done}");
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("action=accept") && text.contains("ada@example.com"),
+        "{done}"
+    );
 
     // Ended on B: gone on every instance.
     let headers = [
@@ -415,4 +425,70 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
             "{url}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_stream_resumed_on_another_instance_loses_nothing() {
+    let redis = Redis::start();
+    let (a, b, c) = (instance(&redis), instance(&redis), instance(&redis));
+    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
+    let session = opened.header("mcp-session-id").unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    legacy_post(&a.url, Some(&session), &initialized).await;
+    let get = |url: String, last: Option<String>| {
+        let session = session.clone();
+        async move {
+            let mut headers = vec![
+                ("accept", "text/event-stream".to_owned()),
+                ("mcp-protocol-version", mcp_tests::http::LEGACY.to_owned()),
+                ("mcp-session-id", session),
+            ];
+            if let Some(last) = last {
+                headers.push(("last-event-id", last));
+            }
+            let headers: Vec<(&str, &str)> =
+                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            SseReader::new(open(http::Method::GET, &url, &headers, "").await)
+        }
+    };
+    let trigger = |n: i64| {
+        let (url, session) = (c.url.clone(), session.clone());
+        async move {
+            let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                "params": {"name": "test_trigger_tool_change", "arguments": {}}});
+            legacy_post(&url, Some(&session), &call).await.answer()
+        }
+    };
+    async fn next_data(stream: &mut SseReader) -> mcp_tests::http::SseEvent {
+        loop {
+            let event = stream.next(WAIT).await.expect("an event");
+            if event.data.is_some() {
+                return event;
+            }
+        }
+    }
+
+    // The stream on B gets the changes raised on C, each with an event id.
+    let mut on_b = get(b.url.clone(), None).await;
+    trigger(2).await;
+    let first = next_data(&mut on_b).await;
+    assert!(
+        first
+            .data
+            .as_deref()
+            .unwrap()
+            .contains("notifications/tools/list_changed")
+    );
+    let first_id = first.id.clone().expect("an event id");
+    trigger(3).await;
+    let second = next_data(&mut on_b).await;
+    let second_id = second.id.clone().expect("an event id");
+    assert_ne!(first_id, second_id);
+    drop(on_b);
+
+    // The client saw only the first; resuming on A, it gets the second first.
+    let mut on_a = get(a.url.clone(), Some(first_id)).await;
+    let resumed = next_data(&mut on_a).await;
+    assert_eq!(resumed.id.as_deref(), Some(second_id.as_str()));
+    assert_eq!(resumed.data, second.data);
 }

@@ -271,6 +271,8 @@ pub struct SseEvent {
     pub data: Option<String>,
     /// Comment lines (without the `:`).
     pub comments: Vec<String>,
+    /// The event's `id`, if it has one.
+    pub id: Option<String>,
 }
 
 /// Splits an SSE body into events.
@@ -282,6 +284,8 @@ pub fn parse_sse(text: &str) -> Vec<SseEvent> {
         for line in block.lines() {
             if let Some(comment) = line.strip_prefix(':') {
                 event.comments.push(comment.trim().to_owned());
+            } else if let Some(id) = line.strip_prefix("id:") {
+                event.id = Some(id.strip_prefix(' ').unwrap_or(id).to_owned());
             } else if let Some(data) = line.strip_prefix("data:") {
                 let data = data.strip_prefix(' ').unwrap_or(data);
                 match &mut event.data {

@@ -11,8 +11,15 @@
 //! idle timeout, renewed by every request, and are removed when the session ends
 //! (`DELETE`, or its lifetime).
 //!
+//! The messages a session's GET stream sends are kept too, in the Redis stream
+//! `{prefix}events:{id}` (at most [`MAX_EVENTS`], none older than [`MAX_EVENT_AGE`]), each
+//! sent with its entry id as the SSE event id: a client that reconnects with
+//! `Last-Event-ID`, to whichever instance, first gets what it missed.
+//!
 //! Redis commands per request of a shared session: one `EVALSHA` (renew and read the new
-//! state changes); `initialize` adds one `EVALSHA`, a state change one `EVALSHA`.
+//! state changes); `initialize` adds one `EVALSHA`, a state change one `EVALSHA`, a message
+//! on a GET stream one `XADD` with its trimming (one round trip), a resumed GET stream one
+//! `XRANGE`.
 
 use super::{FleetEvent, RedisState};
 use std::sync::LazyLock;
@@ -21,6 +28,12 @@ use std::time::Duration;
 /// The most state changes one session keeps; past it further ones are not shared (a warning
 /// says so). Clients set a log level or subscribe a few times, not thousands.
 pub(crate) const MAX_OPS: usize = 4096;
+
+/// The most messages kept per session for streams that resume.
+pub(crate) const MAX_EVENTS: usize = 1000;
+
+/// How long a message is kept for streams that resume.
+pub(crate) const MAX_EVENT_AGE: Duration = Duration::from_secs(600);
 
 /// The longest `initialize` params shared (beyond it, `initialize` is refused when sessions
 /// are shared: no instance could serve the session).
@@ -205,13 +218,86 @@ impl RedisState {
         Ok(())
     }
 
+    fn events_key(&self, id: &str) -> String {
+        self.key(&format!("events:{id}"))
+    }
+
+    /// Keeps a message sent on session `id`'s GET stream; returns its event id.
+    pub(crate) async fn append_event(&self, id: &str, message: &[u8]) -> Result<String, String> {
+        let key = self.events_key(id);
+        let oldest = crate::task::now_ms().saturating_sub(MAX_EVENT_AGE.as_millis() as u64);
+        let (event, ..): (String, i64, i64) = self
+            .run(|mut c| {
+                let mut pipe = redis::pipe();
+                pipe.atomic()
+                    .cmd("XADD")
+                    .arg(&key)
+                    .arg("MAXLEN")
+                    .arg("~")
+                    .arg(MAX_EVENTS)
+                    .arg("*")
+                    .arg("m")
+                    .arg(message)
+                    .cmd("XTRIM")
+                    .arg(&key)
+                    .arg("MINID")
+                    .arg("~")
+                    .arg(oldest)
+                    .cmd("PEXPIRE")
+                    .arg(&key)
+                    .arg(MAX_EVENT_AGE.as_millis() as u64);
+                Box::pin(async move { pipe.query_async(&mut c).await })
+            })
+            .await?;
+        Ok(event)
+    }
+
+    /// The messages of session `id`'s GET stream after event `last` (oldest first), with
+    /// their event ids; none when `last` is not an event id.
+    pub(crate) async fn events_after(
+        &self,
+        id: &str,
+        last: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let valid = last.split_once('-').is_some_and(|(ms, seq)| {
+            !ms.is_empty()
+                && !seq.is_empty()
+                && ms.bytes().chain(seq.bytes()).all(|b| b.is_ascii_digit())
+        });
+        if !valid {
+            return Ok(Vec::new());
+        }
+        let key = self.events_key(id);
+        let start = format!("({last}");
+        let entries: Vec<(String, Vec<(String, Vec<u8>)>)> = self
+            .run(|mut c| {
+                let mut range = redis::cmd("XRANGE");
+                range
+                    .arg(&key)
+                    .arg(&start)
+                    .arg("+")
+                    .arg("COUNT")
+                    .arg(MAX_EVENTS);
+                Box::pin(async move { range.query_async(&mut c).await })
+            })
+            .await?;
+        Ok(entries
+            .into_iter()
+            .filter_map(|(event, fields)| {
+                let message = fields.into_iter().find(|(f, _)| f == "m")?.1;
+                Some((event, message))
+            })
+            .collect())
+    }
+
     /// Ends session `id` for every instance: its keys go, and the instances holding it are
     /// told.
     pub(crate) async fn forget_session(&self, id: &str) -> Result<(), String> {
         let keys = self.session_keys(id);
+        let events = self.events_key(id);
         self.run(|mut c| {
             let mut del = redis::cmd("DEL");
-            del.arg(&keys[0]).arg(&keys[1]);
+            del.arg(&keys[0]).arg(&keys[1]).arg(&events);
             Box::pin(async move { del.query_async::<i64>(&mut c).await })
         })
         .await?;

@@ -215,6 +215,28 @@ where
     resp
 }
 
+/// A stream of messages with event ids (a resumable stream), as an SSE response.
+#[cfg(feature = "redis")]
+pub(crate) fn sse_with_ids<S>(messages: S, keep_alive: Duration) -> Response<Body>
+where
+    S: Stream<Item = (Option<String>, Vec<u8>)> + Send + 'static,
+{
+    use futures::StreamExt as _;
+    let events = messages.map(|(id, line)| {
+        let event = event(line);
+        Ok::<_, Infallible>(match id {
+            Some(id) => event.id(id),
+            None => event,
+        })
+    });
+    let mut resp = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(keep_alive).text("keep-alive"))
+        .into_response();
+    resp.headers_mut()
+        .insert(&X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    resp
+}
+
 /// One message as an SSE event (`data: {json}`).
 fn event(mut line: Vec<u8>) -> Event {
     while line.last() == Some(&b'\n') {

@@ -226,7 +226,14 @@ impl Shared {
             Lookup::Found(s) if parts.method == Method::GET => {
                 // A stream is held like a request: against its caller's share.
                 match self.callers.take(limits::caller_key(parts, identity)) {
-                    Ok(slot) => response::holding(session::open_stream(self, &s), slot),
+                    Ok(slot) => {
+                        let last_event = parts
+                            .headers
+                            .get("last-event-id")
+                            .and_then(|v| v.to_str().ok())
+                            .map(str::to_owned);
+                        response::holding(session::open_stream(self, &s, last_event), slot)
+                    }
                     Err(limits::OverLimit) => response::too_many(
                         "this caller has as many requests and streams open as it may",
                     ),

@@ -349,8 +349,16 @@ impl Drop for Outbox {
     }
 }
 
-/// GET: the session's stream of server-initiated messages.
-pub(crate) fn open_stream(shared: &Shared, session: &Arc<Session>) -> Response<Body> {
+/// GET: the session's stream of server-initiated messages. When sessions are shared
+/// (Redis), each message is kept in Redis and sent with an event id, and a stream opened
+/// with `last_event` (the client's `Last-Event-ID`) first replays what followed that event,
+/// whichever instance sent it (see `shared::sessions`). Delivery is then at least once: a
+/// notification the new instance raised for this session too may come twice.
+pub(crate) fn open_stream(
+    shared: &Shared,
+    session: &Arc<Session>,
+    last_event: Option<String>,
+) -> Response<Body> {
     let Some(rx) = lock(&session.outbox).take() else {
         return response::message(
             StatusCode::CONFLICT,
@@ -376,6 +384,38 @@ pub(crate) fn open_stream(shared: &Shared, session: &Arc<Session>) -> Response<B
         };
         next.map(|line| (line, o))
     });
+    #[cfg(feature = "redis")]
+    if let Some(redis) = shared.server().redis() {
+        use futures::StreamExt as _;
+        let (from, id) = (redis.clone(), session.id.clone());
+        let missed = futures::stream::once(async move {
+            let Some(last) = last_event else {
+                return Vec::new();
+            };
+            from.events_after(&id, &last).await.unwrap_or_else(|e| {
+                tracing::warn!(target: "mcp::redis", session = %id, error = e, "missed messages could not be read");
+                Vec::new()
+            })
+        })
+        .flat_map(|missed| {
+            futures::stream::iter(missed.into_iter().map(|(event, line)| (Some(event), line)))
+        });
+        let (to, id) = (redis.clone(), session.id.clone());
+        let live = stream.then(move |line| {
+            let (to, id) = (to.clone(), id.clone());
+            async move {
+                match to.append_event(&id, &line).await {
+                    Ok(event) => (Some(event), line),
+                    Err(e) => {
+                        tracing::warn!(target: "mcp::redis", session = %id, error = e, "a message was sent without being kept for resumption");
+                        (None, line)
+                    }
+                }
+            }
+        });
+        return response::sse_with_ids(missed.chain(live), shared.options.keep_alive);
+    }
+    let _ = last_event;
     response::sse(stream, shared.options.keep_alive)
 }
 
