@@ -103,6 +103,9 @@ pub(crate) struct SessionRecord {
     pub(crate) init: String,
 }
 
+/// One entry of a Redis stream as `XRANGE` returns it: its id and its fields.
+type StreamEntry = (String, Vec<(String, Vec<u8>)>);
+
 fn ms(d: Duration) -> String {
     d.as_millis().max(1).to_string()
 }
@@ -269,7 +272,7 @@ impl RedisState {
         }
         let key = self.events_key(id);
         let start = format!("({last}");
-        let entries: Vec<(String, Vec<(String, Vec<u8>)>)> = self
+        let entries: Vec<StreamEntry> = self
             .run(|mut c| {
                 let mut range = redis::cmd("XRANGE");
                 range
