@@ -238,3 +238,58 @@ async fn a_resource_update_on_one_server_reaches_a_listen_stream_on_another() {
     );
     listen.abort();
 }
+
+/// Counts its calls; at most 3 a minute per caller, fleet-wide when shared.
+#[mcp_runtime::mcp_tool(rate_limit = "3/m")]
+async fn limited() -> &'static str {
+    "ok"
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rate_limit_is_one_budget_for_every_instance() {
+    use mcp_runtime::client::{Client, EraMode};
+    let redis = Redis::start();
+    let prefix = prefix("rate");
+    let servers = [
+        mcp_runtime::Server::builder("fleet", "1.0.0")
+            .tool(limited::tool())
+            .redis(connect(&redis, RedisOptions::new().prefix(&prefix)).await)
+            .build()
+            .unwrap(),
+        mcp_runtime::Server::builder("fleet", "1.0.0")
+            .tool(limited::tool())
+            .redis(connect(&redis, RedisOptions::new().prefix(&prefix)).await)
+            .build()
+            .unwrap(),
+    ];
+    let mut clients = Vec::new();
+    for server in &servers {
+        let client = Client::memory(server);
+        client.connect(EraMode::Modern).await.unwrap();
+        clients.push(client);
+    }
+    // Three calls alternate between the instances; the fourth, on either, is refused.
+    let mut outcomes = Vec::new();
+    for n in 0..4 {
+        let result = clients[n % 2]
+            .call_tool("limited", serde_json::json!({}))
+            .await
+            .unwrap();
+        outcomes.push(result.is_error.unwrap_or(false));
+    }
+    assert_eq!(
+        outcomes,
+        [false, false, false, true],
+        "one budget of 3 for both"
+    );
+    let refused = clients[0]
+        .call_tool("limited", serde_json::json!({}))
+        .await
+        .unwrap();
+    assert!(
+        refused
+            .first_text()
+            .is_some_and(|t| t.contains("Rate limit") && t.contains("Retry in")),
+        "{refused:?}"
+    );
+}

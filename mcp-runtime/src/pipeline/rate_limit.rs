@@ -3,6 +3,10 @@
 //! caller over its limit gets an `isError` result saying when to retry, and nobody else is
 //! affected. Idle callers' state is pruned as calls come in, so memory follows the callers
 //! active within one period.
+//!
+//! A server sharing state through Redis (`ServerBuilder::redis`) takes from budgets the
+//! whole fleet shares instead (`shared::RedisState`, GCRA in a Lua script), keyed by tool
+//! and caller; while Redis cannot be reached, from this process's own.
 
 use super::{BoxError, McpRequest, Outcome, Refusal, human};
 use crate::tool::Rate;
@@ -29,6 +33,9 @@ struct Shared {
     limiter: DefaultKeyedRateLimiter<String>,
     rate: Rate,
     checks: AtomicU32,
+    /// The fleet's budgets, once the server shares state, and the tool's name in them.
+    #[cfg(feature = "redis")]
+    fleet: Option<(Arc<std::sync::OnceLock<crate::shared::RedisState>>, String)>,
 }
 
 impl RateLimitLayer {
@@ -45,6 +52,24 @@ impl RateLimitLayer {
                 limiter: DefaultKeyedRateLimiter::keyed(quota),
                 rate,
                 checks: AtomicU32::new(0),
+                #[cfg(feature = "redis")]
+                fleet: None,
+            }),
+        }
+    }
+
+    /// Takes from the fleet's budgets for `tool` once `fleet` is set.
+    #[cfg(feature = "redis")]
+    pub(crate) fn fleet(
+        self,
+        fleet: Arc<std::sync::OnceLock<crate::shared::RedisState>>,
+        tool: &str,
+    ) -> Self {
+        let shared = Arc::try_unwrap(self.shared).unwrap_or_else(|_| unreachable!("just made"));
+        Self {
+            shared: Arc::new(Shared {
+                fleet: Some((fleet, tool.to_owned())),
+                ..shared
             }),
         }
     }
@@ -96,23 +121,58 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let key = request.context().caller().key();
+        #[cfg(feature = "redis")]
+        if let Some((fleet, tool)) = &self.layer.shared.fleet
+            && let Some(redis) = fleet.get()
+        {
+            let (redis, name) = (redis.clone(), format!("{tool}:{key}"));
+            let layer = self.layer.clone();
+            let target = request.target().to_owned();
+            // Made now, run only if allowed: inside this layer are the tool's own timeout,
+            // concurrency limit, validation and body, none of which starts before it is
+            // polled; a refused call drops it unpolled.
+            let call = self.inner.call(request);
+            return async move {
+                let rate = layer.shared.rate;
+                let verdict = match redis.take_rate(&name, rate.count(), rate.period()).await {
+                    Ok(None) => Ok(()),
+                    Ok(Some(wait)) => Err(wait),
+                    Err(e) => {
+                        tracing::warn!(
+                            target: "mcp::redis",
+                            error = e,
+                            "the fleet's rate limit could not be read; this instance's own applies"
+                        );
+                        layer.check(&key)
+                    }
+                };
+                match verdict {
+                    Ok(()) => call.await,
+                    Err(wait) => Ok(Outcome::Refused(refusal(&target, rate, wait))),
+                }
+            }
+            .boxed();
+        }
         match self.layer.check(&key) {
             Ok(()) => self.inner.call(request).boxed(),
             Err(wait) => {
-                // Whole milliseconds, rounded up: "retry in 0ms" would invite a retry storm.
-                let wait = Duration::from_millis(wait.as_millis() as u64 + 1);
-                let refusal = Refusal::new(
-                    "rate_limited",
-                    format!(
-                        "Rate limit for tool `{}` exceeded ({} per caller). Retry in {}.",
-                        request.target(),
-                        self.layer.shared.rate,
-                        human(wait)
-                    ),
-                )
-                .retry_after(wait);
+                let refusal = refusal(request.target(), self.layer.shared.rate, wait);
                 futures::future::ready(Ok(Outcome::Refused(refusal))).boxed()
             }
         }
     }
+}
+
+/// The `isError` answer to a call over its limit.
+fn refusal(target: &str, rate: Rate, wait: Duration) -> Refusal {
+    // Whole milliseconds, rounded up: "retry in 0ms" would invite a retry storm.
+    let wait = Duration::from_millis(wait.as_millis() as u64 + 1);
+    Refusal::new(
+        "rate_limited",
+        format!(
+            "Rate limit for tool `{target}` exceeded ({rate} per caller). Retry in {}.",
+            human(wait)
+        ),
+    )
+    .retry_after(wait)
 }

@@ -37,6 +37,10 @@ pub(crate) struct ServerPolicies {
     pub(crate) concurrency: Option<ConcurrencyLimitLayer>,
     /// The results of every tool that declares `cache` (made for the first such tool).
     pub(crate) results: LazyStore,
+    /// The Redis the server shares state through, once attached: rate limits take from
+    /// the fleet's budgets.
+    #[cfg(feature = "redis")]
+    pub(crate) fleet: Arc<std::sync::OnceLock<crate::shared::RedisState>>,
 }
 
 impl fmt::Debug for ServerPolicies {
@@ -98,7 +102,10 @@ impl ToolStack {
                 service = McpService::new(limit.layer(service));
             }
             if let Some(rate) = policy.rate_limit {
-                service = McpService::new(RateLimitLayer::new(rate).layer(service));
+                let layer = RateLimitLayer::new(rate);
+                #[cfg(feature = "redis")]
+                let layer = layer.fleet(server.fleet.clone(), name);
+                service = McpService::new(layer.layer(service));
             }
             // Above the limits: a hit costs no quota and needs no slot.
             if let Some(ttl) = policy.cache {

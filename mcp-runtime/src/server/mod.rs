@@ -232,6 +232,7 @@ impl Server {
             inner.request_state.set_keys(redis.request_state_keys());
         }
         inner.registry.feed().attach(&redis);
+        let _ = inner.registry.tools.policies().fleet.set(redis.clone());
         // What the others tell this instance, for as long as the server lives.
         let mut events = redis.events();
         let server = Arc::downgrade(&self.inner);

@@ -13,6 +13,10 @@
 //! - **Single use of `requestState`**: the nonces of spent states live in Redis (`SET NX`
 //!   with the state's own expiry), so a state replayed on another instance is refused like
 //!   one replayed on the same.
+//! - **Rate limits for the fleet**: a tool's `rate_limit` (N calls per period per caller)
+//!   is one budget across every instance (GCRA in a Lua script). With Redis unreachable,
+//!   each instance falls back to its own budget (the limit then holds per instance, and a
+//!   warning says so) rather than refusing every call.
 //! - **A bus** (Redis pub/sub): `notifications/*/list_changed`, `notifications/resources/updated`
 //!   and task cancellations raised on one instance reach the listen streams and legacy GET
 //!   streams held by every other.
@@ -63,6 +67,7 @@
 //!   forge tasks: Redis is trusted with the server's state, so keep it private.
 
 mod bus;
+mod limits;
 mod sessions;
 mod tasks;
 
