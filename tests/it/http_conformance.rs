@@ -164,7 +164,12 @@ fn skills_checks_all_executed(out: &Path, context: &str) {
 /// 0.1.16 `--suite all`: every scenario passes, and every check counted in the summary.
 fn legacy_suite(mode: &str) {
     let server = Spawned::start("conformance-server", &["--legacy-mode", mode]);
-    let (ok, output) = run("conformance", &server.url, &["--suite", "all"]);
+    legacy_suite_at(mode, &server.url);
+}
+
+/// [`legacy_suite`] against the endpoint at `url` (`mode` names it in messages).
+pub(crate) fn legacy_suite_at(mode: &str, url: &str) {
+    let (ok, output) = run("conformance", url, &["--suite", "all"]);
     let (passed, failed) = totals(&output);
     assert!(ok && failed == 0, "{mode}: failures:\n{output}");
     assert!(failing(&output).is_empty(), "{mode}:\n{output}");
@@ -221,12 +226,17 @@ fn every_task_check_ran(mode: &str, args: &[&str], output: &str) {
 /// summary must still show no failed check.
 fn next_suite(mode: &str, args: &[&str], warned: &[&str]) {
     let server = Spawned::start("conformance-server", &["--legacy-mode", mode]);
+    next_suite_at(mode, &server.url, args, warned);
+}
+
+/// [`next_suite`] against the endpoint at `url` (`mode` names it in messages).
+pub(crate) fn next_suite_at(mode: &str, url: &str, args: &[&str], warned: &[&str]) {
     let baseline = baseline();
     let results = tempfile::tempdir().expect("a results folder");
     let results_path = results.path().display().to_string();
     let mut all = args.to_vec();
     all.extend(["--expected-failures", &baseline, "-o", &results_path]);
-    let (ok, output) = run("conformance-next", &server.url, &all);
+    let (ok, output) = run("conformance-next", url, &all);
     // `--suite all` runs the extensions' scenarios; the skills ones must run every check.
     if args.contains(&"all") {
         skills_checks_all_executed(results.path(), &format!("{mode} {args:?}"));

@@ -33,10 +33,11 @@ fn nginx_binary() -> PathBuf {
 }
 
 /// A running nginx with its temp directory; both go away on drop.
-struct Nginx {
+pub(crate) struct Nginx {
     child: Child,
     dir: PathBuf,
-    url: String,
+    /// The endpoint's URL through nginx.
+    pub(crate) url: String,
 }
 
 impl Drop for Nginx {
@@ -90,7 +91,7 @@ http {{
 
 /// Starts nginx in front of `upstreams` on a free loopback port (retrying if another
 /// process takes the port between choosing and binding it).
-async fn start_nginx(upstreams: &[String]) -> Nginx {
+pub(crate) async fn start_nginx(upstreams: &[String]) -> Nginx {
     let binary = nginx_binary();
     let mut last_error = String::new();
     for attempt in 0..5 {

@@ -29,6 +29,7 @@ mod primitives;
 mod prompt_macro;
 mod prompt_templates;
 mod redis_fleet;
+mod redis_scale;
 mod redis_store;
 mod resource_macro;
 mod session;

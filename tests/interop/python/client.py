@@ -3,6 +3,8 @@ client (`mcp`, pinned in requirements.txt).
 
 Usage: python client.py --mode legacy|auto|2026-07-28 -- <server command> [args...]   (stdio)
        python client.py --mode legacy|auto|2026-07-28 --url http://127.0.0.1:PORT/mcp  (HTTP)
+       add --calls N to finish with N more `add` calls, each checked (a load run; the
+       summary then carries "calls": N)
 
   legacy      -> Client(..., mode="legacy")      (plain `initialize` handshake)
   auto        -> Client(..., mode="auto")        (`server/discover` probe on the same process,
@@ -120,7 +122,7 @@ class Callbacks:
         return ListRootsResult(roots=[Root(uri=uri) for uri in ROOTS])
 
 
-async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
+async def run(mode: str, target: str | list[str], calls: int = 0) -> dict[str, Any]:
     server: str | StdioServerParameters
     if isinstance(target, str):
         server = target
@@ -172,8 +174,10 @@ async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
 
         primitives = await check_primitives(client)
         answered = await check_asking(client, callbacks)
+        for n in range(calls):
+            expect_single_text(f"add {{a:{n},b:1}}", await client.call_tool("add", {"a": n, "b": 1}), str(n + 1))
 
-        return {
+        summary = {
             "client": "python",
             "mode": mode,
             "protocolVersion": protocol_version,
@@ -182,6 +186,9 @@ async def run(mode: str, target: str | list[str]) -> dict[str, Any]:
             "answered": answered,
             "transport": "http" if isinstance(target, str) else "stdio",
         }
+        if calls:
+            summary["calls"] = calls
+        return summary
 
 
 async def check_primitives(client: Any) -> dict[str, Any]:
@@ -283,11 +290,16 @@ def describe(error: BaseException) -> str:
     return "unexpected error:\n" + "".join(traceback.format_exception(error)).rstrip()
 
 
-async def main_async(mode: str, target: str | list[str]) -> dict[str, Any]:
+def overall_timeout(calls: int) -> float:
+    """The time a run gets: a load run gets time for its calls too."""
+    return OVERALL_TIMEOUT_S + calls * 0.2
+
+
+async def main_async(mode: str, target: str | list[str], calls: int) -> dict[str, Any]:
     # The `async with Client` inside closes the client (and so the server subprocess) on any
     # exit, the timeout's cancellation included.
-    with anyio.fail_after(OVERALL_TIMEOUT_S):
-        return await run(mode, target)
+    with anyio.fail_after(overall_timeout(calls)):
+        return await run(mode, target, calls)
 
 
 def main() -> int:
@@ -296,6 +308,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="client.py")
     parser.add_argument("--mode", required=True, choices=MODES)
     parser.add_argument("--url", help="a Streamable HTTP endpoint instead of a server command")
+    parser.add_argument("--calls", type=int, default=0, help="more `add` calls to finish with")
     opts = parser.parse_args(argv[:split])
     server = argv[split + 1 :]
     if (opts.url is None) == (not server):
@@ -304,9 +317,9 @@ def main() -> int:
     target: str | list[str] = opts.url if opts.url is not None else server
 
     try:
-        summary = anyio.run(main_async, opts.mode, target)
+        summary = anyio.run(main_async, opts.mode, target, opts.calls)
     except TimeoutError:
-        print(f"client.py [mode {opts.mode}]: timed out after {OVERALL_TIMEOUT_S:g} s", file=sys.stderr)
+        print(f"client.py [mode {opts.mode}]: timed out after {overall_timeout(opts.calls):g} s", file=sys.stderr)
         return 1
     except BaseException as error:  # noqa: BLE001 - report everything, exit 1
         if isinstance(error, KeyboardInterrupt):

@@ -4,6 +4,8 @@
 //
 // Usage: node client.mjs --mode legacy|auto|modern -- <server command> [args...]   (stdio)
 //        node client.mjs --mode legacy|auto|modern --url http://127.0.0.1:PORT/mcp  (HTTP)
+//        add --calls N to finish with N more `add` calls, each checked (a load run; the
+//        summary then carries "calls": N)
 //
 //   legacy -> versionNegotiation.mode = 'legacy'  (plain `initialize` handshake)
 //   auto   -> versionNegotiation.mode = 'auto'    (`server/discover` probe on a throwaway
@@ -52,6 +54,7 @@ function usage(message) {
 function parseArgs(argv) {
     let mode;
     let url;
+    let calls = 0;
     let i = 0;
     for (; i < argv.length; i++) {
         const arg = argv[i];
@@ -65,6 +68,9 @@ function parseArgs(argv) {
             mode = arg.slice('--mode='.length);
         } else if (arg === '--url') {
             url = argv[++i];
+        } else if (arg === '--calls') {
+            calls = Number.parseInt(argv[++i], 10);
+            if (!(calls >= 0)) usage('--calls takes a count');
         } else {
             usage(`unexpected argument '${arg}'`);
         }
@@ -73,7 +79,7 @@ function parseArgs(argv) {
     if (!['legacy', 'auto', 'modern'].includes(mode)) usage(`--mode must be legacy, auto or modern (got ${mode})`);
     if (url === undefined && server.length === 0) usage('missing --url or a server command after --');
     if (url !== undefined && server.length > 0) usage('give --url or a server command, not both');
-    return { mode, url, command: server[0], args: server.slice(1) };
+    return { mode, url, calls, command: server[0], args: server.slice(1) };
 }
 
 class CheckError extends Error {}
@@ -137,7 +143,8 @@ async function checkAsking(client, opts, handlers) {
     return ids;
 }
 
-async function run({ mode, url, command, args }, client, handlers) {
+async function run(parsed, client, handlers) {
+    const { mode, url, command, args } = parsed;
     const transport =
         url === undefined ? new StdioClientTransport({ command, args, stderr: 'inherit' }) : new StreamableHTTPClientTransport(new URL(url));
     const versionNegotiation =
@@ -182,6 +189,9 @@ async function run({ mode, url, command, args }, client, handlers) {
 
     const primitives = await checkPrimitives(client, opts);
     const answered = await checkAsking(client, opts, handlers);
+    for (let n = 0; n < parsed.calls; n++) {
+        expectSingleText(`add {a:${n},b:1}`, await client.callTool({ name: 'add', arguments: { a: n, b: 1 } }, opts), String(n + 1));
+    }
 
     const summary = {
         client: 'ts',
@@ -192,6 +202,7 @@ async function run({ mode, url, command, args }, client, handlers) {
         answered,
         transport: url === undefined ? 'stdio' : 'http'
     };
+    if (parsed.calls > 0) summary.calls = parsed.calls;
     if (url !== undefined) {
         summary.sessionId = transport.sessionId !== undefined;
         // End a legacy session explicitly (DELETE; a stateless server's 405 is accepted).
@@ -244,16 +255,18 @@ async function checkPrimitives(client, opts) {
 
 async function main() {
     const parsed = parseArgs(process.argv.slice(2));
+    // A load run gets time for its calls too.
+    const overallTimeoutMs = OVERALL_TIMEOUT_MS + parsed.calls * 200;
     const client = new Client({ name: 'mcp-toolkit-interop-ts', version: '0.0.0' }, { capabilities: CAPABILITIES });
     const handlers = registerHandlers(client);
     let timedOut = false;
     const watchdog = setTimeout(() => {
         timedOut = true;
-        process.stderr.write(`client.mjs: timed out after ${OVERALL_TIMEOUT_MS} ms\n`);
+        process.stderr.write(`client.mjs: timed out after ${overallTimeoutMs} ms\n`);
         // Best effort: let the transport end the server, then exit regardless.
         client.close().catch(() => {});
         setTimeout(() => process.exit(1), 5_000).unref();
-    }, OVERALL_TIMEOUT_MS);
+    }, overallTimeoutMs);
 
     let code = 0;
     let summary;

@@ -7,8 +7,8 @@
 //!   client gets 503 and no session.
 //! - **Meeting a session opened elsewhere.** An instance that does not hold the session a
 //!   request names looks for it in Redis and, if the same identity opened it, makes it again
-//!   here: a fresh connection that replays `initialize`, `notifications/initialized` and the
-//!   state changes since (log level, resource subscriptions). The replay is not audited as
+//!   here: a fresh connection that replays `initialize` and the state changes since (the
+//!   client's `notifications/initialized`, log level, resource subscriptions). The replay is not audited as
 //!   requests of the client, nor answered to it.
 //! - **Every request** of a shared session renews it in Redis and applies the state changes
 //!   other instances recorded since (one round trip). A session gone from Redis (ended by
@@ -41,11 +41,16 @@ use std::sync::atomic::Ordering;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-/// The methods whose effect on a session other instances must repeat.
+/// The messages whose effect on a session other instances must repeat: the end of the
+/// handshake (the instance that answered `initialize` may not be the one that receives
+/// `notifications/initialized`), the log level, resource subscriptions.
 pub(crate) fn changes_state(method: &str) -> bool {
     matches!(
         method,
-        "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
+        "notifications/initialized"
+            | "logging/setLevel"
+            | "resources/subscribe"
+            | "resources/unsubscribe"
     )
 }
 
@@ -117,7 +122,6 @@ pub(crate) async fn resolve(
                 tracing::warn!(target: "mcp::redis", session = id, "a shared session's initialize no longer succeeds");
                 return Ok(Lookup::Unknown);
             }
-            connection.notification("notifications/initialized", None);
             let caller = limits::caller_key(parts, identity);
             let Ok(session) =
                 shared
@@ -150,7 +154,13 @@ fn apply(session: &Session, changes: &[String], identity: &Identity) {
         if let Ok(change) = serde_json::from_str::<Change<'_>>(text)
             && changes_state(change.method)
         {
-            replay_raw(&session.connection, change.method, change.params, identity);
+            if change.method.starts_with("notifications/") {
+                session
+                    .connection
+                    .notification(change.method, change.params);
+            } else {
+                replay_raw(&session.connection, change.method, change.params, identity);
+            }
         }
     }
     session.applied.fetch_add(changes.len(), Ordering::AcqRel);

@@ -262,6 +262,12 @@ async fn serve(
             Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
             Lookup::Found(s) => {
                 s.connection.notification(&method, params);
+                #[cfg(feature = "redis")]
+                if let Some(redis) = shared.server().redis()
+                    && super::fleet::changes_state(&method)
+                {
+                    super::fleet::changed(redis, shared, s, &method, params).await;
+                }
                 response::accepted()
             }
             Lookup::Absent => {
