@@ -206,12 +206,28 @@ fn manifest(text: &str, template: Template, vars: &Vars) -> Result<String> {
     let mut doc: DocumentMut = text.parse()?;
     doc["package"]["name"] = value(vars.name.as_str());
     doc["package"]["description"] = value(vars.description.as_str());
-    let runtime = match &vars.runtime {
-        RuntimeSource::Version(v) => value(v.as_str()),
-        RuntimeSource::Path(p) => {
+    // The features the template asks of the runtime (the `http` template's `redis`) stay.
+    let features = doc["dependencies"]
+        .get("mcp-runtime")
+        .and_then(|d| d.get("features"))
+        .and_then(Item::as_value)
+        .cloned();
+    let runtime = match (&vars.runtime, features) {
+        (RuntimeSource::Version(v), None) => value(v.as_str()),
+        (source, features) => {
             let mut table = InlineTable::new();
-            // Forward slashes read the same on every platform TOML is edited on.
-            table.insert("path", p.to_string_lossy().replace('\\', "/").into());
+            match source {
+                RuntimeSource::Version(v) => {
+                    table.insert("version", v.as_str().into());
+                }
+                // Forward slashes read the same on every platform TOML is edited on.
+                RuntimeSource::Path(p) => {
+                    table.insert("path", p.to_string_lossy().replace('\\', "/").into());
+                }
+            }
+            if let Some(features) = features {
+                table.insert("features", features);
+            }
             value(table)
         }
     };

@@ -132,6 +132,14 @@ fn the_http_template_passes_its_tests() {
     let (_tmp, project) = generated_and_tested("http");
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(manifest.contains("template = \"http\""), "{manifest}");
+    // Replicas share state through Redis: the flag and its variable are there.
+    let help = cargo_in(&project, &["run", "--quiet", "--", "--help"]);
+    assert!(help.status.success(), "{}", show(&help));
+    let help = stdout(&help);
+    assert!(
+        help.contains("--redis <URL>") && help.contains("MCP_REDIS_URL"),
+        "{help}"
+    );
 }
 
 #[test]
