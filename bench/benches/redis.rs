@@ -134,7 +134,7 @@ fn redis_stateless_ratio(_: &mut Criterion) {
     let n = 20_000;
     let mut ratios = Vec::new();
     for _ in 0..9 {
-        let mut time = |endpoint: &mut Endpoint| {
+        let time = |endpoint: &mut Endpoint| {
             let started = Instant::now();
             rt.block_on(async {
                 for _ in 0..n {
