@@ -257,6 +257,30 @@ async fn redis_restarted_under_load_fails_only_what_needed_it_and_the_instances_
         .answer()
     };
 
+    // Stateless calls under load all through the outage and the recovery.
+    let stop_load = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let load = {
+        let (urls, stop_load) = ([a.url.clone(), b.url.clone()], stop_load.clone());
+        tokio::spawn(async move {
+            let (mut done, mut failed) = (0_usize, Vec::new());
+            while !stop_load.load(std::sync::atomic::Ordering::SeqCst) {
+                let answer = post_modern(
+                    &urls[done % 2],
+                    4,
+                    "tools/call",
+                    json!({"name": "greet", "arguments": {"name": "Ada"}}),
+                )
+                .await
+                .answer();
+                if answer["result"]["content"][0]["text"] != "Hello, Ada!" {
+                    failed.push(answer);
+                }
+                done += 1;
+            }
+            (done, failed)
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
     redis.stop();
     // Stateless calls need nothing from Redis: they keep working.
     for url in [&a.url, &b.url] {
@@ -300,6 +324,15 @@ async fn redis_restarted_under_load_fails_only_what_needed_it_and_the_instances_
     };
     let on_b = task_client(&b.url).await;
     wait_for_status(&on_b, &id, TaskStatus::Completed).await;
+    stop_load.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (done, failed) = load.await.unwrap();
+    assert!(done > 10, "the load ran: {done} calls");
+    assert!(
+        failed.is_empty(),
+        "{} of {done} stateless calls failed while Redis restarted: {:?}",
+        failed.len(),
+        &failed[..failed.len().min(3)]
+    );
 }
 
 #[test]

@@ -293,3 +293,59 @@ async fn a_rate_limit_is_one_budget_for_every_instance() {
         "{refused:?}"
     );
 }
+
+static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts how often it really runs; its results are cached for a minute.
+#[mcp_runtime::mcp_tool(read_only, idempotent, cache = "60s")]
+async fn lookup(key: String) -> String {
+    RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    format!("value of {key}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cached_result_is_shared_by_the_instances_when_asked() {
+    use mcp_runtime::client::{Client, EraMode};
+    use std::sync::atomic::Ordering;
+    let redis = Redis::start();
+    for share in [false, true] {
+        let prefix = prefix("results");
+        let mut clients = Vec::new();
+        let mut servers = Vec::new();
+        for _ in 0..2 {
+            let state = connect(
+                &redis,
+                RedisOptions::new()
+                    .prefix(&prefix)
+                    .share_result_cache(share),
+            )
+            .await;
+            let server = mcp_runtime::Server::builder("fleet", "1.0.0")
+                .tool(lookup::tool())
+                .redis(state)
+                .build()
+                .unwrap();
+            let client = Client::memory(&server);
+            client.connect(EraMode::Modern).await.unwrap();
+            clients.push(client);
+            servers.push(server);
+        }
+        let before = RUNS.load(Ordering::SeqCst);
+        for client in &clients {
+            let result = client
+                .call_tool("lookup", serde_json::json!({"key": format!("k-{share}")}))
+                .await
+                .unwrap();
+            assert_eq!(
+                result.first_text(),
+                Some(format!("value of k-{share}").as_str())
+            );
+        }
+        let runs = RUNS.load(Ordering::SeqCst) - before;
+        assert_eq!(
+            runs,
+            if share { 1 } else { 2 },
+            "share_result_cache({share}): the tool ran {runs} times for one call on each instance"
+        );
+    }
+}

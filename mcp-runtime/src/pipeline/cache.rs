@@ -314,6 +314,10 @@ pub struct ResultCacheLayer {
     id: u64,
     ttl: Duration,
     store: ResultStore,
+    /// The fleet's shared results, when the server shares state through Redis and its
+    /// options share the result cache (`RedisOptions::share_result_cache`).
+    #[cfg(feature = "redis")]
+    fleet: Option<Arc<OnceLock<crate::shared::RedisState>>>,
 }
 
 impl ResultCacheLayer {
@@ -324,7 +328,17 @@ impl ResultCacheLayer {
             id: NEXT_LAYER.fetch_add(1, Ordering::Relaxed),
             ttl,
             store: store.clone(),
+            #[cfg(feature = "redis")]
+            fleet: None,
         }
+    }
+
+    /// Also shares results through the fleet's Redis once `fleet` is set (and its options
+    /// say so).
+    #[cfg(feature = "redis")]
+    pub(crate) fn fleet(mut self, fleet: Arc<OnceLock<crate::shared::RedisState>>) -> Self {
+        self.fleet = Some(fleet);
+        self
     }
 }
 
@@ -371,6 +385,12 @@ where
             request.context().mark_answered_from_cache();
             return futures::future::ready(Ok(Outcome::Tool(result))).boxed();
         }
+        #[cfg(feature = "redis")]
+        if let Some(redis) = self.layer.fleet.as_ref().and_then(|f| f.get())
+            && redis.options().share_result_cache
+        {
+            return self.shared(redis.clone(), key, request);
+        }
         let context = request.context().clone();
         let store = store.clone();
         let ttl = self.layer.ttl;
@@ -387,6 +407,69 @@ where
         }
         .boxed()
     }
+}
+
+#[cfg(feature = "redis")]
+impl<S> ResultCache<S>
+where
+    S: tower::Service<McpRequest, Response = Outcome, Error = BoxError>,
+    S::Future: Send + 'static,
+{
+    /// A call that missed this instance's store: looked up in the fleet's shared results
+    /// (keyed by tool, caller and arguments; results of a tool registered again under the
+    /// same name are shared until they expire), run on a miss, and its result shared.
+    /// Redis unreachable: the call runs as if nothing were cached.
+    fn shared(
+        &mut self,
+        redis: crate::shared::RedisState,
+        key: Key,
+        request: McpRequest,
+    ) -> BoxFuture<'static, Result<Outcome, BoxError>> {
+        let context = request.context().clone();
+        let store = self.layer.store.clone();
+        let ttl = self.layer.ttl;
+        let name = shared_name(&key);
+        // Made now, run only on a miss: inside this layer nothing starts before it is polled.
+        let call = self.inner.call(request);
+        async move {
+            if let Ok(Some(text)) = redis.cached_result(&name).await
+                && let Ok(result) = serde_json::from_str::<CallToolResult>(&text)
+            {
+                context.mark_answered_from_cache();
+                store.put(key, result.clone(), ttl);
+                return Ok(Outcome::Tool(result));
+            }
+            let out = call.await;
+            if let Ok(Outcome::Tool(result)) = &out
+                && !result.is_error()
+                && !context.is_cancelled()
+            {
+                if let Ok(text) = serde_json::to_string(result) {
+                    redis.cache_result(&name, &text, ttl).await;
+                }
+                store.put(key, result.clone(), ttl);
+            }
+            out
+        }
+        .boxed()
+    }
+}
+
+/// The fleet-wide name of a cached result: a digest of tool, caller and arguments (the
+/// layer's id is this process's alone).
+#[cfg(feature = "redis")]
+fn shared_name(key: &Key) -> String {
+    use sha2::Digest as _;
+    let mut digest = sha2::Sha256::new();
+    for part in [key.tool.as_bytes(), key.caller.as_bytes(), &key.arguments] {
+        digest.update((part.len() as u64).to_le_bytes());
+        digest.update(part);
+    }
+    digest
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// The server's store, made when the first tool that declares `cache` is registered.

@@ -110,6 +110,8 @@ impl ToolStack {
             // Above the limits: a hit costs no quota and needs no slot.
             if let Some(ttl) = policy.cache {
                 let cache = ResultCacheLayer::new(ttl, server.results.get());
+                #[cfg(feature = "redis")]
+                let cache = cache.fleet(server.fleet.clone());
                 service = McpService::new(cache.layer(service));
             }
             for layer in tool_layers.iter().rev().chain(server.layers.iter().rev()) {

@@ -1,10 +1,18 @@
-//! Rate limits for the whole fleet: GCRA (the algorithm `governor` runs in process) as one
+//! Rate limits for the whole fleet, and the optionally shared result cache.
+//!
+//! Rate limits: GCRA (the algorithm `governor` runs in process) as one
 //! Lua script, so every instance takes from the same budget.
 //!
 //! A limit of N calls per period for one caller of one tool is the key
 //! `{prefix}rate:{tool}:{caller}`, holding the theoretical arrival time of the next call
 //! (ms, in Redis's clock) and expiring when the budget is whole again. One `EVALSHA` per
 //! rate-limited call.
+//!
+//! Results ([`RedisOptions::share_result_cache`](super::RedisOptions::share_result_cache)):
+//! `{prefix}result:{digest of tool, caller and arguments}`, the result as JSON, expiring with
+//! the tool's `cache` lifetime; at most [`MAX_SHARED_RESULT`] bytes each (a larger result
+//! stays in the instance's own cache). A miss in the instance's cache costs a `GET`, a
+//! result a `SET PX`.
 
 use super::RedisState;
 use std::sync::LazyLock;
@@ -30,7 +38,38 @@ return 0
 
 static SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| redis::Script::new(GCRA));
 
+/// The largest result shared through Redis.
+pub(crate) const MAX_SHARED_RESULT: usize = 1024 * 1024;
+
 impl RedisState {
+    /// A result another instance cached under `name`, if any.
+    pub(crate) async fn cached_result(&self, name: &str) -> Result<Option<String>, String> {
+        let key = self.key(&format!("result:{name}"));
+        self.run(|mut c| {
+            let mut get = redis::cmd("GET");
+            get.arg(&key);
+            Box::pin(async move { get.query_async(&mut c).await })
+        })
+        .await
+    }
+
+    /// Shares a result for `ttl` (best effort: a failure only means other instances run
+    /// the call themselves).
+    pub(crate) async fn cache_result(&self, name: &str, text: &str, ttl: Duration) {
+        if text.len() > MAX_SHARED_RESULT {
+            return;
+        }
+        let key = self.key(&format!("result:{name}"));
+        let ms = ttl.as_millis().max(1) as u64;
+        let _ = self
+            .run(|mut c| {
+                let mut set = redis::cmd("SET");
+                set.arg(&key).arg(text).arg("PX").arg(ms);
+                Box::pin(async move { set.query_async::<()>(&mut c).await })
+            })
+            .await;
+    }
+
     /// Takes one call from the fleet-wide budget `name` (`count` calls per `period`):
     /// `None` when allowed, else how long until one is free.
     pub(crate) async fn take_rate(

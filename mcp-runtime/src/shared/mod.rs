@@ -16,7 +16,8 @@
 //! - **Rate limits for the fleet**: a tool's `rate_limit` (N calls per period per caller)
 //!   is one budget across every instance (GCRA in a Lua script). With Redis unreachable,
 //!   each instance falls back to its own budget (the limit then holds per instance, and a
-//!   warning says so) rather than refusing every call.
+//!   warning says so) rather than refusing every call. Tools' cached results can be shared
+//!   too ([`RedisOptions::share_result_cache`]).
 //! - **A bus** (Redis pub/sub): `notifications/*/list_changed`, `notifications/resources/updated`
 //!   and task cancellations raised on one instance reach the listen streams and legacy GET
 //!   streams held by every other.
@@ -103,6 +104,11 @@ pub struct RedisOptions {
     /// fails the task), since Redis keeps no running total cheaply. Default:
     /// [`TaskLimits::default`] with 16 MiB per task.
     pub task_limits: TaskLimits,
+    /// Whether tools' cached results (`#[mcp_tool(cache = "…")]`) are shared by the
+    /// instances too: a result computed on one answers the same call (same tool, caller and
+    /// arguments) on any other until it expires. Off by default: each instance keeps its
+    /// own, and a miss costs nothing in Redis.
+    pub share_result_cache: bool,
 }
 
 impl Default for RedisOptions {
@@ -112,6 +118,7 @@ impl Default for RedisOptions {
             timeout: Duration::from_secs(2),
             lease: Duration::from_secs(10),
             task_limits: TaskLimits::default().max_bytes(16 * 1024 * 1024),
+            share_result_cache: false,
         }
     }
 }
@@ -137,6 +144,12 @@ impl RedisOptions {
     /// Sets [`lease`](Self::lease).
     pub fn lease(mut self, lease: Duration) -> Self {
         self.lease = lease;
+        self
+    }
+
+    /// Sets [`share_result_cache`](Self::share_result_cache).
+    pub fn share_result_cache(mut self, share: bool) -> Self {
+        self.share_result_cache = share;
         self
     }
 
