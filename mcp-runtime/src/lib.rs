@@ -45,7 +45,9 @@
 //! of the public contract only). [`fs`] confines file access for the file tools and
 //! resources, and registers them with a server; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
-//! sits on top: a server binary's command line and `main`. [`testing`] helps tests.
+//! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
+//! keeps what instances of one server share in Redis, under the pipeline and the server
+//! that use it. [`testing`] helps tests.
 //!
 //! This table is the rule; the runtime's `tests/layering.rs` reads it and fails on any
 //! `crate::…` reference outside test code that it does not allow, and on any cycle. (A
@@ -61,18 +63,19 @@
 //! | `tool` | `protocol` `context` `task` |
 //! | `resource` | `protocol` `context` `completion` |
 //! | `prompt` | `protocol` `context` `completion` `resource` `tool` |
-//! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` |
-//! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` |
-//! | `transport` | `protocol` `context` `server` |
+//! | `shared` | `protocol` `context` `task` |
+//! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` `shared` |
+//! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` `shared` |
+//! | `transport` | `protocol` `context` `server` `shared` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
-//! | `launch` | `protocol` `server` `transport` |
+//! | `launch` | `protocol` `server` `transport` `shared` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and

@@ -349,3 +349,23 @@ async fn a_cached_result_is_shared_by_the_instances_when_asked() {
         );
     }
 }
+
+#[test]
+fn a_server_sharing_state_is_built_outside_any_runtime_and_serves() {
+    use mcp_runtime::client::{Client, EraMode};
+    let redis = Redis::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let state = runtime.block_on(connect(
+        &redis,
+        RedisOptions::new().prefix(prefix("outside")),
+    ));
+    // Built on a plain thread, with no runtime: what listens to the bus runs on the one the
+    // connection was made on.
+    let server = std::thread::spawn(move || sharing(state)).join().unwrap();
+    runtime.block_on(async {
+        let client = Client::memory(&server);
+        client.connect(EraMode::Modern).await.unwrap();
+        let read = client.read_resource("config://app").await.unwrap();
+        assert_eq!(read.contents.len(), 1);
+    });
+}

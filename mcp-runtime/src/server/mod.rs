@@ -225,8 +225,19 @@ impl Server {
     pub fn share_through(&self, redis: crate::shared::RedisState) -> Result<(), AlreadyShared> {
         let inner = &self.inner;
         inner.redis.set(redis.clone()).map_err(|_| AlreadyShared)?;
-        inner.tasks.attach(&redis);
-        inner.request_state.attach(&redis);
+        let bus = redis.clone();
+        inner.tasks.attach(
+            Arc::new(redis.task_store()),
+            Box::new(move |signal| {
+                use crate::shared::FleetEvent;
+                use crate::task::TaskSignal;
+                bus.publish(match signal {
+                    TaskSignal::Cancelled(id) => FleetEvent::TaskCancelled(id.to_owned()),
+                    TaskSignal::Answered(id) => FleetEvent::TaskAnswered(id.to_owned()),
+                });
+            }),
+        );
+        inner.request_state.attach(Arc::new(redis.clone()));
         if !inner.request_state_keys_configured {
             // Any instance continues any round: they sign with the key kept in Redis.
             inner.request_state.set_keys(redis.request_state_keys());
@@ -236,7 +247,7 @@ impl Server {
         // What the others tell this instance, for as long as the server lives.
         let mut events = redis.events();
         let server = Arc::downgrade(&self.inner);
-        tokio::spawn(async move {
+        redis.spawn(async move {
             use crate::shared::FleetEvent;
             use tokio::sync::broadcast::error::RecvError;
             loop {
@@ -256,8 +267,12 @@ impl Server {
                     return;
                 };
                 match event {
-                    FleetEvent::ListChanged(primitive) => {
-                        server.registry.feed().changed_here(primitive);
+                    FleetEvent::ListChanged(name) => {
+                        if let Some(primitive) =
+                            Primitive::ALL.into_iter().find(|p| p.to_string() == name)
+                        {
+                            server.registry.feed().changed_here(primitive);
+                        }
                     }
                     FleetEvent::ResourceUpdated(uri) => {
                         server.registry.resources.updated_here(&uri);

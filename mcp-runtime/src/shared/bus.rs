@@ -7,7 +7,6 @@
 //! worker through the store, within `store_poll`).
 
 use super::RedisOptions;
-use crate::server::Primitive;
 use redis::aio::ConnectionManager;
 use redis::{PushInfo, PushKind, Value};
 use std::sync::Arc;
@@ -18,8 +17,9 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 /// What one instance tells the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum FleetEvent {
-    /// A list of primitives changed (`notifications/{primitive}/list_changed`).
-    ListChanged(Primitive),
+    /// A list of primitives changed (`notifications/{primitive}/list_changed`): `tools`,
+    /// `resources` or `prompts`.
+    ListChanged(String),
     /// A resource's contents changed (`notifications/resources/updated`).
     ResourceUpdated(Arc<str>),
     /// A task was cancelled: the instance running it stops it.
@@ -56,10 +56,7 @@ impl FleetEvent {
             return None;
         }
         match kind {
-            "list" => Primitive::ALL
-                .into_iter()
-                .find(|p| p.to_string() == value)
-                .map(FleetEvent::ListChanged),
+            "list" => Some(FleetEvent::ListChanged(value.to_owned())),
             "updated" => Some(FleetEvent::ResourceUpdated(value.into())),
             "cancel" => Some(FleetEvent::TaskCancelled(value.to_owned())),
             "answered" => Some(FleetEvent::TaskAnswered(value.to_owned())),
@@ -227,7 +224,7 @@ mod tests {
     #[test]
     fn events_round_trip_and_an_instance_ignores_its_own() {
         for event in [
-            FleetEvent::ListChanged(Primitive::Prompts),
+            FleetEvent::ListChanged("prompts".into()),
             FleetEvent::ResourceUpdated("file:///a\nb".into()),
             FleetEvent::TaskCancelled("abc".into()),
             FleetEvent::TaskAnswered("abc".into()),

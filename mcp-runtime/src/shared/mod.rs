@@ -197,6 +197,9 @@ struct Inner {
     bus: bus::Bus,
     /// The requestState key every instance signs with, unless configured otherwise.
     state_key: Vec<u8>,
+    /// The runtime it was connected on: what listens to the bus for a server runs there,
+    /// even when the server is built outside any runtime.
+    runtime: tokio::runtime::Handle,
 }
 
 impl fmt::Debug for RedisState {
@@ -311,6 +314,7 @@ impl RedisState {
                 conn,
                 bus,
                 state_key,
+                runtime: tokio::runtime::Handle::current(),
             }),
         })
     }
@@ -374,7 +378,7 @@ impl RedisState {
 
     /// Spends a `requestState` nonce that expires at `expires` (Unix seconds): `true` the
     /// first time, `false` for a replay. One `SET NX EXAT`.
-    pub(crate) async fn spend_nonce(&self, nonce: &str, expires: u64) -> Result<bool, String> {
+    async fn spend(&self, nonce: &str, expires: u64) -> Result<bool, String> {
         let key = self.key(&format!("nonce:{nonce}"));
         // Kept a second past the state's expiry: the state is valid through that second.
         let until = expires.saturating_add(1);
@@ -394,6 +398,11 @@ impl RedisState {
         self.inner.bus.publish(event);
     }
 
+    /// Runs `task` on the runtime the connection was made on.
+    pub(crate) fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        self.inner.runtime.spawn(task);
+    }
+
     /// Every event the other instances publish from now on.
     pub(crate) fn events(&self) -> broadcast::Receiver<FleetEvent> {
         self.inner.bus.events()
@@ -408,6 +417,17 @@ fn decode_hex(text: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
         .collect()
+}
+
+impl crate::context::input::SpentNonces for RedisState {
+    fn spend_nonce(
+        &self,
+        nonce: String,
+        expires: u64,
+    ) -> futures::future::BoxFuture<'static, Result<bool, String>> {
+        let this = self.clone();
+        Box::pin(async move { this.spend(&nonce, expires).await })
+    }
 }
 
 /// The connection manager's settings: every attempt bounded by the timeout, a couple of

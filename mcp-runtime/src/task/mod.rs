@@ -63,6 +63,8 @@ mod runtime;
 pub mod suite;
 
 pub use memory::MemoryTaskStore;
+#[cfg(feature = "redis")]
+pub(crate) use runtime::TaskSignal;
 pub(crate) use runtime::{AskFailure, TaskHub, TaskLink};
 
 pub use crate::protocol::task::{TASKS_EXTENSION, TaskStatus};

@@ -16,9 +16,8 @@ pub(crate) struct TaskHub {
     /// A store shared by instances, attached after the server was built (`--redis`): it
     /// replaces `options.store`.
     shared: std::sync::OnceLock<Arc<dyn TaskStore>>,
-    /// Where cancellations are told to the other instances.
-    #[cfg(feature = "redis")]
-    fleet: std::sync::OnceLock<crate::shared::RedisState>,
+    /// Where cancellations and answers are told to the other instances sharing the store.
+    tell: std::sync::OnceLock<Teller>,
     running: Mutex<HashMap<String, Running>>,
 }
 
@@ -42,8 +41,7 @@ impl TaskHub {
         Self {
             options,
             shared: std::sync::OnceLock::new(),
-            #[cfg(feature = "redis")]
-            fleet: std::sync::OnceLock::new(),
+            tell: std::sync::OnceLock::new(),
             running: Mutex::new(HashMap::new()),
         }
     }
@@ -55,14 +53,15 @@ impl TaskHub {
         }
     }
 
-    /// Shares tasks through Redis: its store replaces one of this process alone (a shared
-    /// store configured in code stays), and cancellations are told to the other instances.
-    #[cfg(feature = "redis")]
-    pub(crate) fn attach(&self, redis: &crate::shared::RedisState) {
+    /// Shares tasks with other instances: `store` replaces one of this process alone (a
+    /// shared store configured in code stays), and `tell` carries cancellations and answers
+    /// to the instance running the task.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn attach(&self, store: Arc<dyn TaskStore>, tell: Teller) {
         if !self.options.store.is_shared() {
-            let _ = self.shared.set(Arc::new(redis.task_store()));
+            let _ = self.shared.set(store);
         }
-        let _ = self.fleet.set(redis.clone());
+        let _ = self.tell.set(tell);
     }
 
     /// Stops a task wherever it runs: here, or (told through the bus) on the instance that
@@ -87,15 +86,12 @@ impl TaskHub {
     }
 
     /// Tells the other instances (if any) that task `id` was cancelled, or answered.
-    #[cfg_attr(not(feature = "redis"), allow(unused_variables, clippy::unused_self))]
     fn tell_fleet(&self, id: &str, cancelled: bool) {
-        #[cfg(feature = "redis")]
-        if let Some(fleet) = self.fleet.get() {
-            use crate::shared::FleetEvent;
-            fleet.publish(if cancelled {
-                FleetEvent::TaskCancelled(id.to_owned())
+        if let Some(tell) = self.tell.get() {
+            tell(if cancelled {
+                TaskSignal::Cancelled(id)
             } else {
-                FleetEvent::TaskAnswered(id.to_owned())
+                TaskSignal::Answered(id)
             });
         }
     }
@@ -147,7 +143,7 @@ impl TaskHub {
 
     /// Wakes a task running here that answers may have arrived for (another instance said
     /// so).
-    #[cfg(feature = "redis")]
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn wake(&self, id: &str) {
         if let Some(running) = self.lock().get(id) {
             running.wake.send_replace(());
@@ -155,7 +151,7 @@ impl TaskHub {
     }
 
     /// Stops a task running here (its future is dropped; another instance said so).
-    #[cfg(feature = "redis")]
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn cancel_local(&self, id: &str) {
         if let Some(running) = self.lock().get(id) {
             running.cancel.cancel();
@@ -177,6 +173,19 @@ impl TaskHub {
         }
     }
 }
+
+/// What one instance tells the others about a task running on one of them.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) enum TaskSignal<'a> {
+    /// The task was cancelled: the instance running it stops it.
+    Cancelled(&'a str),
+    /// Answers arrived for it: the instance running it wakes it.
+    Answered(&'a str),
+}
+
+/// Carries [`TaskSignal`]s to the other instances (the server wires it to its Redis bus).
+pub(crate) type Teller = Box<dyn Fn(TaskSignal<'_>) + Send + Sync>;
 
 /// How a running task's context reaches its client: asks become the task's
 /// `inputRequests`, answers come from `tasks/update`; progress becomes its status message.

@@ -90,6 +90,8 @@ pub use outgoing::MAX_OUTSTANDING;
 pub use state::{KeyError, MAX_STATE_TTL, RequestStateKeys};
 
 pub(crate) use outgoing::Outgoing;
+#[cfg(feature = "redis")]
+pub(crate) use state::SpentNonces;
 pub(crate) use state::{Binding, Carried, StateCodec};
 
 use crate::context::RequestContext;

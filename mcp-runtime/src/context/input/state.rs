@@ -42,6 +42,7 @@ pub(crate) use super::ledger::SealRefused;
 use crate::protocol::{ErrorCode, McpError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use futures::future::BoxFuture;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -366,17 +367,24 @@ struct Payload {
     carried: Carried,
 }
 
+/// Where instances sharing state keep spent nonces (Redis: `shared::RedisState`).
+pub(crate) trait SpentNonces: Send + Sync {
+    /// Spends `nonce`, valid until `expires` (Unix seconds): `true` the first time, `false`
+    /// for a replay; an error when the store cannot say.
+    fn spend_nonce(&self, nonce: String, expires: u64) -> BoxFuture<'static, Result<bool, String>>;
+}
+
 /// What spends a state's nonce in a store shared by instances: the request waits for it
 /// before anything in the state is used (an error: a replay, or the store unreachable).
-pub(crate) type PendingSpend = futures::future::BoxFuture<'static, Result<(), McpError>>;
+pub(crate) type PendingSpend = BoxFuture<'static, Result<(), McpError>>;
 
 /// Signs and checks states; one per server.
 pub(crate) struct StateCodec {
     keys: RwLock<RequestStateKeys>,
     ledger: Mutex<Ledger>,
-    /// Instances sharing state: spent nonces live in Redis instead of the ledger.
-    #[cfg(feature = "redis")]
-    fleet: std::sync::OnceLock<crate::shared::RedisState>,
+    /// Instances sharing state: spent nonces live in their shared store (Redis) instead of
+    /// the ledger.
+    fleet: std::sync::OnceLock<Arc<dyn SpentNonces>>,
     /// [`MAX_REMEMBERED`] and [`MAX_REMEMBERED_PER_IDENTITY`] (smaller in tests).
     capacity: (u64, u64),
 }
@@ -413,7 +421,6 @@ impl StateCodec {
         Self {
             keys: RwLock::new(keys),
             ledger: Mutex::new(Ledger::default()),
-            #[cfg(feature = "redis")]
             fleet: std::sync::OnceLock::new(),
             capacity: (total, per_identity),
         }
@@ -423,11 +430,11 @@ impl StateCodec {
         self.ledger.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Keeps spent nonces in Redis, where every instance sharing it sees them: a state
-    /// replayed on another instance is refused like one replayed here.
-    #[cfg(feature = "redis")]
-    pub(crate) fn attach(&self, redis: &crate::shared::RedisState) {
-        let _ = self.fleet.set(redis.clone());
+    /// Keeps spent nonces in a store every instance sharing it sees: a state replayed on
+    /// another instance is refused like one replayed here.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn attach(&self, store: Arc<dyn SpentNonces>) {
+        let _ = self.fleet.set(store);
     }
 
     /// Replaces the keys (rotation at run time).
@@ -459,10 +466,7 @@ impl StateCodec {
         if 3 + json.len().div_ceil(3) * 4 + 1 + 43 > MAX_STATE_BYTES {
             return Err(SealRefused::TooLarge);
         }
-        #[cfg(feature = "redis")]
         let shared = self.fleet.get().is_some();
-        #[cfg(not(feature = "redis"))]
-        let shared = false;
         // Shared: nothing to remember at minting; Redis keeps the spent nonces, bounded by
         // their expiry and by Redis's own memory (which refuses writes rather than evict).
         if !shared {
@@ -498,13 +502,12 @@ impl StateCodec {
         binding: &Binding,
     ) -> Result<(Carried, Option<PendingSpend>), Refused> {
         let payload = self.verify(state, binding)?;
-        #[cfg(feature = "redis")]
         if let Some(fleet) = self.fleet.get() {
             let fleet = fleet.clone();
             let nonce = payload.nonce;
             let expires = payload.expires;
             let spend: PendingSpend = Box::pin(async move {
-                match fleet.spend_nonce(&nonce, expires).await {
+                match fleet.spend_nonce(nonce, expires).await {
                     Ok(true) => Ok(()),
                     Ok(false) => {
                         tracing::debug!(why = ?Refused::Replayed, "requestState refused");

@@ -124,7 +124,9 @@ impl ChangeFeed {
     pub(crate) fn changed(&self, primitive: Primitive) {
         self.changed_here(primitive);
         #[cfg(feature = "redis")]
-        self.publish(crate::shared::FleetEvent::ListChanged(primitive));
+        self.publish(crate::shared::FleetEvent::ListChanged(
+            primitive.to_string(),
+        ));
     }
 
     /// Records a change to `primitive`'s list here only (one another instance told of).

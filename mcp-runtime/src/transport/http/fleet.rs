@@ -275,7 +275,7 @@ pub(crate) fn listen(shared: &Arc<Shared>) {
     };
     let mut events = redis.events();
     let shared = Arc::downgrade(shared);
-    tokio::spawn(async move {
+    redis.spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
             let event = match events.recv().await {

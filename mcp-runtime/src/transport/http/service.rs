@@ -97,9 +97,7 @@ impl McpHttpService {
         });
         // Instances sharing sessions pass each other what belongs to sessions held here.
         #[cfg(feature = "redis")]
-        if tokio::runtime::Handle::try_current().is_ok() {
-            super::fleet::listen(&shared);
-        }
+        super::fleet::listen(&shared);
         Self { shared }
     }
 
