@@ -424,3 +424,129 @@ async fn a_walk_climbing_back_past_its_open_handles_reopens_them_and_misses_noth
     let json = tree.to_json();
     assert_eq!(json.matches("\"f.txt\"").count(), 24);
 }
+
+/// A server with one fixed resource and one template, whose URIs may be long.
+fn followed() -> Server {
+    use mcp_runtime::protocol::{ResourceDefinition, ResourceTemplateDefinition};
+    use mcp_runtime::resource::{resource_fn, template_fn};
+    Server::builder("follow", "1.0.0")
+        .resource(resource_fn(
+            ResourceDefinition::new("config://app", "config"),
+            |_| async { "{}" },
+        ))
+        .resource_template(template_fn(
+            ResourceTemplateDefinition::new("notes://{id}", "note"),
+            |_, _| async { "" },
+        ))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn subscriptions_hold_only_served_uris_of_bounded_length_and_bounded_bytes() {
+    let server = followed();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let subscribe = |uri: String| {
+        let client = client.clone();
+        async move {
+            client
+                .request("resources/subscribe", Some(json!({"uri": uri})))
+                .await
+        }
+    };
+    // Served URIs are followed.
+    subscribe("config://app".into()).await.unwrap();
+    subscribe("notes://1".into()).await.unwrap();
+    // A URI nothing serves is refused as a read of it is (`-32002` on a 2025 session).
+    let unknown = subscribe("nothing://here".into()).await.unwrap_err();
+    assert_eq!(
+        unknown.as_protocol().map(|e| e.code.0),
+        Some(-32002),
+        "{unknown}"
+    );
+    // A URI of 4 MiB (one of the review's) is refused before it is kept.
+    let huge = subscribe(format!("notes://{}", "x".repeat(4 << 20)))
+        .await
+        .unwrap_err();
+    assert_eq!(huge.as_protocol().map(|e| e.code.0), Some(-32602), "{huge}");
+    assert!(huge.to_string().contains("8 KiB"), "{huge}");
+    // URIs just under the length cap: refused once their bytes would pass 256 KiB, long
+    // before the count cap of 1,024.
+    let mut kept = 0;
+    let refused = loop {
+        match subscribe(format!("notes://{kept:04}{}", "y".repeat(8000))).await {
+            Ok(_) => kept += 1,
+            Err(e) => break e,
+        }
+        assert!(kept < 100, "no byte bound");
+    };
+    assert!((30..=33).contains(&kept), "{kept} long subscriptions kept");
+    assert!(refused.to_string().contains("256 KiB"), "{refused}");
+    // Unsubscribing makes room again.
+    client
+        .request(
+            "resources/unsubscribe",
+            Some(json!({"uri": "notes://0000".to_owned() + &"y".repeat(8000)})),
+        )
+        .await
+        .unwrap();
+    subscribe(format!("notes://again{}", "y".repeat(8000)))
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_listen_stream_follows_only_served_uris_within_the_bounds() {
+    let server = followed();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Modern).await.unwrap();
+    let mut incoming = client.take_unrouted().unwrap();
+    let long: Vec<String> = (0..40)
+        .map(|n| format!("notes://{n:04}{}", "z".repeat(8000)))
+        .collect();
+    let mut asked = vec![
+        json!("config://app"),
+        json!("nothing://here"),
+        json!(format!("notes://{}", "x".repeat(16 << 10))),
+    ];
+    asked.extend(long.iter().map(|u| json!(u)));
+    let listen = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .request(
+                    "subscriptions/listen",
+                    Some(json!({"notifications": {"resourceSubscriptions": asked}})),
+                )
+                .await
+        })
+    };
+    let ack = tokio::time::timeout(std::time::Duration::from_secs(60), incoming.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let honoured: Vec<&str> = ack["params"]["notifications"]["resourceSubscriptions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|u| u.as_str())
+        .collect();
+    assert!(honoured.contains(&"config://app"));
+    assert!(
+        !honoured.contains(&"nothing://here"),
+        "unserved URIs are left out"
+    );
+    assert!(
+        honoured.iter().all(|u| u.len() <= 8 * 1024),
+        "over-long URIs are left out"
+    );
+    let bytes: usize = honoured.iter().map(|u| u.len()).sum();
+    assert!(
+        bytes <= 256 * 1024 && honoured.len() < 35,
+        "{} URIs, {bytes} bytes",
+        honoured.len()
+    );
+    listen.abort();
+}

@@ -88,10 +88,17 @@ fn finish_read(
     }
 }
 
+/// The longest URI read or followed (browsers and proxies stop near 8 KiB too): a URI is
+/// a name, and a longer one only costs memory where it is kept (subscriptions).
+pub(crate) const MAX_URI_BYTES: usize = 8 * 1024;
+
 /// Why `uri` is not a URI at all (as opposed to one nothing serves).
 pub(super) fn uri_problem(uri: &str) -> Option<&'static str> {
     if uri.is_empty() {
         return Some("the URI is empty");
+    }
+    if uri.len() > MAX_URI_BYTES {
+        return Some("the URI is longer than 8 KiB");
     }
     if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Some("a URI has no spaces or control characters");

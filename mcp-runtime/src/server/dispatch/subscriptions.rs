@@ -25,6 +25,11 @@ use tokio::sync::broadcast;
 /// without bound.
 pub(super) const MAX_SUBSCRIPTIONS: usize = 1024;
 
+/// At most this many bytes of URIs one connection (or one listen stream) follows, whatever
+/// their count: each URI is at most [`MAX_URI_BYTES`](super::read::MAX_URI_BYTES), and
+/// every one must name a resource or match a template, so this is ample for real use.
+pub(super) const MAX_SUBSCRIPTION_BYTES: usize = 256 * 1024;
+
 /// `_meta` key tagging notifications of a `subscriptions/listen` stream.
 const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 
@@ -50,6 +55,21 @@ impl Connection {
                 .into_mcp_error(&p.uri, env.era)
                 .into());
         }
+        // Only what the server serves can be followed: a URI no resource or template
+        // matches is refused as a read of it would be (`-32602` / `-32002`).
+        if method == "resources/subscribe"
+            && self
+                .inner
+                .server
+                .registry()
+                .resources
+                .route(&p.uri)
+                .is_none()
+        {
+            return Err(ResourceError::NotFound
+                .into_mcp_error(&p.uri, env.era)
+                .into());
+        }
         if self.inner.stateless {
             // A stateless endpoint keeps nothing between requests and has no stream to
             // announce updates on: the subscription is acknowledged (as the official
@@ -65,10 +85,15 @@ impl Connection {
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         if method == "resources/subscribe" {
-            if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&*p.uri) {
+            let held: usize = subscriptions.iter().map(|u| u.len()).sum();
+            if !subscriptions.contains(&*p.uri)
+                && (subscriptions.len() >= MAX_SUBSCRIPTIONS
+                    || held + p.uri.len() > MAX_SUBSCRIPTION_BYTES)
+            {
                 return Err(McpError::invalid_params(format!(
-                    "this session already follows {MAX_SUBSCRIPTIONS} resources; unsubscribe \
-                     from one first"
+                    "this session already follows as many resources as it may \
+                     ({MAX_SUBSCRIPTIONS} URIs, {} KiB of them); unsubscribe from one first",
+                    MAX_SUBSCRIPTION_BYTES / 1024
                 ))
                 .into());
             }
@@ -213,8 +238,8 @@ impl Connection {
 
 /// What a listen request asks for and the server honours: the list-change events of the
 /// primitives it advertises (a filter it cannot honour is left out of the acknowledgement),
-/// and the resources to follow when it advertises resources, bounded like a legacy
-/// session's subscriptions.
+/// and the resources to follow when it advertises resources: URIs it serves, bounded like a
+/// legacy session's subscriptions (the others are left out of the acknowledgement).
 fn asked(
     registry: &Registry,
     notifications: &Map<String, serde_json::Value>,
@@ -232,8 +257,19 @@ fn asked(
         .flatten()
         .and_then(serde_json::Value::as_array)
         .map(|uris| {
+            // Followed: valid URIs the server serves, within the count and byte bounds of a
+            // session's subscriptions; the acknowledgement lists what is honoured.
+            let mut bytes = 0;
             uris.iter()
                 .filter_map(serde_json::Value::as_str)
+                .filter(|uri| {
+                    super::read::uri_problem(uri).is_none()
+                        && registry.resources.route(uri).is_some()
+                })
+                .take_while(|uri| {
+                    bytes += uri.len();
+                    bytes <= MAX_SUBSCRIPTION_BYTES
+                })
                 .take(MAX_SUBSCRIPTIONS)
                 .map(Arc::from)
                 .collect()
