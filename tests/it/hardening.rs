@@ -550,3 +550,102 @@ async fn a_listen_stream_follows_only_served_uris_within_the_bounds() {
     );
     listen.abort();
 }
+
+static ASKING_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Choice {
+    color: String,
+}
+
+/// Asks the user for a color; declares its results cacheable.
+#[mcp_tool(read_only, idempotent, cache = "60s")]
+async fn favorite(cx: RequestContext) -> Result<String, mcp_runtime::input::InputError> {
+    ASKING_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    Ok(match cx.elicit::<Choice>("Your color?").await? {
+        mcp_runtime::input::Elicitation::Accepted(choice) => choice.color,
+        _ => "none".into(),
+    })
+}
+
+#[tokio::test]
+async fn a_call_that_asked_the_client_is_never_answered_from_the_cache() {
+    use mcp_runtime::client::InputHandler;
+    use mcp_runtime::protocol::ElicitResult;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let server = Server::builder("ask", "1.0.0")
+        .tool(favorite::tool())
+        .build()
+        .unwrap();
+    let answers = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = answers.clone();
+    let handler = InputHandler::new().on_elicit(move |_| {
+        let n = counter.fetch_add(1, Ordering::SeqCst);
+        let color = if n == 0 { "red" } else { "blue" };
+        async move {
+            Ok(ElicitResult::accept(
+                json!({"color": color}).as_object().cloned(),
+            ))
+        }
+    });
+    let client = Client::memory(&server).with_input_handler(handler);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let first = client.call_tool("favorite", json!({})).await.unwrap();
+    let second = client.call_tool("favorite", json!({})).await.unwrap();
+    assert_eq!(first.first_text(), Some("red"));
+    assert_eq!(
+        second.first_text(),
+        Some("blue"),
+        "the second call asked again instead of replaying the first answer"
+    );
+    assert_eq!(ASKING_RUNS.load(Ordering::SeqCst), 2);
+}
+
+/// Limited to 2 calls a minute per caller.
+#[mcp_tool(rate_limit = "2/m")]
+async fn scarce() -> &'static str {
+    "ok"
+}
+
+#[tokio::test]
+async fn a_new_legacy_session_is_no_new_rate_limit_budget() {
+    use mcp_runtime::transport::http::{HttpOptions, LegacyMode};
+    use mcp_tests::http::{ACCEPT_BOTH, LEGACY, initialize, post, serve};
+    let server = Server::builder("scarce", "1.0.0")
+        .tool(scarce::tool())
+        .build()
+        .unwrap();
+    let s = serve(
+        server,
+        HttpOptions::default().legacy_mode(LegacyMode::Sessionful),
+    )
+    .await;
+    let base = [
+        ("content-type", "application/json"),
+        ("accept", ACCEPT_BOTH),
+    ];
+    let mut outcomes = Vec::new();
+    // Two sessions from the same address (an unauthenticated client opening a new session
+    // to reset its budget): 2 calls each.
+    for _ in 0..2 {
+        let opened = post(&s.url, &base, &initialize(1)).await;
+        let session = opened.header("mcp-session-id").unwrap().to_owned();
+        let headers = [
+            base[0],
+            base[1],
+            ("mcp-protocol-version", LEGACY),
+            ("mcp-session-id", session.as_str()),
+        ];
+        for n in 0..2 {
+            let call = json!({"jsonrpc": "2.0", "id": 2 + n, "method": "tools/call",
+                "params": {"name": "scarce", "arguments": {}}});
+            let answer = post(&s.url, &headers, &call).await.answer();
+            outcomes.push(answer["result"]["isError"] == json!(true));
+        }
+    }
+    assert_eq!(
+        outcomes,
+        [false, false, true, true],
+        "the budget is the address's, whatever the session"
+    );
+}

@@ -128,8 +128,29 @@ impl Caller {
         }
     }
 
+    /// Whom a rate limit counts: `identity:…`, else `address:…`, else `session:…`, else
+    /// `connection`. Unlike [`key`](Self::key), the address comes before the session: an
+    /// unauthenticated client that opens a new legacy session gets no new budget.
+    ///
+    /// ```
+    /// use mcp_runtime::context::Caller;
+    ///
+    /// let caller = Caller::connection().with_session("s1").with_address("192.0.2.7");
+    /// assert_eq!(caller.limit_key(), "address:192.0.2.7");
+    /// assert_eq!(caller.key(), "session:s1");
+    /// ```
+    pub fn limit_key(&self) -> String {
+        match (&self.identity, &self.address, &self.session) {
+            (Some(i), _, _) => format!("identity:{i}"),
+            (None, Some(a), _) => format!("address:{a}"),
+            (None, None, Some(s)) => format!("session:{s}"),
+            (None, None, None) => "connection".to_owned(),
+        }
+    }
+
     /// The most specific name of this caller: `identity:…`, else `session:…`, else
-    /// `address:…`, else `connection`. Rate limits and caches are keyed by it.
+    /// `address:…`, else `connection`. Result caches are keyed by it (one session never
+    /// sees another's answers); rate limits by [`limit_key`](Self::limit_key).
     pub fn key(&self) -> String {
         match (&self.identity, &self.session, &self.address) {
             (Some(i), _, _) => format!("identity:{i}"),

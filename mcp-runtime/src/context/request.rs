@@ -46,6 +46,8 @@ struct ContextInner {
     log_threshold: Option<LoggingLevel>,
     /// The client capabilities asks needed and the client lacked (merged).
     missing_capability: Mutex<Option<Value>>,
+    /// Whether the handler asked the client anything (elicitation, sampling, roots).
+    asked: AtomicBool,
 }
 
 /// How a request served by a server talks back to its client: its asks and its log level.
@@ -134,6 +136,7 @@ impl RequestContext {
                 input: io.input,
                 log_threshold: io.log_threshold,
                 missing_capability: Mutex::new(None),
+                asked: AtomicBool::new(false),
             }),
         }
     }
@@ -349,6 +352,17 @@ impl RequestContext {
     }
 
     /// Notes a capability an ask needed and the client lacked.
+    /// Records that the handler asked the client something: its result then depends on the
+    /// answers, and is never cached.
+    pub(crate) fn mark_asked(&self) {
+        self.inner.asked.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the handler asked the client anything.
+    pub(crate) fn asked_client(&self) -> bool {
+        self.inner.asked.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn record_missing_capability(&self, request: &InputRequest) {
         let required = request.required_capability();
         let mut missing = self

@@ -19,7 +19,8 @@
 //! - **Only what the tool answered successfully is kept.** An `isError` result, a refusal by
 //!   an inner layer (rate limit, busy, timeout, invalid arguments), a protocol error, and a
 //!   call whose future was dropped (cancelled) or whose request was cancelled leave nothing
-//!   behind.
+//!   behind. Nor does a call that asked the client anything (elicitation, sampling, roots):
+//!   its result depends on the answers, which are not part of the key.
 //! - **Where it sits**: inside audit, panic isolation and the user's layers (an
 //!   authorization layer still runs first, and every call, hit or not, is audited: a hit's
 //!   event says `cached=true`), and outside rate limit, concurrency, timeout and validation:
@@ -400,6 +401,7 @@ where
             if let Ok(Outcome::Tool(result)) = &out
                 && !result.is_error()
                 && !context.is_cancelled()
+                && !context.asked_client()
             {
                 store.put(key, result.clone(), ttl);
             }
@@ -443,6 +445,7 @@ where
             if let Ok(Outcome::Tool(result)) = &out
                 && !result.is_error()
                 && !context.is_cancelled()
+                && !context.asked_client()
             {
                 if let Ok(text) = serde_json::to_string(result) {
                     redis.cache_result(&name, &text, ttl).await;

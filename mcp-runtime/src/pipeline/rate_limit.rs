@@ -1,5 +1,7 @@
 //! [`RateLimit`]: calls per caller, with `governor`'s GCRA (a burst of N, one more each
-//! period / N). Callers are told apart by [`Caller::key`](crate::context::Caller::key): one
+//! period / N). Callers are told apart by
+//! [`Caller::limit_key`](crate::context::Caller::limit_key) (a new legacy session is no new
+//! budget): one
 //! caller over its limit gets an `isError` result saying when to retry, and nobody else is
 //! affected. Idle callers' state is pruned as calls come in, so memory follows the callers
 //! active within one period.
@@ -120,7 +122,7 @@ where
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let key = request.context().caller().key();
+        let key = request.context().caller().limit_key();
         #[cfg(feature = "redis")]
         if let Some((fleet, tool)) = &self.layer.shared.fleet
             && let Some(redis) = fleet.get()

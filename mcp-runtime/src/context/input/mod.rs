@@ -258,6 +258,7 @@ impl<'a, T: Send + 'static> Ask<'a, T> {
             .unwrap_or_else(|| Err(InputError::Unavailable("this ask was already sent".into())));
         Box::pin(async move {
             let request = request?;
+            cx.mark_asked();
             match cx.input_channel() {
                 Channel::Unavailable(reason) => Err(InputError::Unavailable((*reason).into())),
                 Channel::Modern(round) => modern_ask(&cx, &round, key, kind, request, parse).await,

@@ -40,6 +40,30 @@ impl<'a> Compiler<'a> {
         node: &Node,
         label: &str,
     ) -> Option<Compiled> {
+        self.compile_as(problems, node, label, "")
+    }
+
+    /// Compiles the string `node` as the template of a URI: the values it places into the
+    /// URI are percent-encoded (every byte but RFC 3986's unreserved characters), so an
+    /// argument cannot add path segments, a query or another scheme. A template that is one
+    /// value and nothing else (`{{ fileUri }}`) takes the value as the whole URI, unencoded.
+    pub(crate) fn compile_uri(
+        &mut self,
+        problems: &mut Vec<LoadProblem>,
+        node: &Node,
+        label: &str,
+    ) -> Option<Compiled> {
+        let whole = matches!(&node.value, Val::Str(text) if is_one_value(&text.text));
+        self.compile_as(problems, node, label, if whole { "" } else { URI_SUFFIX })
+    }
+
+    fn compile_as(
+        &mut self,
+        problems: &mut Vec<LoadProblem>,
+        node: &Node,
+        label: &str,
+        suffix: &str,
+    ) -> Option<Compiled> {
         let Val::Str(text) = &node.value else {
             problems.push(LoadProblem::at(
                 self.file,
@@ -48,7 +72,7 @@ impl<'a> Compiler<'a> {
             ));
             return None;
         };
-        let name = format!("{label}@{}:{}", node.pos.line, node.pos.column);
+        let name = format!("{label}@{}:{}{suffix}", node.pos.line, node.pos.column);
         if let Err(e) = self.env.add_template_owned(name.clone(), text.text.clone()) {
             let line = e.line().unwrap_or(1);
             let offset = e.range().map(|r| r.start);
@@ -117,14 +141,72 @@ impl<'a> Compiler<'a> {
     }
 }
 
+/// What the names of URI templates end with: their values are percent-encoded.
+const URI_SUFFIX: &str = "#uri";
+
+/// The work one render may do, in minijinja's fuel (about one unit per instruction): far
+/// more than any prompt needs, far less than a loop that would hold a thread for long.
+pub(crate) const RENDER_FUEL: u64 = 1_000_000;
+
+/// Whether a template is one `{{ name }}` and nothing else.
+fn is_one_value(text: &str) -> bool {
+    text.trim()
+        .strip_prefix("{{")
+        .and_then(|rest| rest.strip_suffix("}}"))
+        .map(str::trim)
+        .is_some_and(|name| {
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// Percent-encodes `text` but for RFC 3986's unreserved characters. Hand-written: eight
+/// lines, where the `percent-encoding` crate would be one more dependency of every server
+/// with prompt files for one call.
+fn percent_encode(text: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.extend([
+                '%',
+                char::from(HEX[usize::from(b >> 4)]),
+                char::from(HEX[usize::from(b & 15)]),
+            ]);
+        }
+    }
+}
+
 /// The environment every prompt's templates compile in.
 pub(crate) fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     // An undefined variable is an error, never an empty string: a typo must not silently
     // drop part of a prompt.
     env.set_undefined_behavior(UndefinedBehavior::Strict);
-    // Prompts are text for a model, not HTML.
-    env.set_auto_escape_callback(|_| AutoEscape::None);
+    // Prompts are text for a model, not HTML; what goes into a URI is percent-encoded.
+    env.set_auto_escape_callback(|name| {
+        if name.ends_with(URI_SUFFIX) {
+            AutoEscape::Custom("uri".into())
+        } else {
+            AutoEscape::None
+        }
+    });
+    env.set_formatter(|out, state, value| {
+        if matches!(state.auto_escape(), AutoEscape::Custom(kind) if kind == "uri")
+            && !value.is_safe()
+        {
+            let mut encoded = String::new();
+            percent_encode(&value.to_string(), &mut encoded);
+            out.write_str(&encoded).map_err(|e| {
+                minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string())
+            })
+        } else {
+            minijinja::escape_formatter(out, state, value)
+        }
+    });
+    // A render stops when its fuel runs out (a loop over a huge range).
+    env.set_fuel(Some(RENDER_FUEL));
     // A `{% … %}` line leaves no blank line or indentation behind (Ansible's choice too):
     // prompts are read as text, where stray blank lines show.
     let syntax = minijinja::syntax::SyntaxConfig::builder()

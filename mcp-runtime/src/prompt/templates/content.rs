@@ -131,7 +131,7 @@ impl Checker<'_> {
                 return None;
             }
         };
-        let uri = compiler.compile(&mut self.problems, &uri, label)?;
+        let uri = compiler.compile_uri(&mut self.problems, &uri, label)?;
         Some(ItemTemplate::Resource { uri, mime_type })
     }
 
@@ -151,7 +151,7 @@ impl Checker<'_> {
         let title = self.optional_string(node, "title");
         let description = self.optional_string(node, "description");
         let mime_type = self.optional_string(node, "mimeType");
-        let uri = compiler.compile(&mut self.problems, &uri, label)?;
+        let uri = compiler.compile_uri(&mut self.problems, &uri, label)?;
         Some(ItemTemplate::ResourceLink {
             uri,
             name: name.text.clone(),

@@ -21,6 +21,30 @@ enum Step {
     },
 }
 
+/// The most one template of a prompt renders (its values included); past it the render
+/// stops with an error, never a prompt of any size.
+pub(crate) const MAX_RENDERED_BYTES: usize = 1024 * 1024;
+
+/// A render's output, refused past [`MAX_RENDERED_BYTES`] (one byte more is kept, so the
+/// caller can tell).
+struct Bounded(Vec<u8>);
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + bytes.len() > MAX_RENDERED_BYTES {
+            let room = MAX_RENDERED_BYTES + 1 - self.0.len().min(MAX_RENDERED_BYTES + 1);
+            self.0.extend_from_slice(&bytes[..room.min(bytes.len())]);
+            return Err(std::io::Error::other("the rendered prompt is too long"));
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl PromptTemplate {
     /// Renders the prompt: `-32602` naming the arguments when they are wrong (every
     /// violation at once) or a resource they name cannot be read.
@@ -144,7 +168,17 @@ impl PromptTemplate {
             .env
             .get_template(&template.name)
             .map_err(|e| PromptError::failed(format!("{}: {e}", template.at)))?;
-        compiled.render(context).map_err(|e| {
+        let mut out = Bounded(Vec::new());
+        let rendered = compiled.render_captured_to(context, &mut out).map(drop);
+        if out.0.len() > MAX_RENDERED_BYTES {
+            return Err(PromptError::failed(format!(
+                "prompt `{}`: the template at {} renders more than {} KiB",
+                self.name(),
+                template.at,
+                MAX_RENDERED_BYTES / 1024
+            )));
+        }
+        rendered.map(|()| String::from_utf8(out.0).unwrap_or_default()).map_err(|e| {
             let missing: Vec<String> = template
                 .uses
                 .iter()

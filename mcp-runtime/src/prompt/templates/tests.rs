@@ -177,10 +177,83 @@ async fn json_content_items_of_every_kind() {
     let Content::ResourceLink(link) = &result.messages[1].content else {
         panic!("{result:?}")
     };
+    // A value placed into a URI is percent-encoded.
     assert_eq!(
         (link.uri.as_str(), link.name.as_str()),
-        ("file:///a b.txt", "the file")
+        ("file:///a%20b.txt", "the file")
     );
+}
+
+#[tokio::test]
+async fn values_placed_into_uris_cannot_add_segments_but_a_whole_uri_stays_whole() {
+    let prompt = load_one(
+        "links.json",
+        r#"{"name": "links", "description": "Links.",
+            "arguments": [{"name": "path", "required": true}, {"name": "whole", "required": true}],
+            "messages": [{"role": "user", "content": [
+              {"type": "resource_link", "uri": "notes://{{ path }}/data", "name": "placed"},
+              {"type": "resource_link", "uri": "{{ whole }}", "name": "whole"}
+            ]}]}"#,
+    );
+    let result = render(
+        &prompt,
+        &[
+            ("path", "../../etc/passwd?x=1#y"),
+            ("whole", "file:///docs/a b.txt"),
+        ],
+    )
+    .await
+    .unwrap();
+    let uris: Vec<&str> = result
+        .messages
+        .iter()
+        .map(|m| match &m.content {
+            Content::ResourceLink(link) => link.uri.as_str(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "notes://..%2F..%2Fetc%2Fpasswd%3Fx%3D1%23y/data",
+            "file:///docs/a b.txt"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_render_is_bounded_in_work_and_in_output() {
+    let spinning = load_one(
+        "spin.md",
+        "---
+description: Loops for ever.
+---
+{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}done",
+    );
+    let started = std::time::Instant::now();
+    let error = render(&spinning, &[]).await.unwrap_err();
+    assert!(matches!(error, PromptError::Failed(_)), "{error:?}");
+    assert!(error.to_string().contains("fuel"), "{error}");
+    // Stopped by its fuel, not after 10^10 iterations (bounded loosely: a loaded machine).
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+
+    let long = load_one(
+        "long.md",
+        "---
+description: Repeats.
+arguments: [{name: text, required: true}]
+---
+{% for i in range(2000) %}{{ text }}{% endfor %}",
+    );
+    let text = "x".repeat(1000);
+    let error = render(&long, &[("text", &text)]).await.unwrap_err();
+    assert!(
+        error.to_string().contains("renders more than 1024 KiB"),
+        "{error}"
+    );
+    // Below the cap it renders.
+    let fine = render(&long, &[("text", "ab")]).await.unwrap();
+    assert_eq!(texts(&fine)[0].1.len(), 4000);
 }
 
 #[tokio::test]
