@@ -9,6 +9,7 @@
 use super::connect::{self, bounded};
 use super::mcpb::{self, BundleFile, ManifestInput};
 use super::registry::{self, BundleEntry, ReadmeChange, ServerJsonInput};
+use super::write::{self, Mode, Scope};
 use anyhow::{Context as _, Result, bail};
 use mcp_runtime::client::{EraMode, InputHandler};
 use mcp_runtime::protocol::ToolDefinition;
@@ -253,10 +254,13 @@ pub fn check(info: &PackageInfo, request: &PackageRequest<'_>) -> Result<Checked
     if let Some(url) = request.bundle_url {
         registry::check_bundle_url(url)?;
     }
+    // Every file package reads or writes resolves inside the project: a `readme =
+    // "../…"`, or a link leading out or to nothing, is refused before anything is built.
     let readme_path = info
         .readme
         .clone()
         .unwrap_or_else(|| info.root.join("README.md"));
+    let readme_path = write::resolve(&readme_path, Scope::Project(&info.root))?;
     let readme_before = match std::fs::read_to_string(&readme_path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -264,7 +268,9 @@ pub fn check(info: &PackageInfo, request: &PackageRequest<'_>) -> Result<Checked
     };
     let (readme_after, readme_change) =
         registry::readme_with_mcp_name(readme_before.as_deref(), &name, request.force)?;
-    let server_json_path = info.root.join("server.json");
+    let server_json_path =
+        write::resolve(&info.root.join("server.json"), Scope::Project(&info.root))?;
+    project_icon(info)?;
     let existing = read_existing(&server_json_path)?;
     // A first check of server.json (a rename refusal) before building; redone with the bundle.
     let input = ServerJsonInput {
@@ -361,6 +367,19 @@ pub struct BundleInput<'a> {
     pub cwd: &'a Path,
 }
 
+/// The project's `icon.png`, if it has one; a link is packed only if it leads to a file
+/// inside the project (refused otherwise, exit code 4).
+fn project_icon(info: &PackageInfo) -> Result<Option<PathBuf>> {
+    let icon = info.root.join("icon.png");
+    match std::fs::symlink_metadata(&icon) {
+        Ok(_) => {
+            Ok(Some(write::resolve(&icon, Scope::Project(&info.root))?)
+                .filter(|icon| icon.is_file()))
+        }
+        Err(_) => Ok(None),
+    }
+}
+
 /// Writes the bundle: manifest.json, the executable, and the project's `icon.png` if it
 /// has one.
 pub fn write_bundle(input: &BundleInput<'_>, author: Value) -> Result<Bundle> {
@@ -371,8 +390,7 @@ pub fn write_bundle(input: &BundleInput<'_>, author: Value) -> Result<Bundle> {
         .and_then(|n| n.to_str())
         .context("the executable has no file name")?
         .to_owned();
-    let icon = info.root.join("icon.png");
-    let icon = icon.is_file().then_some(icon);
+    let icon = project_icon(info)?;
     let manifest = mcpb::manifest(&ManifestInput {
         package: info,
         description: input.description,
@@ -437,11 +455,22 @@ pub fn write(
     };
     let doc = registry::server_json(&input, checked.existing.clone(), force)?;
     let text = serde_json::to_string_pretty(&doc)? + "\n";
-    std::fs::write(&checked.server_json_path, text)
-        .with_context(|| format!("cannot write {}", checked.server_json_path.display()))?;
+    // Through a fresh file renamed into place, inside the project (`write`).
+    write::replace_inside(
+        &info.root,
+        &checked.server_json_path,
+        text.as_bytes(),
+        Mode::Default,
+    )?;
     if checked.readme_change != ReadmeChange::Present {
-        std::fs::write(&checked.readme_path, &checked.readme_after)
-            .with_context(|| format!("cannot write {}", checked.readme_path.display()))?;
+        let mode = std::fs::metadata(&checked.readme_path)
+            .map_or(Mode::Default, |m| Mode::Like(m.permissions()));
+        write::replace_inside(
+            &info.root,
+            &checked.readme_path,
+            checked.readme_after.as_bytes(),
+            mode,
+        )?;
     }
     let lists_a_bundle = doc["packages"]
         .as_array()

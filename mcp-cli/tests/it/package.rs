@@ -360,3 +360,57 @@ fn everything_missing_is_reported_at_once_and_git_supplies_the_author() {
         "one problem, said plainly: {err}"
     );
 }
+
+/// Files package reads and writes must resolve inside the project: a `readme` outside it,
+/// a `server.json` that is a dangling link, an `icon.png` linked to a file outside: each is
+/// refused (exit code 4) before anything is built or written, and what lies outside is
+/// untouched.
+#[test]
+fn package_never_reads_or_writes_outside_the_project() {
+    let (tmp, project) = project(Some(OWNER_REPO));
+    let outside = tmp.path().join("outside.md");
+    std::fs::write(&outside, "# not the project's\n").unwrap();
+    let manifest = project.join("Cargo.toml");
+    let original = std::fs::read_to_string(&manifest).unwrap();
+
+    // readme = "../outside.md"
+    std::fs::write(
+        &manifest,
+        original.replacen(
+            "publish = false\n",
+            "publish = false\nreadme = \"../outside.md\"\n",
+            1,
+        ),
+    )
+    .unwrap();
+    let refused = package_in(&project, &["--no-bundle"]);
+    assert_eq!(refused.status.code(), Some(4), "{}", show(&refused));
+    assert!(stderr(&refused).contains("outside"), "{}", show(&refused));
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        "# not the project's\n"
+    );
+    assert!(!project.join("server.json").exists());
+    std::fs::write(&manifest, &original).unwrap();
+
+    // server.json -> a file that does not exist (yet) outside the project.
+    let planted = tmp.path().join("planted.json");
+    std::os::unix::fs::symlink(&planted, project.join("server.json")).unwrap();
+    let refused = package_in(&project, &["--no-bundle"]);
+    assert_eq!(refused.status.code(), Some(4), "{}", show(&refused));
+    assert!(!planted.exists(), "nothing written through the link");
+    std::fs::remove_file(project.join("server.json")).unwrap();
+
+    // icon.png -> a file outside the project.
+    let secret = tmp.path().join("secret.png");
+    std::fs::write(&secret, b"\x89PNG private").unwrap();
+    std::os::unix::fs::symlink(&secret, project.join("icon.png")).unwrap();
+    let refused = package_in(&project, &["--no-bundle"]);
+    assert_eq!(refused.status.code(), Some(4), "{}", show(&refused));
+    assert!(stderr(&refused).contains("icon.png"), "{}", show(&refused));
+    std::fs::remove_file(project.join("icon.png")).unwrap();
+
+    // With all three gone, it packages.
+    let fine = package_in(&project, &["--no-bundle"]);
+    assert!(fine.status.success(), "{}", show(&fine));
+}

@@ -2,11 +2,14 @@
 //! (`@modelcontextprotocol/inspector`), pinned to [`INSPECTOR_VERSION`], in front of the dev
 //! endpoint.
 //!
-//! - **Installed on first use**, with `npm install --prefix <cache>/cargo-mcp/inspector-<version>`
-//!   of the exact version (the user's cache folder: `$XDG_CACHE_HOME`, `~/Library/Caches`
-//!   on macOS, `%LOCALAPPDATA%` on Windows, else `~/.cache`). Later runs reuse it; a new
-//!   pin installs beside it. Nothing is installed globally, and `npx` (which would resolve
-//!   "latest" or prompt) is not used.
+//! - **Installed on first use, every package pinned**: the CLI carries a `package.json`
+//!   naming the exact version and its `package-lock.json` (`mcp-cli/inspector/`, every
+//!   dependency's version and integrity hash), writes both into
+//!   `<cache>/cargo-mcp/inspector-<version>` (the user's cache folder: `$XDG_CACHE_HOME`,
+//!   `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows, else `~/.cache`) and runs
+//!   `npm ci` there, which installs exactly the locked tree or fails. Later runs reuse it; a
+//!   new pin installs beside it. Nothing is installed globally, and `npx` (which would
+//!   resolve "latest" or prompt) is not used.
 //! - **Pointed at the dev endpoint.** Over stdio the Inspector starts its server itself, so
 //!   it is given this very program: `cargo-mcp dev` with the same project flags and server
 //!   arguments (minus `--inspector`); the Inspector's connection then gets every rebuild and
@@ -35,6 +38,10 @@ pub const INSPECTOR_VERSION: &str = "2.12.0";
 /// a rebuild (the dev server builds before it serves), where the Inspector's own default is
 /// 15 s.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The Inspector's `package.json` and lock file, as installed (`npm ci`).
+const PACKAGE_JSON: &str = include_str!("../../../inspector/package.json");
+const PACKAGE_LOCK: &str = include_str!("../../../inspector/package-lock.json");
 
 /// The oldest Node.js the pinned Inspector runs on.
 const NODE_MIN: (u32, u32) = (22, 19);
@@ -92,18 +99,16 @@ pub fn ensure_installed() -> Result<PathBuf> {
         dir.display()
     );
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (name, text) in [
+        ("package.json", PACKAGE_JSON),
+        ("package-lock.json", PACKAGE_LOCK),
+    ] {
+        std::fs::write(dir.join(name), text)
+            .with_context(|| format!("cannot write {}", dir.join(name).display()))?;
+    }
     let status = Command::new("npm")
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--save-exact",
-            "--prefix",
-        ])
+        .args(["ci", "--no-audit", "--no-fund", "--prefix"])
         .arg(&dir)
-        .arg(format!(
-            "@modelcontextprotocol/inspector@{INSPECTOR_VERSION}"
-        ))
         .stdin(Stdio::null())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())
@@ -119,6 +124,33 @@ pub fn ensure_installed() -> Result<PathBuf> {
         );
     }
     Ok(launcher)
+}
+
+#[cfg(test)]
+mod pinning {
+    use super::*;
+
+    #[test]
+    fn the_carried_lock_file_pins_the_inspector_version() {
+        let manifest: serde_json::Value = serde_json::from_str(PACKAGE_JSON).unwrap();
+        assert_eq!(
+            manifest["dependencies"]["@modelcontextprotocol/inspector"],
+            INSPECTOR_VERSION
+        );
+        let lock: serde_json::Value = serde_json::from_str(PACKAGE_LOCK).unwrap();
+        assert_eq!(
+            lock["packages"]["node_modules/@modelcontextprotocol/inspector"]["version"],
+            INSPECTOR_VERSION
+        );
+        let packages = lock["packages"].as_object().unwrap();
+        assert!(
+            packages
+                .iter()
+                .filter(|(path, _)| !path.is_empty())
+                .all(|(_, p)| p["version"].is_string() && p["integrity"].is_string()),
+            "every locked package has a version and an integrity hash"
+        );
+    }
 }
 
 fn installed_version(package: &Path) -> Option<String> {

@@ -142,6 +142,9 @@ impl Access {
                     path: path.to_owned(),
                 });
             }
+            if let Some(warning) = exposed(path) {
+                tracing::warn!("{warning}");
+            }
         }
         if let Some(token) = env_token.map(str::trim).filter(|t| !t.is_empty()) {
             if token.len() < MIN_TOKEN_LEN {
@@ -189,9 +192,49 @@ impl Access {
     }
 }
 
+/// Why a token file is exposed, if it is: readable or writable by users other than its
+/// owner (the tokens are credentials).
+fn exposed(path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(path).ok()?.permissions().mode() & 0o777;
+        (mode & 0o077 != 0).then(|| {
+            format!(
+                "the token file {} can be read or written by other users (mode {mode:03o}); \
+                 make it the owner's alone: chmod 600 {}",
+                path.display(),
+                path.display()
+            )
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_others_can_read_is_warned_about() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokens");
+        std::fs::write(&path, "0123456789abcdef0123\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let warning = exposed(&path).expect("mode 644 is exposed");
+        assert!(
+            warning.contains("mode 644") && warning.contains("chmod 600"),
+            "{warning}"
+        );
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(exposed(&path), None);
+    }
 
     const LONG: &str = "0123456789abcdef0123";
 

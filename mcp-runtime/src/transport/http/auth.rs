@@ -234,26 +234,75 @@ pub(crate) async fn check(
         Ok(identity) => Ok(identity),
         Err(e) => {
             // Refused requests are audited at WARN: repeated ones are what an operator
-            // looks for (a leaked token being tried, a misconfigured client).
-            let address = parts
-                .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|c| c.0.ip().to_string());
-            tracing::warn!(
-                target: AUDIT_TARGET,
-                method = %parts.method,
-                path = parts.uri.path(),
-                status = e.status.as_u16(),
-                address,
-                outcome = "unauthenticated",
-                error = %e,
-                "request refused"
-            );
+            // looks for (a leaked token being tried, a misconfigured client). At most
+            // `REFUSALS_LOGGED_PER_SECOND` lines a second, so a flood of bad tokens cannot
+            // flood the log; the lines left out are counted in the next one.
+            let (log, left_out) = REFUSALS.admit(std::time::Instant::now());
+            if log {
+                let address = parts
+                    .extensions
+                    .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                    .map(|c| c.0.ip().to_string());
+                tracing::warn!(
+                    target: AUDIT_TARGET,
+                    method = %parts.method,
+                    path = parts.uri.path(),
+                    status = e.status.as_u16(),
+                    address,
+                    outcome = "unauthenticated",
+                    error = %e,
+                    refusals_not_logged = left_out,
+                    "request refused"
+                );
+            }
             let mut resp = response::message(e.status, &e.to_string());
             if let Ok(v) = HeaderValue::from_str(&e.challenge(auth.resource_metadata())) {
                 resp.headers_mut().insert(WWW_AUTHENTICATE, v);
             }
             Err(Box::new(resp))
+        }
+    }
+}
+
+/// How many refused requests are logged each second, at most.
+pub(crate) const REFUSALS_LOGGED_PER_SECOND: u32 = 10;
+
+/// The process's log of refused requests.
+static REFUSALS: Throttle = Throttle::new(REFUSALS_LOGGED_PER_SECOND);
+
+/// Lets at most `per_second` events a second through, counting the others.
+pub(crate) struct Throttle {
+    per_second: u32,
+    /// The second (since the first event), the events let through in it, and those left
+    /// out since the last one let through.
+    state: std::sync::Mutex<(Option<std::time::Instant>, u64, u32, u64)>,
+}
+
+impl Throttle {
+    pub(crate) const fn new(per_second: u32) -> Self {
+        Self {
+            per_second,
+            state: std::sync::Mutex::new((None, 0, 0, 0)),
+        }
+    }
+
+    /// Whether the event at `now` is let through, and how many were left out before it
+    /// (reported once, with the next one let through).
+    pub(crate) fn admit(&self, now: std::time::Instant) -> (bool, u64) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (start, second, passed, left_out) = &mut *state;
+        let start = *start.get_or_insert(now);
+        let this_second = now.saturating_duration_since(start).as_secs();
+        if this_second != *second {
+            *second = this_second;
+            *passed = 0;
+        }
+        if *passed < self.per_second {
+            *passed += 1;
+            (true, std::mem::take(left_out))
+        } else {
+            *left_out += 1;
+            (false, 0)
         }
     }
 }
@@ -362,6 +411,19 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_are_logged_ten_a_second_and_the_rest_counted() {
+        let throttle = Throttle::new(10);
+        let start = std::time::Instant::now();
+        let verdicts: Vec<(bool, u64)> = (0..100).map(|_| throttle.admit(start)).collect();
+        assert_eq!(verdicts.iter().filter(|v| v.0).count(), 10);
+        assert!(verdicts.iter().all(|v| v.1 == 0));
+        // The next second: let through again, with the 90 left out reported once.
+        let later = start + std::time::Duration::from_millis(1500);
+        assert_eq!(throttle.admit(later), (true, 90));
+        assert_eq!(throttle.admit(later), (true, 0));
+    }
 
     #[test]
     fn challenges_follow_rfc_6750() {
