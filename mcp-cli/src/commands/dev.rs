@@ -28,12 +28,13 @@ Examples:
   cargo mcp dev --manifest-path ~/weather/Cargo.toml
   cargo mcp dev -- ~/notes                        # arguments for the project's server
   cargo mcp dev --inspector                       # open the official MCP Inspector on it
-  cargo mcp dev --transport http                  # at http://127.0.0.1:8808/mcp instead of stdio
+  cargo mcp dev --transport http                  # at http://127.0.0.1:8808/<token>/mcp instead of stdio
 
 A client configuration (Claude Desktop, VS Code, …):
   {\"command\": \"cargo\", \"args\": [\"mcp\", \"dev\", \"--manifest-path\", \"/path/to/weather/Cargo.toml\"]}
 or, with --transport http (VS Code, Claude Code, Cursor):
-  {\"type\": \"http\", \"url\": \"http://127.0.0.1:8808/mcp\"}"
+  {\"type\": \"http\", \"url\": \"http://127.0.0.1:8808/<token>/mcp\"}
+(the URL printed: its token is kept in the target folder, the same on every run)"
 )]
 pub struct Args {
     /// The project's `Cargo.toml` (default: the one for the current folder).
@@ -49,8 +50,8 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = DevTransport::Stdio)]
     pub transport: DevTransport,
 
-    /// The address of the HTTP endpoint (`--transport http`); loopback by default, and
-    /// only loopback pages may call it.
+    /// The address of the HTTP endpoint (`--transport http`): a loopback one (others are
+    /// refused); only loopback pages may call it.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8808")]
     pub bind: std::net::SocketAddr,
 
@@ -77,7 +78,8 @@ pub struct Args {
 pub enum DevTransport {
     /// Our stdin and stdout.
     Stdio,
-    /// Streamable HTTP at `--bind`, path `/mcp`.
+    /// Streamable HTTP at `--bind`, path `/<token>/mcp` (printed; the token is kept in the
+    /// target folder, so the URL stays the same across runs).
     Http,
 }
 

@@ -495,3 +495,127 @@ fn the_inspector_is_installed_pinned_and_talks_to_dev() {
     names.sort();
     assert_eq!(names, ["add", "text_stats"]);
 }
+
+/// The HTTP front answers only a client that knows its URL, from this machine: no token,
+/// a foreign `Host` (DNS rebinding), a foreign `Origin`, a body that is not declared JSON
+/// (a browser's "simple request"), a second GET stream and a non-loopback `--bind` are all
+/// refused; two clients using the same request id each get their own answer.
+#[test]
+fn the_http_front_answers_only_its_url_from_this_machine() {
+    use http::Method;
+    use mcp_tests::http::send;
+    use serde_json::json;
+
+    let (_tmp, project) = built_project("dev-http-guard");
+    let (dev, url) = HttpDev::start(&project);
+    let port = url
+        .trim_start_matches("http://127.0.0.1:")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let bare = format!("http://127.0.0.1:{port}/mcp");
+    assert_ne!(url, bare, "the URL carries a token: {url}");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let json_headers = [
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "guard", "version": "0"}}})
+    .to_string();
+    runtime.block_on(async {
+        // Without the token: nothing.
+        let status = send(Method::POST, &bare, &json_headers, initialize.clone())
+            .await
+            .status;
+        assert_eq!(status.as_u16(), 404);
+        // A rebinding page's Host.
+        let mut headers = json_headers.to_vec();
+        headers.push(("host", "evil.example"));
+        let status = send(Method::POST, &url, &headers, initialize.clone())
+            .await
+            .status;
+        assert_eq!(status.as_u16(), 403);
+        // A foreign page's Origin.
+        let mut headers = json_headers.to_vec();
+        headers.push(("origin", "http://evil.example"));
+        let status = send(Method::POST, &url, &headers, initialize.clone())
+            .await
+            .status;
+        assert_eq!(status.as_u16(), 403);
+        // A form or text/plain "simple request".
+        let status = send(
+            Method::POST,
+            &url,
+            &[("content-type", "text/plain")],
+            initialize.clone(),
+        )
+        .await
+        .status;
+        assert_eq!(status.as_u16(), 415);
+
+        // The client that knows the URL: served.
+        let reply = send(Method::POST, &url, &json_headers, initialize.clone()).await;
+        assert_eq!(reply.status.as_u16(), 200, "{}", reply.text());
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        send(Method::POST, &url, &json_headers, initialized.to_string()).await;
+
+        // Two clients, one request id: each gets its own answer.
+        let call = |a: u32| {
+            let url = url.clone();
+            let body = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": a, "b": a}}})
+            .to_string();
+            async move {
+                send(
+                    Method::POST,
+                    &url,
+                    &[
+                        ("content-type", "application/json"),
+                        ("accept", "application/json, text/event-stream"),
+                    ],
+                    body,
+                )
+                .await
+                .json()
+            }
+        };
+        let (one, two) = tokio::join!(call(1), call(2));
+        assert_eq!(one["id"], 5);
+        assert_eq!(two["id"], 5);
+        assert_eq!(one["result"]["content"][0]["text"], "2", "{one}");
+        assert_eq!(two["result"]["content"][0]["text"], "4", "{two}");
+
+        // One GET stream at a time.
+        let stream_headers = [("accept", "text/event-stream")];
+        let first = mcp_tests::http::open(Method::GET, &url, &stream_headers, "").await;
+        assert_eq!(first.status().as_u16(), 200);
+        let second = send(Method::GET, &url, &stream_headers, "").await;
+        assert_eq!(second.status.as_u16(), 409);
+        drop(first);
+    });
+    drop(dev);
+
+    // The token is kept: a client configured with the URL reaches the next run too.
+    // `http://127.0.0.1:PORT/<token>/mcp`: the token is the next-to-last segment.
+    let path = |url: &str| url.rsplit('/').nth(1).map(str::to_owned);
+    let (again, url_again) = HttpDev::start(&project);
+    assert_eq!(path(&url_again), path(&url), "{url} then {url_again}");
+    drop(again);
+
+    // Only loopback addresses are bound.
+    let mut cmd = cargo_mcp();
+    cmd.args(["dev", "--transport", "http", "--bind", "0.0.0.0:0"])
+        .current_dir(&project)
+        .stdin(Stdio::null());
+    in_generated_target(&mut cmd);
+    let refused = output(&mut cmd);
+    assert!(!refused.status.success(), "{}", show(&refused));
+    assert!(
+        stderr(&refused).contains("not a loopback address"),
+        "{}",
+        show(&refused)
+    );
+}

@@ -15,9 +15,20 @@
 //!   client, whose `initialize` the relay keeps and replays to each rebuilt server; a
 //!   client that connects again simply initializes again. `DELETE` is `405`, as the spec
 //!   allows for a server that has no sessions to end.
-//! - **Local only.** The default address is the loopback one, and a request whose `Origin`
-//!   is not a loopback page is refused with `403` (DNS rebinding: a web page must not reach
-//!   a development server). Bodies are capped at [`MAX_BODY`].
+//! - **Local only, and for the client given the URL.** Only loopback addresses are bound
+//!   (any other `--bind` is refused). The URL carries 128 random bits
+//!   (`http://127.0.0.1:PORT/<token>/mcp`), and any other path is `404`, so a page or
+//!   process that does not know the URL reaches nothing. The token is kept in the target
+//!   folder (`cargo-mcp/dev-token-<package>`, the owner's alone), so a client configured
+//!   with the URL keeps working across runs. As on the runtime's own transport,
+//!   a `Host` that is not loopback (DNS rebinding) and an `Origin` that is not a loopback
+//!   page are refused with `403`, and a POST must be `Content-Type: application/json`
+//!   (`415`: a browser's form or `text/plain` "simple request" never gets through).
+//! - **Bounded.** Bodies are capped at [`MAX_BODY`], request headers at [`MAX_HEADERS`]
+//!   bytes read within [`HEADER_TIMEOUT`]; one GET stream at a time (a second gets `409`).
+//! - **Answers go to the request that asked.** Each request is relayed under an id of the
+//!   front's own and answered with the client's id again, so two clients using the same id
+//!   never take each other's answers (a `notifications/cancelled` is translated the same way).
 //!
 //! Written on hyper directly rather than on `mcp_runtime`'s HTTP transport: that transport
 //! serves a `Server` (it dispatches requests itself), while this one relays lines to a
@@ -39,8 +50,17 @@ use std::sync::{Arc, Mutex};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, oneshot};
 
-/// The path of the endpoint.
+/// The path of the endpoint, after its token.
 pub const PATH: &str = "/mcp";
+
+/// Where a listen stream's notifications name the request that opened it.
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// The most bytes of request line and headers read.
+pub const MAX_HEADERS: usize = 64 * 1024;
+
+/// How long a client has to send a request's headers.
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The largest request body taken.
 pub const MAX_BODY: usize = 4 << 20;
@@ -70,9 +90,15 @@ struct Streams {
 #[derive(Debug)]
 struct Shared {
     events: mpsc::UnboundedSender<Event>,
-    /// Requests in flight, by their id as JSON text.
-    waiting: Mutex<HashMap<String, Waiter>>,
+    /// Requests in flight, by the front's own id for them (JSON text), with the client's.
+    waiting: Mutex<HashMap<String, (Waiter, Value)>>,
     streams: Mutex<Streams>,
+    /// The endpoint's path: `/<token>/mcp`.
+    path: String,
+    /// The next id of the front's own.
+    next: std::sync::atomic::AtomicU64,
+    /// Whether a GET stream is open.
+    get_open: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The HTTP front of a dev session, bound and ready to serve.
@@ -84,24 +110,34 @@ pub struct Front {
 
 impl Front {
     /// Binds `address`; client lines are sent to `events`.
-    pub async fn bind(address: SocketAddr, events: mpsc::UnboundedSender<Event>) -> Result<Self> {
+    /// The token is read from `token_file` when it holds one, else made and kept there
+    /// (readable by the owner only), so the URL a client was given stays the same across
+    /// runs of one project.
+    pub async fn bind(
+        address: SocketAddr,
+        events: mpsc::UnboundedSender<Event>,
+        token_file: &std::path::Path,
+    ) -> Result<Self> {
+        if !address.ip().is_loopback() {
+            anyhow::bail!(
+                "cargo mcp dev serves this machine only: --bind {address} is not a loopback \
+                 address (use 127.0.0.1 or [::1]; to serve others, run the server itself with \
+                 `--transport http` and its authentication)"
+            );
+        }
         let listener = TcpListener::bind(address)
             .await
             .with_context(|| format!("cannot listen on {address}"))?;
         Ok(Front {
             listener,
-            shared: Arc::new(Shared {
-                events,
-                waiting: Mutex::new(HashMap::new()),
-                streams: Mutex::new(Streams::default()),
-            }),
+            shared: Arc::new(Shared::new(events, &kept_token(token_file)?)),
         })
     }
 
-    /// The endpoint's URL.
+    /// The endpoint's URL, its token included.
     pub fn url(&self) -> Result<String> {
         let address = self.listener.local_addr().context("no local address")?;
-        Ok(format!("http://{address}{PATH}"))
+        Ok(format!("http://{address}{}", self.shared.path))
     }
 
     /// Serves connections, and delivers the relay's lines for the client (`outbox`) to the
@@ -134,35 +170,118 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>) {
                 async move { Ok::<_, Infallible>(shared.handle(request).await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .max_buf_size(MAX_HEADERS)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
     }
 }
 
+/// The token kept in `path`, or a new one kept there.
+fn kept_token(path: &std::path::Path) -> Result<String> {
+    if let Ok(text) = std::fs::read_to_string(path) {
+        let text = text.trim();
+        if text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(text.to_owned());
+        }
+    }
+    let token = token();
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder)
+            .with_context(|| format!("cannot create {}", folder.display()))?;
+    }
+    crate::ops::write::replace(path, token.as_bytes(), crate::ops::write::Mode::Private)?;
+    Ok(token)
+}
+
+/// 128 random bits, hex.
+fn token() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system's random generator works");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether a `Host` header names this machine: `localhost`, `127.0.0.1` or `[::1]`, with
+/// or without a port.
+fn is_loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    matches!(name, "localhost" | "127.0.0.1" | "::1")
+}
+
+/// Whether the request's body is declared JSON.
+fn is_json(request: &Request<Incoming>) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|media| media.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Clears the GET-stream flag when the stream's body is dropped.
+struct OpenGet(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for OpenGet {
+    fn drop(&mut self) {
+        self.0.store(false, std::sync::atomic::Ordering::Release);
+    }
+}
+
 impl Shared {
-    /// Routes one line from the relay: an answer to its waiting request, anything else to
-    /// the newest open stream (or the backlog).
+    fn new(events: mpsc::UnboundedSender<Event>, token: &str) -> Self {
+        Shared {
+            events,
+            waiting: Mutex::new(HashMap::new()),
+            streams: Mutex::new(Streams::default()),
+            path: format!("/{token}{PATH}"),
+            next: std::sync::atomic::AtomicU64::new(1),
+            get_open: Arc::default(),
+        }
+    }
+
+    /// Routes one line from the relay: an answer to its waiting request (with the client's
+    /// id again), anything else to the newest open stream (or the backlog).
     fn deliver(&self, line: String) {
         let message: Option<Value> = serde_json::from_str(&line).ok();
         let is_response = message
             .as_ref()
             .is_some_and(|m| m.get("method").is_none() && m.get("id").is_some());
-        if is_response {
-            let id = message
-                .as_ref()
-                .map(|m| m["id"].to_string())
-                .unwrap_or_default();
-            let waiter = self.waiting.lock().expect("not poisoned").remove(&id);
-            match waiter {
-                Some(Waiter::Reply(reply)) => {
-                    let _ = reply.send(line);
+        let mut line = line;
+        // A listen stream's notifications name its request by the front's id: they go to
+        // that stream, naming the client's.
+        if !is_response
+            && let Some(mut message) = message.clone()
+            && let Some(tag) = message["params"]["_meta"].get(SUBSCRIPTION_ID).cloned()
+        {
+            let waiting = self.waiting.lock().expect("not poisoned");
+            if let Some((Waiter::Stream(stream), client_id)) = waiting.get(&tag.to_string()) {
+                message["params"]["_meta"][SUBSCRIPTION_ID] = client_id.clone();
+                if stream.try_send(message.to_string()).is_ok() {
                     return;
                 }
-                Some(Waiter::Stream(stream)) if stream.try_send(line.clone()).is_ok() => return,
-                // An answer nobody waits for (its POST or stream went away): the open
-                // streams may want it.
-                Some(Waiter::Stream(_)) | None => {}
+            }
+        }
+        if is_response && let Some(mut message) = message {
+            let id = message["id"].to_string();
+            let waiter = self.waiting.lock().expect("not poisoned").remove(&id);
+            if let Some((waiter, client_id)) = waiter {
+                message["id"] = client_id;
+                line = message.to_string();
+                match waiter {
+                    Waiter::Reply(reply) => {
+                        let _ = reply.send(line);
+                        return;
+                    }
+                    Waiter::Stream(stream) if stream.try_send(line.clone()).is_ok() => return,
+                    // An answer nobody waits for (its POST or stream went away): the open
+                    // streams may want it.
+                    Waiter::Stream(_) => {}
+                }
             }
         }
         let mut streams = self.streams.lock().expect("not poisoned");
@@ -198,8 +317,19 @@ impl Shared {
     }
 
     async fn handle(&self, request: Request<Incoming>) -> Response<Body> {
-        if request.uri().path() != PATH {
-            return plain(StatusCode::NOT_FOUND, "the MCP endpoint is /mcp");
+        if request.uri().path() != self.path {
+            // The token is the client's to know: nothing here hints at it.
+            return plain(StatusCode::NOT_FOUND, "not found");
+        }
+        let host = request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok());
+        if !host.is_some_and(is_loopback_host) {
+            return plain(
+                StatusCode::FORBIDDEN,
+                "this development server answers to localhost, 127.0.0.1 and [::1] only",
+            );
         }
         if let Some(origin) = request.headers().get(header::ORIGIN)
             && !is_loopback_origin(origin.to_str().unwrap_or(""))
@@ -220,8 +350,18 @@ impl Shared {
                 if !accepts_events {
                     return plain(StatusCode::NOT_ACCEPTABLE, "GET opens a text/event-stream");
                 }
+                if self
+                    .get_open
+                    .swap(true, std::sync::atomic::Ordering::AcqRel)
+                {
+                    return plain(
+                        StatusCode::CONFLICT,
+                        "a GET stream is open already; close it first",
+                    );
+                }
+                let open = OpenGet(Arc::clone(&self.get_open));
                 let (_, receiver) = self.open_stream();
-                events(receiver)
+                events_holding(receiver, Some(open))
             }
             _ => {
                 let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "POST or GET");
@@ -234,6 +374,12 @@ impl Shared {
     }
 
     async fn post(&self, request: Request<Incoming>) -> Response<Body> {
+        if !is_json(&request) {
+            return plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "send the JSON-RPC message with Content-Type: application/json",
+            );
+        }
         let body = match Limited::new(request.into_body(), MAX_BODY).collect().await {
             Ok(collected) => collected.to_bytes(),
             Err(_) => {
@@ -261,19 +407,29 @@ impl Shared {
                 "one JSON-RPC message per request (batches are not supported)",
             );
         };
-        // One line for the relay, whatever the body's layout.
-        let line = message.to_string();
-        let (Some(id), Some(method)) = (object.get("id"), object.get("method")) else {
+        let (Some(client_id), Some(method)) = (object.get("id"), object.get("method")) else {
+            // A notification (a cancellation names the front's id for its request) or a
+            // response to a server's request: as it is, on one line for the relay.
+            let line = self.translate_cancellation(message).to_string();
             let _ = self.events.send(Event::Client(line));
             return empty(StatusCode::ACCEPTED);
         };
-        let id = id.to_string();
-        if method == "subscriptions/listen" {
+        let client_id = client_id.clone();
+        let listen = method == "subscriptions/listen";
+        // Relayed under an id of the front's own: answers cannot cross between clients.
+        let own = json!(format!(
+            "dev-{}",
+            self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        let mut message = message;
+        message["id"] = own.clone();
+        let line = message.to_string();
+        if listen {
             let (sender, receiver) = self.open_stream();
             self.waiting
                 .lock()
                 .expect("not poisoned")
-                .insert(id, Waiter::Stream(sender));
+                .insert(own.to_string(), (Waiter::Stream(sender), client_id));
             let _ = self.events.send(Event::Client(line));
             return events(receiver);
         }
@@ -281,7 +437,7 @@ impl Shared {
         self.waiting
             .lock()
             .expect("not poisoned")
-            .insert(id, Waiter::Reply(reply));
+            .insert(own.to_string(), (Waiter::Reply(reply), client_id));
         let _ = self.events.send(Event::Client(line));
         match answer.await {
             Ok(line) => Response::builder()
@@ -295,6 +451,32 @@ impl Shared {
                 "the dev session ended before the server answered",
             ),
         }
+    }
+}
+
+impl Shared {
+    /// A `notifications/cancelled` names the client's id of its request: the relay knows
+    /// it by the front's. (With two requests of one id in flight, the latest is meant.)
+    fn translate_cancellation(&self, mut message: Value) -> Value {
+        if message["method"] == "notifications/cancelled"
+            && let Some(client_id) = message["params"].get("requestId").cloned()
+        {
+            let waiting = self.waiting.lock().expect("not poisoned");
+            let own = waiting
+                .iter()
+                .filter(|(_, (_, id))| *id == client_id)
+                .map(|(own, _)| own.clone())
+                .max_by_key(|own| {
+                    own.trim_matches('"')
+                        .trim_start_matches("dev-")
+                        .parse::<u64>()
+                        .unwrap_or(0)
+                });
+            if let Some(own) = own.and_then(|own| serde_json::from_str::<Value>(&own).ok()) {
+                message["params"]["requestId"] = own;
+            }
+        }
+        message
     }
 }
 
@@ -316,10 +498,15 @@ fn is_loopback_origin(origin: &str) -> bool {
 
 /// An event stream of `data:` events, one per line from `receiver`.
 fn events(receiver: mpsc::Receiver<String>) -> Response<Body> {
-    let frames = futures::stream::unfold(receiver, |mut receiver| async move {
+    events_holding(receiver, None)
+}
+
+/// [`events`], holding `open` (the GET stream's flag) until the stream's body is dropped.
+fn events_holding(receiver: mpsc::Receiver<String>, open: Option<OpenGet>) -> Response<Body> {
+    let frames = futures::stream::unfold((receiver, open), |(mut receiver, open)| async move {
         let line = receiver.recv().await?;
         let frame = Frame::data(Bytes::from(format!("event: message\ndata: {line}\n\n")));
-        Some((Ok::<_, Infallible>(frame), receiver))
+        Some((Ok::<_, Infallible>(frame), (receiver, open)))
     });
     Response::builder()
         .status(StatusCode::OK)
@@ -381,12 +568,29 @@ mod tests {
 
     fn shared() -> (Shared, mpsc::UnboundedReceiver<Event>) {
         let (events, inbox) = mpsc::unbounded_channel();
-        let shared = Shared {
-            events,
-            waiting: Mutex::new(HashMap::new()),
-            streams: Mutex::new(Streams::default()),
-        };
-        (shared, inbox)
+        (Shared::new(events, "t0ken"), inbox)
+    }
+
+    #[test]
+    fn only_loopback_hosts_are_answered() {
+        for host in [
+            "localhost",
+            "localhost:8000",
+            "127.0.0.1:3000",
+            "[::1]:8443",
+            "[::1]",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "evil.example",
+            "evil.example:80",
+            "127.0.0.1.nip.io",
+            "localhost.evil",
+            "",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
     }
 
     #[tokio::test]
@@ -397,14 +601,12 @@ mod tests {
             .waiting
             .lock()
             .unwrap()
-            .insert("7".into(), Waiter::Reply(reply));
+            .insert("7".into(), (Waiter::Reply(reply), json!(7)));
         // Nothing is open yet: this waits in the backlog.
         shared.deliver(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.into());
         shared.deliver(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#.into());
-        assert_eq!(
-            answer.await.unwrap(),
-            r#"{"jsonrpc":"2.0","id":7,"result":{}}"#
-        );
+        let answer: Value = serde_json::from_str(&answer.await.unwrap()).unwrap();
+        assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
 
         let (_old, mut old) = shared.open_stream();
         assert!(

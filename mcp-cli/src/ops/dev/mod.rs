@@ -144,7 +144,11 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
             tokio::spawn(write_client(outbox))
         }
         Transport::Http(address) => {
-            let front = http::Front::bind(address, events.clone()).await?;
+            let token_file = binary
+                .target_directory
+                .join("cargo-mcp")
+                .join(format!("dev-token-{}", binary.package));
+            let front = http::Front::bind(address, events.clone(), &token_file).await?;
             report(format_args!(
                 "serving `{}` at {} (Streamable HTTP), rebuilt on every change under {}; Ctrl-C stops",
                 binary.bin,
