@@ -293,3 +293,93 @@ async fn a_caller_at_its_limit_can_still_cancel_and_answer() {
         call.abort();
     }
 }
+
+#[tokio::test]
+async fn the_last_quarter_of_the_permits_is_kept_for_callers_holding_few() {
+    let (server, probe) = fixture();
+    let auth = BearerTokens::new([("alice", "token-a"), ("bob", "token-b")]);
+    let options = HttpOptions::default()
+        .auth(auth)
+        .max_concurrent_requests(8)
+        .max_requests_per_caller(64);
+    let s = serve(server, options).await;
+    let call = |token: &'static str, tool: &'static str, id: i64| {
+        let url = s.url.clone();
+        async move {
+            let (message, headers) =
+                modern(id, "tools/call", json!({"name": tool, "arguments": {}}));
+            let bearer = format!("Bearer {token}");
+            let mut headers: Vec<(&str, &str)> =
+                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            headers.push(("authorization", &bearer));
+            post(&url, &headers, &message).await
+        }
+    };
+    // Alice holds six of the eight permits: all but the reserved quarter.
+    let held: Vec<_> = (0..6)
+        .map(|i| tokio::spawn(call("token-a", "gate", i)))
+        .collect();
+    let started = eventually(Duration::from_secs(10), || {
+        probe.started.load(Ordering::SeqCst) == 6
+    })
+    .await;
+    assert!(started, "alice's six calls are running");
+    let seventh = call("token-a", "gate", 7).await;
+    assert_eq!(
+        seventh.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the reserve is not hers: {}",
+        seventh.text()
+    );
+    let bob = call("token-b", "echo", 8).await;
+    assert_eq!(bob.status, StatusCode::OK, "{}", bob.text());
+    probe.gate.notify_waiters();
+    for call in held {
+        assert_eq!(call.await.unwrap().status, StatusCode::OK);
+    }
+}
+
+#[tokio::test]
+async fn long_lived_streams_have_their_own_pool_and_never_take_request_permits() {
+    use mcp_tests::http::{ACCEPT_BOTH, open};
+    let (server, _) = fixture();
+    let options = HttpOptions::default()
+        .max_concurrent_requests(2)
+        .max_streams(3);
+    let s = serve(server, options).await;
+    let listen = |id: i64| {
+        let url = s.url.clone();
+        async move {
+            let (message, headers) = modern(
+                id,
+                "subscriptions/listen",
+                json!({"notifications": {"toolsListChanged": true}}),
+            );
+            let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            h.push(("content-type", "application/json"));
+            h.push(("accept", ACCEPT_BOTH));
+            open(http::Method::POST, &url, &h, message.to_string()).await
+        }
+    };
+    let mut streams = Vec::new();
+    for id in 0..3 {
+        let stream = listen(id).await;
+        assert_eq!(stream.status(), StatusCode::OK);
+        streams.push(stream);
+    }
+    // Three streams open, more than the two request permits: requests are still served.
+    for id in 10..13 {
+        let answer = post_modern(
+            &s.url,
+            id,
+            "tools/call",
+            json!({"name": "echo", "arguments": {}}),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text());
+    }
+    // The streams' own pool is full.
+    let fourth = listen(3).await;
+    assert_eq!(fourth.status(), StatusCode::SERVICE_UNAVAILABLE);
+    drop(streams);
+}

@@ -122,7 +122,7 @@ pub(crate) async fn resolve(
                 tracing::warn!(target: "mcp::redis", session = id, "a shared session's initialize no longer succeeds");
                 return Ok(Lookup::Unknown);
             }
-            let caller = limits::caller_key(parts, identity);
+            let caller = limits::caller_key(parts, identity, &shared.options.trusted_proxies);
             let Ok(session) =
                 shared
                     .sessions

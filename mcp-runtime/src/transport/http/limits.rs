@@ -7,6 +7,7 @@
 //! are held at once, and a semaphore per caller would need the same map to find it.
 
 use super::auth::Identity;
+use ipnet::IpNet;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -33,7 +34,14 @@ pub(crate) struct CallerSlots {
 pub(crate) struct CallerSlot {
     slots: Arc<CallerSlots>,
     key: CallerKey,
+    /// What the caller held when it took this one.
+    pub(crate) held_before: usize,
 }
+
+/// A caller holding this many requests or more takes none of the reserved last quarter of
+/// the request permits: those stay for callers holding few, so no set of callers can take
+/// every permit.
+pub(crate) const RESERVED_SHARE: usize = 4;
 
 /// The caller is at its limit.
 #[derive(Debug)]
@@ -61,10 +69,12 @@ impl CallerSlots {
         if *count >= self.limit {
             return Err(OverLimit);
         }
+        let held_before = *count;
         *count += 1;
         Ok(Some(CallerSlot {
             slots: self.clone(),
             key,
+            held_before,
         }))
     }
 
@@ -87,21 +97,186 @@ impl Drop for CallerSlot {
     }
 }
 
-/// Who a request is from, for per-caller caps: its authenticated identity, else the peer's
-/// IP address (recorded by `HttpServer` as axum's `ConnectInfo`).
-pub(crate) fn caller_key(parts: &http::request::Parts, identity: &Identity) -> Option<CallerKey> {
+/// Who a request is from, for per-caller caps: its authenticated identity, else the
+/// client's network ([`client_network`]).
+pub(crate) fn caller_key(
+    parts: &http::request::Parts,
+    identity: &Identity,
+    trusted: &[IpNet],
+) -> Option<CallerKey> {
     if let Some(subject) = identity.subject_arc() {
         return Some(CallerKey::Identity(subject.clone()));
     }
-    parts
+    client_address(parts, trusted).map(|ip| CallerKey::Address(client_network(ip)))
+}
+
+/// The client's address: the peer's (recorded by `HttpServer` as axum's `ConnectInfo`),
+/// or, when the peer is a trusted proxy, the nearest address in `Forwarded` (else
+/// `X-Forwarded-For`) that is not a trusted proxy itself. Headers from any other peer are
+/// ignored: they are the client's to forge.
+pub(crate) fn client_address(parts: &http::request::Parts, trusted: &[IpNet]) -> Option<IpAddr> {
+    let peer = parts
         .extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|axum::extract::ConnectInfo(peer)| CallerKey::Address(peer.ip()))
+        .map(|axum::extract::ConnectInfo(peer)| unmapped(peer.ip()))?;
+    let is_trusted = |ip: IpAddr| trusted.iter().any(|net| net.contains(&ip));
+    if !is_trusted(peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<IpAddr> = if parts.headers.contains_key(http::header::FORWARDED) {
+        parts
+            .headers
+            .get_all(http::header::FORWARDED)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|element| {
+                element.split(';').find_map(|pair| {
+                    let (key, value) = pair.trim().split_once('=')?;
+                    key.eq_ignore_ascii_case("for")
+                        .then(|| forwarded_ip(value))?
+                })
+            })
+            .collect()
+    } else {
+        parts
+            .headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(forwarded_ip)
+            .collect()
+    };
+    // Nearest first: each trusted proxy appended the address it received from.
+    let mut client = peer;
+    for ip in forwarded.into_iter().rev() {
+        client = ip;
+        if !is_trusted(ip) {
+            break;
+        }
+    }
+    Some(client)
+}
+
+/// An address as `Forwarded` or `X-Forwarded-For` write it: `192.0.2.7`, `192.0.2.7:443`,
+/// `"[2001:db8::1]:443"`, `2001:db8::1`.
+fn forwarded_ip(value: &str) -> Option<IpAddr> {
+    let value = value.trim().trim_matches('"');
+    if let Some(v6) = value.strip_prefix('[') {
+        return v6.split(']').next()?.parse().ok().map(unmapped);
+    }
+    value
+        .parse::<IpAddr>()
+        .or_else(|_| {
+            value
+                .rsplit_once(':')
+                .ok_or(())
+                .and_then(|(ip, _)| ip.parse().map_err(drop))
+        })
+        .ok()
+        .map(unmapped)
+}
+
+/// An IPv4-mapped IPv6 address as the IPv4 address it is.
+fn unmapped(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// What per-caller limits count a client by: an IPv4 address; its IPv6 /64 (one host holds
+/// a whole /64, and could otherwise be a new caller per address); and this machine as one
+/// caller, whatever loopback address it uses (`127.0.0.2` is no new caller).
+pub(crate) fn client_network(ip: IpAddr) -> IpAddr {
+    match unmapped(ip) {
+        ip if ip.is_loopback() => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+        IpAddr::V6(v6) => {
+            let bits = u128::from(v6) & !((1u128 << 64) - 1);
+            IpAddr::V6(bits.into())
+        }
+        v4 => v4,
+    }
+}
+
+/// How a client's network is shown (audit, rate-limit keys): the address, an IPv6 network
+/// with its `/64`.
+pub(crate) fn shown(network: IpAddr) -> String {
+    match network {
+        IpAddr::V6(v6) => format!("{v6}/64"),
+        v4 => v4.to_string(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn request(peer: &str, headers: &[(&str, &str)]) -> http::request::Parts {
+        let mut builder = http::Request::builder();
+        for (k, v) in headers {
+            builder = builder.header(*k, *v);
+        }
+        let (mut parts, ()) = builder.body(()).unwrap().into_parts();
+        let peer: std::net::SocketAddr = peer.parse().unwrap();
+        parts.extensions.insert(axum::extract::ConnectInfo(peer));
+        parts
+    }
+
+    fn network(peer: &str, headers: &[(&str, &str)], trusted: &[&str]) -> String {
+        let trusted: Vec<IpNet> = trusted.iter().map(|t| t.parse().unwrap()).collect();
+        shown(client_network(
+            client_address(&request(peer, headers), &trusted).unwrap(),
+        ))
+    }
+
+    #[test]
+    fn callers_are_counted_by_network_loopback_as_one_ipv6_by_its_64() {
+        assert_eq!(network("127.0.0.2:1", &[], &[]), "127.0.0.1");
+        assert_eq!(network("[::1]:1", &[], &[]), "127.0.0.1");
+        assert_eq!(network("[::ffff:192.0.2.7]:1", &[], &[]), "192.0.2.7");
+        assert_eq!(
+            network("[2001:db8:1:2:aaaa::1]:1", &[], &[]),
+            network("[2001:db8:1:2:bbbb::9]:1", &[], &[])
+        );
+        assert_eq!(
+            network("[2001:db8:1:2::1]:1", &[], &[]),
+            "2001:db8:1:2::/64"
+        );
+        assert_ne!(
+            network("[2001:db8:1:2::1]:1", &[], &[]),
+            network("[2001:db8:1:3::1]:1", &[], &[])
+        );
+    }
+
+    #[test]
+    fn forwarded_addresses_are_believed_from_trusted_proxies_only() {
+        let xff = [("x-forwarded-for", "203.0.113.9, 10.0.0.2")];
+        // Not a trusted proxy: the header is the client's own claim, ignored.
+        assert_eq!(
+            network("198.51.100.1:1", &xff, &["10.0.0.0/8"]),
+            "198.51.100.1"
+        );
+        // Through two trusted proxies: the nearest untrusted address is the client.
+        assert_eq!(network("10.0.0.1:1", &xff, &["10.0.0.0/8"]), "203.0.113.9");
+        // A client that prepends a forged address is still found by its real one.
+        let forged = [("x-forwarded-for", "1.2.3.4, 203.0.113.9")];
+        assert_eq!(
+            network("10.0.0.1:1", &forged, &["10.0.0.0/8"]),
+            "203.0.113.9"
+        );
+        let forwarded = [(
+            "forwarded",
+            "for=\"[2001:db8::1]:443\";proto=https, for=10.0.0.2",
+        )];
+        assert_eq!(
+            network("10.0.0.1:1", &forwarded, &["10.0.0.0/8"]),
+            "2001:db8::/64"
+        );
+        // A trusted proxy that forwards nothing: the proxy is the caller.
+        assert_eq!(network("10.0.0.1:1", &[], &["10.0.0.0/8"]), "10.0.0.1");
+    }
 
     #[test]
     fn each_caller_gets_its_own_count_and_slots_come_back() {

@@ -73,6 +73,8 @@ pub struct HttpOptions {
     pub(crate) max_requests_per_caller: usize,
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
+    pub(crate) max_streams: usize,
+    pub(crate) trusted_proxies: Vec<ipnet::IpNet>,
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_caller: usize,
     pub(crate) max_session_lifetime: Duration,
@@ -100,6 +102,8 @@ impl Default for HttpOptions {
             max_requests_per_caller: 64,
             write_timeout: Duration::from_secs(30),
             max_connections: 2048,
+            max_streams: 512,
+            trusted_proxies: Vec::new(),
             max_sessions: 1024,
             max_sessions_per_caller: 32,
             max_session_lifetime: Duration::from_secs(24 * 60 * 60),
@@ -123,6 +127,8 @@ impl fmt::Debug for HttpOptions {
             .field("max_concurrent_bodies", &self.max_concurrent_bodies)
             .field("max_requests_per_caller", &self.max_requests_per_caller)
             .field("max_connections", &self.max_connections)
+            .field("max_streams", &self.max_streams)
+            .field("trusted_proxies", &self.trusted_proxies)
             .field("max_sessions", &self.max_sessions)
             .field("auth", &self.auth.is_some())
             .finish_non_exhaustive()
@@ -235,6 +241,42 @@ impl HttpOptions {
     /// ([`HttpServer`](super::HttpServer) only).
     pub fn write_timeout(mut self, timeout: Duration) -> Self {
         self.write_timeout = timeout;
+        self
+    }
+
+    /// How many long-lived streams are open at once (default 512): legacy GET streams and
+    /// `subscriptions/listen` streams. They have a pool of their own, so streams held open
+    /// never take the permits requests need ([`max_concurrent_requests`](Self::max_concurrent_requests));
+    /// past it a new stream gets 503.
+    pub fn max_streams(mut self, streams: usize) -> Self {
+        self.max_streams = streams.max(1);
+        self
+    }
+
+    /// Trusts `network` (`10.0.0.0/8`, `192.0.2.7`, `fd00::/8`) as a proxy in front of the
+    /// server: for a request that comes from it, the client's address is taken from
+    /// `Forwarded: for=` or `X-Forwarded-For` (the nearest address there that is not a
+    /// trusted proxy itself). From any other peer those headers are ignored, so a client
+    /// cannot claim another's address. Per-caller limits, rate limits and the audit use the
+    /// client's address.
+    ///
+    /// # Panics
+    ///
+    /// When `network` is neither an address nor a CIDR network (a programming error in a
+    /// fixed configuration; parse user input with `str::parse::<ipnet::IpNet>` first).
+    ///
+    /// ```
+    /// use mcp_runtime::transport::http::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().trust_proxy("10.0.0.0/8");
+    /// # let _ = options;
+    /// ```
+    pub fn trust_proxy(mut self, network: &str) -> Self {
+        let net = network
+            .parse::<ipnet::IpNet>()
+            .or_else(|_| network.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+            .unwrap_or_else(|_| panic!("{network:?} is neither an IP address nor a CIDR network"));
+        self.trusted_proxies.push(net);
         self
     }
 

@@ -142,7 +142,11 @@ where
             "accept application/json and text/event-stream",
         );
     }
-    let slot = shared.callers.take(limits::caller_key(&parts, &identity));
+    let slot = shared.callers.take(limits::caller_key(
+        &parts,
+        &identity,
+        &shared.options.trusted_proxies,
+    ));
     let bytes = {
         let Ok(_reading) = shared.bodies.try_acquire() else {
             return response::unavailable("too many request bodies are arriving; retry shortly");
@@ -156,14 +160,32 @@ where
         Ok(message) => message,
         Err(e) => return response::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
     };
-    let (slot, permit) = if matches!(message, Message::Request { .. }) {
+    let (slot, permit) = if let Message::Request { method, .. } = &message {
         let Ok(slot) = slot else {
             return response::too_many(
                 "this caller has as many requests and streams open as it may; retry when one ends",
             );
         };
-        let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
-            return response::unavailable("too many requests in flight; retry shortly");
+        // A listen stream lives long: it takes from the streams' pool, never a request
+        // permit.
+        let permit = if method == "subscriptions/listen" {
+            let Ok(permit) = shared.streams.clone().try_acquire_owned() else {
+                return response::unavailable("too many streams are open; retry shortly");
+            };
+            permit
+        } else {
+            // The last quarter of the permits is for callers holding few requests.
+            let reserve = shared.options.max_concurrent_requests / 4;
+            let held = slot.as_ref().map_or(0, |s| s.held_before);
+            if held >= limits::RESERVED_SHARE && shared.permits.available_permits() <= reserve {
+                return response::unavailable(
+                    "the server keeps its last request permits for other callers; retry shortly",
+                );
+            }
+            let Ok(permit) = shared.permits.clone().try_acquire_owned() else {
+                return response::unavailable("too many requests in flight; retry shortly");
+            };
+            permit
         };
         (slot, Some(permit))
     } else {
@@ -237,7 +259,10 @@ async fn serve(
                 Lookup::Found(s) => Some(&s.id),
                 _ => None,
             };
-            let (exchange, pending) = Pending::new(hold, caller(parts, identity, session));
+            let (exchange, pending) = Pending::new(
+                hold,
+                caller(parts, identity, session, &shared.options.trusted_proxies),
+            );
             let exchange = if accept.sse {
                 exchange
             } else {
@@ -321,7 +346,10 @@ async fn initialize(
         headers: &parts.headers,
         sessionless: Sessionless::Serve,
     };
-    let (exchange, pending) = Pending::new(hold, caller(parts, identity, None));
+    let (exchange, pending) = Pending::new(
+        hold,
+        caller(parts, identity, None, &shared.options.trusted_proxies),
+    );
     let Dispatched::Reply { line, disposition } =
         connection.request(id, "initialize", params, &checks, exchange)
     else {
@@ -331,7 +359,7 @@ async fn initialize(
         // Refused (bad params, bad header): no session.
         return pending.now(line, disposition, accept, shared);
     }
-    let caller = limits::caller_key(parts, identity);
+    let caller = limits::caller_key(parts, identity, &shared.options.trusted_proxies);
     let session = match shared.sessions.insert(connection, outbox, identity, caller) {
         Ok(session) => session,
         Err(session::Refused::CallerFull) => {
@@ -358,9 +386,15 @@ async fn initialize(
     resp
 }
 
-/// Who sent a request: the authenticated identity, the legacy session, the peer's address
-/// (when the server that accepted the connection recorded it as axum's `ConnectInfo`).
-fn caller(parts: &http::request::Parts, identity: &Identity, session: Option<&Arc<str>>) -> Caller {
+/// Who sent a request: the authenticated identity, the legacy session, the client's network
+/// (its address, an IPv6 /64, this machine as `127.0.0.1`; through trusted proxies, the
+/// address they forward: `limits::client_address`).
+fn caller(
+    parts: &http::request::Parts,
+    identity: &Identity,
+    session: Option<&Arc<str>>,
+    trusted: &[ipnet::IpNet],
+) -> Caller {
     // Every HTTP caller is held to scope requirements: an unauthenticated one has none.
     // The identity's own `Arc`s are shared, not copied: this runs on every request.
     let mut caller = Caller::connection().with_granted_scopes(identity.scope_set().clone());
@@ -370,11 +404,8 @@ fn caller(parts: &http::request::Parts, identity: &Identity, session: Option<&Ar
     if let Some(session) = session {
         caller = caller.with_session(session.clone());
     }
-    if let Some(axum::extract::ConnectInfo(peer)) = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-    {
-        caller = caller.with_address(peer.ip().to_string());
+    if let Some(client) = limits::client_address(parts, trusted) {
+        caller = caller.with_address(limits::shown(limits::client_network(client)));
     }
     caller
 }

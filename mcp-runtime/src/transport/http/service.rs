@@ -58,6 +58,8 @@ pub(crate) struct Shared {
     pub(crate) sessions: Arc<Sessions>,
     /// Requests being handled (bodies read), until their responses are written.
     pub(crate) permits: Arc<Semaphore>,
+    /// Long-lived streams (GET, `subscriptions/listen`): a pool of their own.
+    pub(crate) streams: Arc<Semaphore>,
     /// Request bodies arriving.
     pub(crate) bodies: Semaphore,
     /// Each caller's requests and streams.
@@ -88,6 +90,7 @@ impl McpHttpService {
         let shared = Arc::new(Shared {
             stateless: server.connect_stateless(),
             permits: Arc::new(Semaphore::new(options.max_concurrent_requests)),
+            streams: Arc::new(Semaphore::new(options.max_streams)),
             bodies: Semaphore::new(options.max_concurrent_bodies),
             callers: CallerSlots::new(options.max_requests_per_caller),
             sessions: Arc::new(sessions),
@@ -222,15 +225,26 @@ impl Shared {
             ),
             Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
             Lookup::Found(s) if parts.method == Method::GET => {
-                // A stream is held like a request: against its caller's share.
-                match self.callers.take(limits::caller_key(parts, identity)) {
+                // A stream is held like a request against its caller's share, and takes
+                // from the streams' pool, never a request permit.
+                let Ok(stream) = self.streams.clone().try_acquire_owned() else {
+                    return response::unavailable("too many streams are open; retry shortly");
+                };
+                match self.callers.take(limits::caller_key(
+                    parts,
+                    identity,
+                    &self.options.trusted_proxies,
+                )) {
                     Ok(slot) => {
                         let last_event = parts
                             .headers
                             .get("last-event-id")
                             .and_then(|v| v.to_str().ok())
                             .map(str::to_owned);
-                        response::holding(session::open_stream(self, &s, last_event), slot)
+                        response::holding(
+                            session::open_stream(self, &s, last_event),
+                            (slot, stream),
+                        )
                     }
                     Err(limits::OverLimit) => response::too_many(
                         "this caller has as many requests and streams open as it may",
