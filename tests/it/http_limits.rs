@@ -192,33 +192,61 @@ async fn a_response_nobody_reads_holds_its_slot_until_the_write_timeout_cuts_it_
 }
 
 #[tokio::test]
-async fn connections_past_the_cap_wait_for_one_to_close() {
-    let (server, _) = fixture();
-    let options = HttpOptions::default().max_connections(2);
+async fn at_the_connection_cap_idle_connections_make_room_and_busy_ones_finish() {
+    let (server, probe) = fixture();
+    // The header timeout is long: only the shedding can make room in time.
+    let options = HttpOptions::default()
+        .max_connections(3)
+        .header_read_timeout(Duration::from_secs(600));
     let s = serve(server, options).await;
-    let idle: Vec<_> = futures::future::join_all((0..2).map(|_| TcpStream::connect(s.addr)))
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let waiting = tokio::time::timeout(
-        Duration::from_millis(700),
-        post_modern(&s.url, 1, "tools/list", json!({})),
-    )
+    // A busy connection: a call that waits for the gate.
+    let busy = tokio::spawn({
+        let url = s.url.clone();
+        async move {
+            post_modern(
+                &url,
+                1,
+                "tools/call",
+                json!({"name": "gate", "arguments": {}}),
+            )
+            .await
+        }
+    });
+    let started = eventually(Duration::from_secs(10), || {
+        probe.started.load(Ordering::SeqCst) == 1
+    })
     .await;
-    assert!(
-        waiting.is_err(),
-        "a third connection is not served while two are open"
-    );
-    drop(idle);
+    assert!(started, "the busy call runs");
+    // Two idle connections that never send a request (a slowloris's, or idle keep-alives).
+    let mut idle: Vec<TcpStream> =
+        futures::future::join_all((0..2).map(|_| TcpStream::connect(s.addr)))
+            .await
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+    // At the cap, a new client is served: the idle connections are closed to make room
+    // (bounded loosely: without the shedding it would wait the 600 s header timeout).
     let served = tokio::time::timeout(
-        Duration::from_secs(10),
+        Duration::from_secs(60),
         post_modern(&s.url, 2, "tools/list", json!({})),
     )
     .await
-    .expect("served once a connection closed");
+    .expect("served once idle connections were closed");
     assert_eq!(served.status, StatusCode::OK);
+    for stream in &mut idle {
+        let mut byte = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(60), stream.read(&mut byte))
+            .await
+            .expect("the idle connection was closed");
+        assert!(
+            matches!(read, Ok(0) | Err(_)),
+            "closed, not answered: {read:?}"
+        );
+    }
+    // The busy call was not cut: it finishes with its answer.
+    probe.gate.notify_waiters();
+    let busy = busy.await.unwrap();
+    assert_eq!(busy.status, StatusCode::OK, "{}", busy.text());
 }
 
 #[tokio::test]

@@ -281,7 +281,10 @@ impl HttpOptions {
     }
 
     /// How many connections are open at once (default 2048; [`HttpServer`](super::HttpServer)
-    /// only). Past it, new connections wait in the listen backlog until one closes.
+    /// only). At the cap, every connection is asked to end gracefully: idle ones (keep-alives
+    /// waiting for a request, connections that never sent one) close at once, busy ones
+    /// after their response, and new connections take their place; they wait in the listen
+    /// backlog meanwhile.
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.max_connections = connections.max(1);
         self

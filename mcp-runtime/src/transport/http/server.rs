@@ -8,7 +8,6 @@ use super::service::McpHttpService;
 use crate::server::Server;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
@@ -16,9 +15,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
+use tokio_util::sync::CancellationToken;
 
 /// Serves `server` over Streamable HTTP at `http://{addr}/mcp` with default options until
 /// Ctrl-C or SIGTERM, then shuts down gracefully.
@@ -122,12 +122,23 @@ impl HttpServer {
         http.timer(TokioTimer::new())
             .header_read_timeout(options.header_read_timeout)
             .keep_alive(true);
-        let graceful = GracefulShutdown::new();
+        // Each connection's own graceful end: on shutdown, and when the connections are at
+        // their cap (below). Hand-made rather than hyper-util's `GracefulShutdown`, which
+        // can end all connections but not shed idle ones.
+        let closing = CancellationToken::new();
+        let (shed, _) = watch::channel(());
         let mut connections = JoinSet::new();
-        // At most `max_connections` open: past it, new ones wait in the listen backlog.
+        // At most `max_connections` open: at the cap, every connection is asked to end
+        // gracefully, which closes the idle ones (keep-alive connections waiting for a
+        // request, connections that never sent one) at once and the busy ones after their
+        // response; new connections then take their place (as nginx closes keep-alive
+        // connections when it runs out). Past the cap, new ones wait in the listen backlog.
         let slots = Arc::new(Semaphore::new(options.max_connections));
         tokio::pin!(signal);
         loop {
+            if slots.available_permits() == 0 {
+                shed.send_replace(());
+            }
             let slot = tokio::select! {
                 () = &mut signal => break,
                 slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
@@ -159,11 +170,29 @@ impl HttpServer {
                     let mut io = TimeoutStream::new(stream);
                     io.set_write_timeout(Some(options.write_timeout));
                     let connection = http.serve_connection(TokioIo::new(Box::pin(io)), service);
-                    let connection = graceful.watch(connection);
+                    let mut shed = shed.subscribe();
+                    let closing = closing.clone();
                     connections.spawn(async move {
                         let _slot = slot;
-                        if let Err(e) = connection.await {
-                            tracing::debug!(error = %e, "HTTP connection ended with an error");
+                        let mut connection = std::pin::pin!(connection);
+                        let mut ending = false;
+                        loop {
+                            tokio::select! {
+                                ended = connection.as_mut() => {
+                                    if let Err(e) = ended {
+                                        tracing::debug!(error = %e, "HTTP connection ended with an error");
+                                    }
+                                    break;
+                                }
+                                _ = shed.changed(), if !ending => {
+                                    connection.as_mut().graceful_shutdown();
+                                    ending = true;
+                                }
+                                () = closing.cancelled(), if !ending => {
+                                    connection.as_mut().graceful_shutdown();
+                                    ending = true;
+                                }
+                            }
                         }
                     });
                 }
@@ -178,8 +207,9 @@ impl HttpServer {
         drop(self.listener);
         tracing::info!("shutting down: no new connections");
         self.service.begin_shutdown();
+        closing.cancel();
         let drained = tokio::time::timeout(options.shutdown_grace, async {
-            graceful.shutdown().await;
+            while connections.join_next().await.is_some() {}
             self.service.shutdown().await;
         })
         .await;
