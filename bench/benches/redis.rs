@@ -13,48 +13,20 @@
 //! it runs, and a `PUBLISH` for a cancellation or an answer).
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_bench::task_lines::{TEXT, call, get};
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::Connection;
 use mcp_runtime::shared::{RedisOptions, RedisState};
 use mcp_runtime::transport::Peer;
 use mcp_tests::redis::Redis;
-use serde_json::json;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-const TEXT: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 /// Returns the given text, as a task when the client supports tasks.
 #[mcp_tool(task = "optional")]
 async fn echo(cx: RequestContext, text: String) -> String {
     cx.become_task().await;
     text
-}
-
-fn call(id: u64, tasks: bool) -> Vec<u8> {
-    let capabilities = if tasks {
-        json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
-    } else {
-        json!({})
-    };
-    serde_json::to_vec(&json!({
-        "jsonrpc": "2.0", "id": id, "method": "tools/call",
-        "params": {
-            "name": "echo", "arguments": {"text": TEXT},
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": capabilities
-            }
-        }
-    }))
-    .unwrap()
-}
-
-fn get(task: &str) -> Vec<u8> {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{{"taskId":"{task}","_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"extensions":{{"io.modelcontextprotocol/tasks":{{}}}}}}}}}}}}"#
-    )
-    .into_bytes()
 }
 
 /// The string value of `"key":"…"` in an answer.

@@ -9,6 +9,7 @@ pub mod floor;
 pub mod http_load;
 pub mod load;
 pub mod procfs;
+pub mod task_lines;
 
 use futures::future::BoxFuture;
 use mcp_runtime::prelude::*;

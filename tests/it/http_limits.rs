@@ -84,24 +84,23 @@ async fn bodies_arriving_at_once_have_their_own_cap() {
         .expect("the slots come back when the bodies end");
 }
 
+/// A modern `tools/call` of `tool` (no arguments) with a bearer `token`.
+async fn call_as(url: String, token: &str, tool: &str, id: i64) -> mcp_tests::http::Reply {
+    let (message, headers) = modern(id, "tools/call", json!({"name": tool, "arguments": {}}));
+    let bearer = format!("Bearer {token}");
+    let mut headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    headers.push(("authorization", &bearer));
+    post(&url, &headers, &message).await
+}
+
 #[tokio::test]
 async fn one_caller_cannot_take_every_slot() {
     let (server, probe) = fixture();
     let auth = BearerTokens::new([("alice", "token-a"), ("bob", "token-b")]);
     let options = HttpOptions::default().auth(auth).max_requests_per_caller(2);
     let s = serve(server, options).await;
-    let call = |token: &'static str, tool: &'static str, id: i64| {
-        let url = s.url.clone();
-        async move {
-            let (message, headers) =
-                modern(id, "tools/call", json!({"name": tool, "arguments": {}}));
-            let bearer = format!("Bearer {token}");
-            let mut headers: Vec<(&str, &str)> =
-                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            headers.push(("authorization", &bearer));
-            post(&url, &headers, &message).await
-        }
-    };
+    let call =
+        |token: &'static str, tool: &'static str, id: i64| call_as(s.url.clone(), token, tool, id);
     let held: Vec<_> = (0..2)
         .map(|i| tokio::spawn(call("token-a", "gate", i)))
         .collect();
@@ -331,18 +330,8 @@ async fn the_last_quarter_of_the_permits_is_kept_for_callers_holding_few() {
         .max_concurrent_requests(8)
         .max_requests_per_caller(64);
     let s = serve(server, options).await;
-    let call = |token: &'static str, tool: &'static str, id: i64| {
-        let url = s.url.clone();
-        async move {
-            let (message, headers) =
-                modern(id, "tools/call", json!({"name": tool, "arguments": {}}));
-            let bearer = format!("Bearer {token}");
-            let mut headers: Vec<(&str, &str)> =
-                headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            headers.push(("authorization", &bearer));
-            post(&url, &headers, &message).await
-        }
-    };
+    let call =
+        |token: &'static str, tool: &'static str, id: i64| call_as(s.url.clone(), token, tool, id);
     // Alice holds six of the eight permits: all but the reserved quarter.
     let held: Vec<_> = (0..6)
         .map(|i| tokio::spawn(call("token-a", "gate", i)))

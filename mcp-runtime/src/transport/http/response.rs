@@ -206,8 +206,16 @@ where
     S: Stream<Item = Vec<u8>> + Send + 'static,
 {
     use futures::StreamExt as _;
-    let events = messages.map(|line| Ok::<_, Infallible>(event(line)));
-    let mut resp = Sse::new(events)
+    sse_events(messages.map(event), keep_alive)
+}
+
+/// The SSE response of `events`, keep-alives and headers added.
+fn sse_events<S>(events: S, keep_alive: Duration) -> Response<Body>
+where
+    S: Stream<Item = Event> + Send + 'static,
+{
+    use futures::StreamExt as _;
+    let mut resp = Sse::new(events.map(Ok::<_, Infallible>))
         .keep_alive(KeepAlive::new().interval(keep_alive).text("keep-alive"))
         .into_response();
     resp.headers_mut()
@@ -224,17 +232,12 @@ where
     use futures::StreamExt as _;
     let events = messages.map(|(id, line)| {
         let event = event(line);
-        Ok::<_, Infallible>(match id {
+        match id {
             Some(id) => event.id(id),
             None => event,
-        })
+        }
     });
-    let mut resp = Sse::new(events)
-        .keep_alive(KeepAlive::new().interval(keep_alive).text("keep-alive"))
-        .into_response();
-    resp.headers_mut()
-        .insert(&X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
-    resp
+    sse_events(events, keep_alive)
 }
 
 /// One message as an SSE event (`data: {json}`).
