@@ -6,10 +6,17 @@
 
 pub(crate) mod contract;
 mod dispatch;
+mod problems;
 pub(crate) mod projection;
 #[cfg(feature = "prompt-watch")]
 mod prompt_watch;
 mod reader;
+#[cfg(feature = "redis")]
+mod sharing;
+pub use problems::BuildError;
+use problems::{task_problem, unknown_tool_layers};
+#[cfg(feature = "redis")]
+pub use sharing::AlreadyShared;
 pub(crate) mod registry;
 
 /// The `tracing` target of audit events, for a transport's own refusals (which the pipeline
@@ -210,83 +217,6 @@ impl Server {
         Connection::stateless(self.clone())
     }
 
-    /// Shares state with the other instances connected to `redis`, as
-    /// [`ServerBuilder::redis`] does, for a server already built (what `--redis` does).
-    /// Unless the server's requestState keys were configured
-    /// ([`ServerBuilder::request_state_keys`]), it signs states with a key kept in Redis,
-    /// which every instance sharing it uses.
-    /// Must be called before the server serves anything; a server shares through one Redis
-    /// only.
-    ///
-    /// # Errors
-    ///
-    /// [`AlreadyShared`] when it shares through a Redis already.
-    #[cfg(feature = "redis")]
-    pub fn share_through(&self, redis: crate::shared::RedisState) -> Result<(), AlreadyShared> {
-        let inner = &self.inner;
-        inner.redis.set(redis.clone()).map_err(|_| AlreadyShared)?;
-        let bus = redis.clone();
-        inner.tasks.attach(
-            Arc::new(redis.task_store()),
-            Box::new(move |signal| {
-                use crate::shared::FleetEvent;
-                use crate::task::TaskSignal;
-                bus.publish(match signal {
-                    TaskSignal::Cancelled(id) => FleetEvent::TaskCancelled(id.to_owned()),
-                    TaskSignal::Answered(id) => FleetEvent::TaskAnswered(id.to_owned()),
-                });
-            }),
-        );
-        inner.request_state.attach(Arc::new(redis.clone()));
-        if !inner.request_state_keys_configured {
-            // Any instance continues any round: they sign with the key kept in Redis.
-            inner.request_state.set_keys(redis.request_state_keys());
-        }
-        inner.registry.feed().attach(&redis);
-        let _ = inner.registry.tools.policies().fleet.set(redis.clone());
-        // What the others tell this instance, for as long as the server lives.
-        let mut events = redis.events();
-        let server = Arc::downgrade(&self.inner);
-        redis.spawn(async move {
-            use crate::shared::FleetEvent;
-            use tokio::sync::broadcast::error::RecvError;
-            loop {
-                let event = match events.recv().await {
-                    Ok(event) => event,
-                    Err(RecvError::Lagged(missed)) => {
-                        tracing::warn!(
-                            target: "mcp::redis",
-                            missed,
-                            "events from other instances were skipped: too many at once"
-                        );
-                        continue;
-                    }
-                    Err(RecvError::Closed) => return,
-                };
-                let Some(server) = server.upgrade() else {
-                    return;
-                };
-                match event {
-                    FleetEvent::ListChanged(name) => {
-                        if let Some(primitive) =
-                            Primitive::ALL.into_iter().find(|p| p.to_string() == name)
-                        {
-                            server.registry.feed().changed_here(primitive);
-                        }
-                    }
-                    FleetEvent::ResourceUpdated(uri) => {
-                        server.registry.resources.updated_here(&uri);
-                    }
-                    FleetEvent::TaskCancelled(id) => server.tasks.cancel_local(&id),
-                    FleetEvent::TaskAnswered(id) => server.tasks.wake(&id),
-                    // The HTTP transport's (it holds the sessions).
-                    FleetEvent::SessionClosed(_) | FleetEvent::Answer(..) => {}
-                }
-            }
-        });
-        Ok(())
-    }
-
     /// Whether the server shares state with other instances.
     pub(crate) fn shares_state(&self) -> bool {
         #[cfg(feature = "redis")]
@@ -294,19 +224,7 @@ impl Server {
         #[cfg(not(feature = "redis"))]
         false
     }
-
-    /// The Redis this server shares state through, if any.
-    #[cfg(feature = "redis")]
-    pub fn redis(&self) -> Option<&crate::shared::RedisState> {
-        self.inner.redis.get()
-    }
 }
-
-/// [`Server::share_through`] on a server that shares through a Redis already.
-#[cfg(feature = "redis")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the server shares its state through a Redis already")]
-pub struct AlreadyShared;
 
 /// Builds a [`Server`]. Every registration problem is collected and reported by
 /// [`build`](Self::build), not panicked on.
@@ -872,51 +790,4 @@ impl ServerBuilder {
         }
         Ok(server)
     }
-}
-
-/// What is wrong with task settings, if anything.
-fn task_problem(options: &crate::task::TaskOptions) -> Option<String> {
-    if options.ttl.is_zero() || options.ttl > crate::task::MAX_TASK_TTL {
-        return Some(format!(
-            "a task TTL of {:?} cannot be honoured: it must be above zero and at most {} hours",
-            options.ttl,
-            crate::task::MAX_TASK_TTL.as_secs() / 3600
-        ));
-    }
-    if options.poll_interval.is_zero() || options.store_poll.is_zero() {
-        return Some("task polling intervals must be above zero".into());
-    }
-    None
-}
-
-/// Layers configured for tool names that no registered tool has (a typo would otherwise
-/// leave a tool without the limit meant for it), sorted by name.
-fn unknown_tool_layers(tools: &ToolRegistry) -> Vec<RegistrationError> {
-    let mut unknown: Vec<&String> = tools
-        .policies()
-        .tool_layers
-        .keys()
-        .filter(|name| tools.definition(name).is_none())
-        .collect();
-    unknown.sort();
-    unknown
-        .into_iter()
-        .map(|name| RegistrationError::UnknownTool { name: name.clone() })
-        .collect()
-}
-
-/// Everything wrong with a server definition.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the server definition has {} problem(s): {}", errors.len(), list(errors))]
-pub struct BuildError {
-    /// Each problem.
-    pub errors: Vec<RegistrationError>,
-}
-
-fn list(errors: &[RegistrationError]) -> String {
-    errors
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
