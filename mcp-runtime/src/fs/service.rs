@@ -165,7 +165,7 @@ impl FileService {
     }
 
     /// Reads a text file whole, or its first or last lines. Invalid UTF-8 is replaced with
-    /// U+FFFD. A whole read over the read limit fails with [`FsErrorKind::TooLarge`]; `head`
+    /// U+FFFD. A whole read over the read limit fails with [`FsErrorKind::TooLarge`](super::FsErrorKind::TooLarge); `head`
     /// and `tail` read only what they need (at most the limit).
     pub async fn read_text_file(&self, path: &str, lines: LineRange) -> FsResult<String> {
         let p = path.to_owned();
@@ -336,7 +336,7 @@ impl FileService {
 
     /// Moves or renames a file, directory or symlink (a symlink itself, not its target),
     /// within or between allowed directories. Never overwrites: an existing destination is
-    /// [`FsErrorKind::AlreadyExists`].
+    /// [`FsErrorKind::AlreadyExists`](super::FsErrorKind::AlreadyExists).
     pub async fn move_file(&self, source: &str, destination: &str) -> FsResult<MoveOutcome> {
         let (s, d) = (source.to_owned(), destination.to_owned());
         self.run("move", source, move |core, audit| {

@@ -39,7 +39,7 @@
 //!   `MCP_BIND`) when a client's configuration names a fixed URL.
 //! - **A non-loopback `--bind` needs bearer tokens** (`--token-file`, `MCP_BEARER_TOKEN`) or an
 //!   explicit `--allow-unauthenticated`; tokens are never flags, where `ps` shows them (see
-//!   [`Access`](crate::transport::http::Access)).
+//!   [`Access`]).
 //! - **Deployment by environment.** Every flag a container or service manager sets has an
 //!   `MCP_*` variable (see [`ServeArgs`]); a flag on the command line wins over its variable.
 //!   `--allow-unauthenticated` has none: turning authentication off stays visible in the

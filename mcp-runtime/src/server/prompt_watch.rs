@@ -61,7 +61,7 @@ pub enum WatchError {
 }
 
 /// Watches a prompt directory and applies its changes to a server's prompts; stops when
-/// dropped. Made by [`PromptTemplates::watch`](super::PromptTemplates::watch) or
+/// dropped. Made by [`PromptTemplates::watch`] or
 /// [`start`](Self::start).
 ///
 /// - Changes are debounced: an editor's save is applied once the file has been quiet.
@@ -116,7 +116,7 @@ impl PromptWatcher {
     pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(200);
 
     /// Loads `dir` (all files or every problem, as
-    /// [`PromptTemplates::from_dir`](super::PromptTemplates::from_dir)), registers its
+    /// [`PromptTemplates::from_dir`]), registers its
     /// prompts with `server` (replacing prompts of the same names), and applies every later
     /// change once the files have been quiet for `debounce`.
     pub fn start(dir: &Path, server: &Server, debounce: Duration) -> Result<Self, WatchError> {

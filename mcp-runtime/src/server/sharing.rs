@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 impl Server {
     /// Shares state with the other instances connected to `redis`, as
-    /// [`ServerBuilder::redis`] does, for a server already built (what `--redis` does).
+    /// [`ServerBuilder::redis`](crate::ServerBuilder::redis) does, for a server already built (what `--redis` does).
     /// Unless the server's requestState keys were configured
-    /// ([`ServerBuilder::request_state_keys`]), it signs states with a key kept in Redis,
+    /// ([`ServerBuilder::request_state_keys`](crate::ServerBuilder::request_state_keys)), it signs states with a key kept in Redis,
     /// which every instance sharing it uses.
     /// Must be called before the server serves anything; a server shares through one Redis
     /// only.

@@ -23,7 +23,8 @@ pub const TOKEN_ENV: &str = "MCP_BEARER_TOKEN";
 /// The shortest token accepted, in bytes: anything shorter is guessable.
 pub const MIN_TOKEN_LEN: usize = 16;
 
-/// Who may reach an HTTP server; see the [module docs](self).
+/// Who may reach an HTTP server: bearer tokens from a file or the environment, and whether
+/// a non-loopback address may be served without them.
 ///
 /// ```
 /// use mcp_runtime::transport::http::{Access, HttpOptions};
