@@ -358,25 +358,19 @@ async fn the_last_quarter_of_the_permits_is_kept_for_callers_holding_few() {
 
 #[tokio::test]
 async fn long_lived_streams_have_their_own_pool_and_never_take_request_permits() {
-    use mcp_tests::http::{ACCEPT_BOTH, open};
+    use mcp_tests::http::open_modern;
     let (server, _) = fixture();
     let options = HttpOptions::default()
         .max_concurrent_requests(2)
         .max_streams(3);
     let s = serve(server, options).await;
     let listen = |id: i64| {
-        let url = s.url.clone();
-        async move {
-            let (message, headers) = modern(
-                id,
-                "subscriptions/listen",
-                json!({"notifications": {"toolsListChanged": true}}),
-            );
-            let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-            h.push(("content-type", "application/json"));
-            h.push(("accept", ACCEPT_BOTH));
-            open(http::Method::POST, &url, &h, message.to_string()).await
-        }
+        open_modern(
+            &s.url,
+            id,
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        )
     };
     let mut streams = Vec::new();
     for id in 0..3 {

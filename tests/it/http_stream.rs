@@ -6,27 +6,15 @@ use http::{Method, StatusCode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::transport::http::{HttpOptions, McpHttpService};
 use mcp_tests::http::{
-    self as t, ACCEPT_BOTH, SseReader, eventually, fixture, modern, post, post_modern, serve,
+    self as t, SseReader, eventually, fixture, modern, open_modern, post, post_modern, serve,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(10);
 
 /// Opens a modern request as a stream.
-async fn open_modern(
-    url: &str,
-    id: i64,
-    method: &str,
-    params: Value,
-) -> http::Response<hyper::body::Incoming> {
-    let (message, headers) = modern(id, method, params);
-    let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    h.push(("content-type", "application/json"));
-    h.push(("accept", ACCEPT_BOTH));
-    t::open(Method::POST, url, &h, message.to_string()).await
-}
 
 #[tokio::test]
 async fn progress_streams_before_the_answer() {

@@ -8,7 +8,9 @@
 
 use mcp_runtime::client::{Client, EraMode};
 use mcp_runtime::protocol::task::TaskStatus;
-use mcp_tests::http::{ACCEPT_BOTH, Spawned, SseReader, modern, open, post, post_modern};
+use mcp_tests::http::{
+    ACCEPT_BOTH, Spawned, SseReader, modern, open, open_modern, post, post_modern,
+};
 use mcp_tests::redis::Redis;
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -171,15 +173,13 @@ async fn round_two_is_answered_by_another_instance_and_its_replay_refused_by_a_t
 async fn a_list_change_raised_on_one_instance_reaches_a_listen_stream_held_by_another() {
     let redis = Redis::start();
     let (a, b) = (instance(&redis), instance(&redis));
-    let (message, headers) = modern(
+    let response = open_modern(
+        &b.url,
         7,
         "subscriptions/listen",
         json!({"notifications": {"toolsListChanged": true}}),
-    );
-    let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    h.push(("content-type", "application/json"));
-    h.push(("accept", ACCEPT_BOTH));
-    let response = open(http::Method::POST, &b.url, &h, message.to_string()).await;
+    )
+    .await;
     let mut stream = SseReader::new(response);
     let ack = stream
         .next_message(WAIT)

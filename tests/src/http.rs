@@ -441,6 +441,17 @@ pub async fn post_modern(url: &str, id: i64, method: &str, params: Value) -> Rep
     post(url, &headers, &message).await
 }
 
+/// Opens a correct modern request (the headers of [`modern`], JSON, both media types
+/// accepted) and returns the response with its body still streaming: a
+/// `subscriptions/listen` stream, a call answered with events.
+pub async fn open_modern(url: &str, id: i64, method: &str, params: Value) -> Response<Incoming> {
+    let (message, headers) = modern(id, method, params);
+    let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    h.push(("content-type", "application/json"));
+    h.push(("accept", ACCEPT_BOTH));
+    open(Method::POST, url, &h, message.to_string()).await
+}
+
 /// A legacy `initialize` request.
 pub fn initialize(id: i64) -> Value {
     json!({
