@@ -4,33 +4,35 @@
 # unlike timings they can be compared across runs. Each server runs twice, with N1 and N2
 # pipelined calls; (Ir(N2) - Ir(N1)) / (N2 - N1) cancels start-up and shutdown.
 #
-#   bench/callgrind.sh [NAME=COMMAND ...]       (default: the floors and echo-server, the `perf` profile)
+#   bench/callgrind.sh [NAME=COMMAND ...]       (default: the floors, and echo-server with its
+#                                               default audit trail and without it; `release`)
 #
+# A COMMAND may start with NAME=VALUE words, set in its environment (as compare.sh does).
 # Needs valgrind (Debian: `apt-get install valgrind`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# The servers run without an audit sink (their default writes one line per call to stderr):
-# what is measured is the request path, as in the floors.
-export RUST_LOG=warn
+unset RUST_LOG
 N1=${N1:-2000}
 N2=${N2:-12000}
 ERA=${ERA:-legacy}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
-cargo build --profile perf --quiet -p mcp-bench -p mcp-examples
-bin=target/perf
+cargo build --release --quiet -p mcp-bench -p mcp-examples
+bin=target/release
 if [ $# -eq 0 ]; then
     set -- "floor=$bin/stdio-floor" "validating-floor=$bin/validating-floor" \
-        "echo-server=$bin/echo-server"
+        "echo-server=$bin/echo-server" "echo-server-quiet=RUST_LOG=warn $bin/echo-server"
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-instructions() { # command... -> total Ir of one run with $1 calls
+instructions() { # [NAME=VALUE...] command... -> total Ir of one run with $1 calls
     local calls=$1; shift
     local file="$out/cg.$RANDOM"
+    local env=()
+    while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do env+=("$1"); shift; done
     "$bin/mcp-bench" run --json --era "$ERA" --calls "$calls" --in-flight 64 \
         --cold-starts 0 --sequential 0 --lists 0 -- \
-        valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null
+        "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null
     callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
 }
 

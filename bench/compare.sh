@@ -2,19 +2,31 @@
 # Runs echo-server and the floors side by side, interleaved, for several rounds, and prints
 # medians and ratios: stdio in both eras, then HTTP with keep-alive connections.
 #
-#   bench/compare.sh                 full run (a few minutes)
+#   bench/compare.sh                 full run (several minutes, two builds the first time)
 #   ROUNDS=3 bench/compare.sh        fewer rounds
 #   SMOKE=1 bench/compare.sh         tiny counts: proves the harness works, measures nothing
 #   EXTRA_STDIO="rmcp=/path/to/rmcp-echo" EXTRA_HTTP="rmcp=/path/to/rmcp-echo-http --bind 127.0.0.1:0" bench/compare.sh
 #                                    adds a peer server to the comparison (see bench/README.md)
+#
+# What runs, and why:
+#   echo-server           as users get it: `cargo build --release` (cargo's stock profile) and
+#                         the default logging, so the audit trail writes one line per call
+#                         to stderr. The figures the README leads with.
+#   echo-server-quiet     the same binary with RUST_LOG=warn: the request path alone.
+#   echo-server-perf      the `perf` profile (thin LTO, one codegen unit) with RUST_LOG=warn:
+#                         what whole-program optimization adds on top.
+# The floors are built with `release` like the servers users build. A server command may
+# start with NAME=VALUE words: they are set in its environment (no `env` process in the
+# cold start).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# The servers run without an audit sink (their default writes one line per call to stderr):
-# what is measured is the request path, as in the floors.
-export RUST_LOG=warn
+# The servers' environment is the user's: no RUST_LOG unless a command sets one.
+unset RUST_LOG
 ROUNDS=${ROUNDS:-5}
-cargo build --profile perf --quiet -p mcp-bench -p mcp-examples
-bin=target/perf
+cargo build --release --quiet -p mcp-bench -p mcp-examples
+cargo build --profile perf --quiet -p mcp-examples --bin echo-server
+bin=target/release
+perf=target/perf
 smoke=()
 http_calls=50000
 if [ -n "${SMOKE:-}" ]; then
@@ -23,9 +35,12 @@ if [ -n "${SMOKE:-}" ]; then
     http_calls=200
 fi
 stdio=(--server "floor=$bin/stdio-floor" --server "validating-floor=$bin/validating-floor"
-       --server "echo-server=$bin/echo-server")
+       --server "echo-server=$bin/echo-server"
+       --server "echo-server-quiet=RUST_LOG=warn $bin/echo-server"
+       --server "echo-server-perf=RUST_LOG=warn $perf/echo-server")
 http=(--server "http-floor=$bin/http-floor --bind 127.0.0.1:0"
-      --server "echo-server=$bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0")
+      --server "echo-server=$bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0"
+      --server "echo-server-quiet=RUST_LOG=warn $bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0")
 [ -n "${EXTRA_STDIO:-}" ] && stdio+=(--server "$EXTRA_STDIO")
 [ -n "${EXTRA_HTTP:-}" ] && http+=(--server "$EXTRA_HTTP")
 

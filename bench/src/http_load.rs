@@ -9,7 +9,7 @@ use hyper::client::conn::http1;
 use hyper_util::rt::TokioIo;
 use mcp_runtime::protocol::jsonrpc::{Message, decode};
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Instant;
 
 /// What one HTTP run measured.
@@ -32,27 +32,30 @@ pub struct HttpReport {
 /// Starts `command` (which must print an `http://…` URL on stderr) and returns it with the
 /// URL.
 fn start(command: &[String]) -> Result<(Child, String), String> {
-    let (program, args) = command.split_first().ok_or("empty server command")?;
-    let mut child = Command::new(program)
-        .args(args)
+    let mut child = crate::command(command)?
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start {program}: {e}"))?;
+        .map_err(|e| format!("cannot start {}: {e}", command.join(" ")))?;
     let stderr = child.stderr.take().ok_or("no stderr")?;
-    let mut lines = BufReader::new(stderr).lines();
+    let mut stderr = BufReader::new(stderr);
+    let mut line = String::new();
     let url = loop {
-        let line = lines
-            .next()
-            .ok_or("the server exited before printing its URL")?
-            .map_err(|e| e.to_string())?;
+        line.clear();
+        match stderr.read_line(&mut line) {
+            Ok(0) => return Err("the server exited before printing its URL".into()),
+            Ok(_) => {}
+            Err(e) => return Err(e.to_string()),
+        }
         if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
             break url.to_owned();
         }
     };
-    // Keep draining stderr so the server never blocks on it.
-    std::thread::spawn(move || for _ in lines {});
+    // Keep draining stderr so the server never blocks on it: in blocks, not line by line (a
+    // server's audit trail is one line per call, and splitting it into `String`s would
+    // charge the load client a cost a log file does not have).
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     Ok((child, url))
 }
 

@@ -11,7 +11,7 @@ use mcp_runtime::protocol::jsonrpc::{Message, decode};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
@@ -183,14 +183,12 @@ struct Session {
 
 impl Session {
     fn spawn(command: &[String]) -> Result<Self, String> {
-        let (program, args) = command.split_first().ok_or("empty server command")?;
-        let mut child = Command::new(program)
-            .args(args)
+        let mut child = crate::command(command)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start {program}: {e}"))?;
+            .map_err(|e| format!("cannot start {}: {e}", command.join(" ")))?;
         let stdin = BufWriter::new(child.stdin.take().ok_or("no stdin")?);
         let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
         Ok(Self {

@@ -425,9 +425,10 @@ async fn every_call_is_audited_once() {
             .unwrap_or_else(|| panic!("no event for request {id}: {stderr}"));
         for field in [
             format!("id={id} "),
-            "era=legacy".to_owned(),
+            // `fmt` quotes every text field.
+            "era=\"legacy\"".to_owned(),
             "method=\"tools/call\"".to_owned(),
-            "caller=connection".to_owned(),
+            "caller=\"connection\"".to_owned(),
             "duration_ms=".to_owned(),
             format!("outcome=\"{outcome}\""),
         ] {

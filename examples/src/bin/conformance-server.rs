@@ -309,7 +309,7 @@ fn server(skills_dir: &std::path::Path) -> Result<Server, mcp_runtime::server::B
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    init_tracing();
+    let _logs = init_tracing();
     match server(&args.skills_dir) {
         Ok(server) => {
             let _ = SERVER.set(server.clone());

@@ -252,7 +252,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    init_tracing();
+    let _logs = init_tracing();
     match server() {
         Ok(server) => {
             args.serve

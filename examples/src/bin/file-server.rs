@@ -121,7 +121,7 @@ fn server(files: FileService) -> Result<Server, mcp_runtime::server::BuildError>
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    init_tracing();
+    let _logs = init_tracing();
     let files = match FileService::new(policy(&args)) {
         Ok(files) => files.for_tool("file-server"),
         Err(e) => {

@@ -68,8 +68,11 @@ use std::ffi::OsString;
 use std::fmt::Display;
 use std::process::ExitCode;
 
+mod audit_sink;
 #[cfg(test)]
 mod tests;
+
+pub use audit_sink::{AuditSink, DEFAULT_CAPACITY, LINGER};
 
 /// The `tracing` filter [`init_tracing`] uses when `RUST_LOG` is not set: warnings, errors
 /// and the audit trail (one [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET) event per
@@ -355,7 +358,7 @@ impl ServeArgs {
     /// #[tokio::main]
     /// async fn main() -> ExitCode {
     ///     let args = Args::parse();
-    ///     init_tracing();
+    ///     let _logs = init_tracing();
     ///     match mcp_runtime::Server::builder("demo", "0.1.0").build() {
     ///         Ok(server) => args.serve.serve(server).await,
     ///         Err(e) => {
@@ -440,17 +443,62 @@ fn default_stdio_hint(name: &str) -> String {
 /// (`RUST_LOG=warn` leaves the audit out). Does nothing if the program already set a global
 /// subscriber, so a `main` with its own logging keeps it.
 ///
+/// The audit trail goes through an [`AuditSink`]: formatted cheaply and written by a thread of
+/// its own in batches, so a request does not wait for stderr. Keep the returned [`LogGuard`]
+/// until `main` returns: dropping it writes the lines still pending. Other logs are written
+/// by `tracing_subscriber::fmt` as they happen (so a warning may reach stderr before the
+/// audit lines of requests that ended a moment earlier).
+///
 /// ```no_run
-/// mcp_runtime::launch::init_tracing();
+/// let _logs = mcp_runtime::launch::init_tracing();
 /// tracing::warn!("this goes to stderr");
 /// ```
-pub fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+pub fn init_tracing() -> LogGuard {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{Layer, filter};
+
+    let env = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
-    let _already_set = tracing_subscriber::fmt()
+    let sink = AuditSink::stderr();
+    let others = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .try_init();
+        .with_filter(filter::filter_fn(move |metadata| {
+            metadata.target() != crate::pipeline::AUDIT_TARGET
+        }));
+    let installed = tracing_subscriber::registry()
+        .with(env)
+        .with(others)
+        .with(sink.clone())
+        .try_init()
+        .is_ok();
+    LogGuard {
+        sink: installed.then_some(sink),
+    }
+}
+
+/// Keeps the audit trail's pending lines until it is dropped, then writes them (see
+/// [`AuditSink::finish`]). Returned by [`init_tracing`]; keep it in `main`.
+#[must_use = "dropping the guard ends the audit trail's batching at once: keep it until `main` returns"]
+#[derive(Debug)]
+pub struct LogGuard {
+    /// `None` when another subscriber was already set.
+    sink: Option<AuditSink>,
+}
+
+impl LogGuard {
+    /// The audit sink [`init_tracing`] installed, if it did.
+    pub fn audit_sink(&self) -> Option<&AuditSink> {
+        self.sink.as_ref()
+    }
+}
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        if let Some(sink) = &self.sink {
+            sink.finish();
+        }
+    }
 }
 
 /// A server binary's `main` in one expression: the program's name, version and description
@@ -655,17 +703,27 @@ impl Launcher {
         Ok(serve)
     }
 
-    /// Logging, the runtime, the server, serving.
-    #[allow(
-        clippy::print_stderr,
-        reason = "a server that cannot start says why on stderr"
-    )]
+    /// Logging, then [`serve_in_runtime`](Self::serve_in_runtime); the audit trail flushed at
+    /// the end.
     fn launch<F, E>(self, serve: ServeArgs, build: F) -> ExitCode
     where
         F: FnOnce() -> Result<Server, E>,
         E: Display,
     {
-        init_tracing();
+        let _logs = init_tracing();
+        self.serve_in_runtime(serve, build)
+    }
+
+    /// The runtime, the server, serving.
+    #[allow(
+        clippy::print_stderr,
+        reason = "a server that cannot start says why on stderr"
+    )]
+    fn serve_in_runtime<F, E>(&self, serve: ServeArgs, build: F) -> ExitCode
+    where
+        F: FnOnce() -> Result<Server, E>,
+        E: Display,
+    {
         let runtime = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()

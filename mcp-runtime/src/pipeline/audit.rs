@@ -9,7 +9,7 @@
 
 use super::{BoxError, McpRequest, Outcome};
 use crate::context::RequestContext;
-use crate::protocol::JsonObject;
+use crate::protocol::{JsonObject, RequestId};
 use pin_project_lite::pin_project;
 use std::fmt;
 use std::future::Future;
@@ -215,24 +215,42 @@ impl Record {
         self.write(outcome);
     }
 
+    /// Emits the event. Every field is text or a number (no `%` field formatted through
+    /// `core::fmt`): this runs once per request.
     fn write(&mut self, outcome: &'static str) {
         self.written = true;
         let cx = &self.context;
-        let caller = cx.caller();
-        tracing::info!(
-            target: AUDIT_TARGET,
-            id = %cx.request_id(),
-            era = %cx.era(),
-            method = self.method,
-            target = &*self.target,
-            caller = %caller.log_name(),
-            duration_ms = self.start.elapsed().as_secs_f64() * 1000.0,
-            outcome,
-            cached = cx.answered_from_cache().then_some(true),
-            task = cx.task_id(),
-            arguments = self.arguments.as_deref(),
-            "request"
-        );
+        let caller = cx.caller().log_name();
+        let caller = caller.as_str();
+        let era = cx.era().as_str();
+        let duration_ms = self.start.elapsed().as_secs_f64() * 1000.0;
+        let cached = cx.answered_from_cache().then_some(true);
+        let task = cx.task_id();
+        let arguments = self.arguments.as_deref();
+        let (method, target) = (self.method, &*self.target);
+        // One event, two call sites: a number id is recorded as a number, a string id as text.
+        macro_rules! event {
+            ($id:expr) => {
+                tracing::info!(
+                    target: AUDIT_TARGET,
+                    id = $id,
+                    era,
+                    method,
+                    target,
+                    caller,
+                    duration_ms,
+                    outcome,
+                    cached,
+                    task,
+                    arguments,
+                    "request"
+                )
+            };
+        }
+        match cx.request_id() {
+            RequestId::Number(id) => event!(*id),
+            RequestId::String(id) => event!(&**id),
+        }
     }
 }
 

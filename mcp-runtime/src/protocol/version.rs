@@ -28,12 +28,26 @@ pub enum Era {
     Modern,
 }
 
-impl fmt::Display for Era {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Era {
+    /// `legacy` or `modern`, as logs and audit events name the era.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Era;
+    ///
+    /// assert_eq!(Era::Modern.as_str(), "modern");
+    /// assert_eq!(Era::Legacy.to_string(), Era::Legacy.as_str());
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
             Era::Legacy => "legacy",
             Era::Modern => "modern",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Era {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

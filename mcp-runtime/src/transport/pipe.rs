@@ -168,6 +168,9 @@ pub(super) async fn serve(server: Server, pipes: Pipes, limit: usize) -> io::Res
     read.and(written)
 }
 
+/// How many messages of one read are handled before the writer gets a turn.
+const ANSWERS_PER_WRITE: usize = 16;
+
 async fn read_loop(input: &Input, connection: &Connection, limit: usize) -> io::Result<()> {
     let mut framer = LineFramer::new(limit);
     let mut chunk = Vec::with_capacity(64 * 1024);
@@ -186,10 +189,17 @@ async fn read_loop(input: &Input, connection: &Connection, limit: usize) -> io::
         } else {
             framer.push(&chunk[..n], &mut frames);
         }
-        for frame in frames.drain(..) {
+        for (i, frame) in frames.drain(..).enumerate() {
             match frame {
                 Frame::Line(line) => connection.handle_line(&line).await,
                 Frame::Oversized { len } => connection.reject_oversized(len, limit).await,
+            }
+            // Let the writer send what is answered so far every few messages of a long
+            // batch: the client reads those answers (and sends more) while the rest of the
+            // batch is handled, instead of waiting for all of it. One `write` per
+            // `ANSWERS_PER_WRITE` answers still batches most of the system calls.
+            if (i + 1) % ANSWERS_PER_WRITE == 0 {
+                tokio::task::yield_now().await;
             }
         }
         if n == 0 {

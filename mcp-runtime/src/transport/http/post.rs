@@ -71,7 +71,7 @@ impl Accept {
             any = true;
             for item in value.to_str().unwrap_or_default().split(',') {
                 let mut fields = item.split(';').map(str::trim);
-                let media = fields.next().unwrap_or_default().to_ascii_lowercase();
+                let media = fields.next().unwrap_or_default();
                 let refused = fields.any(|f| {
                     f.strip_prefix("q=")
                         .is_some_and(|q| q.parse::<f32>().is_ok_and(|q| q == 0.0))
@@ -79,14 +79,15 @@ impl Accept {
                 if refused {
                     continue;
                 }
-                match media.as_str() {
-                    "application/json" | "application/*" => accept.json = true,
-                    "text/event-stream" | "text/*" => accept.sse = true,
-                    "*/*" => {
-                        accept.json = true;
-                        accept.sse = true;
-                    }
-                    _ => {}
+                // Compared without case and without a lower-cased copy per item.
+                let is = |name: &str| media.eq_ignore_ascii_case(name);
+                if is("application/json") || is("application/*") {
+                    accept.json = true;
+                } else if is("text/event-stream") || is("text/*") {
+                    accept.sse = true;
+                } else if media == "*/*" {
+                    accept.json = true;
+                    accept.sse = true;
                 }
             }
         }

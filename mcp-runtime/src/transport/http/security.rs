@@ -28,10 +28,15 @@ pub(crate) fn check(policy: &HostPolicy, parts: &http::request::Parts) -> Result
         .headers
         .get(HOST)
         .and_then(|h| h.to_str().ok())
-        .map(str::to_owned)
-        .or_else(|| parts.uri.authority().map(|a| a.as_str().to_owned()));
-    let Some(host) = host.map(|h| h.to_ascii_lowercase()) else {
+        .or_else(|| parts.uri.authority().map(|a| a.as_str()));
+    let Some(host) = host else {
         return Err(forbidden("the request has no Host header"));
+    };
+    // Lower-cased only when it has to be: a copy per request for nothing otherwise.
+    let host: std::borrow::Cow<'_, str> = if host.bytes().any(|b| b.is_ascii_uppercase()) {
+        host.to_ascii_lowercase().into()
+    } else {
+        host.into()
     };
     let Some((host_name, host_port)) = split_host(&host) else {
         return Err(forbidden(&format!("the Host header {host:?} is malformed")));
@@ -48,7 +53,11 @@ pub(crate) fn check(policy: &HostPolicy, parts: &http::request::Parts) -> Result
     };
     let allowed = origins.next().is_none()
         && origin.to_str().is_ok_and(|origin| {
-            origin_allowed(policy, &origin.to_ascii_lowercase(), host_name, host_port)
+            if origin.bytes().any(|b| b.is_ascii_uppercase()) {
+                origin_allowed(policy, &origin.to_ascii_lowercase(), host_name, host_port)
+            } else {
+                origin_allowed(policy, origin, host_name, host_port)
+            }
         });
     if allowed {
         Ok(())
