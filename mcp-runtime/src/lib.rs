@@ -73,7 +73,7 @@
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
-//! | `launch` | `protocol` `server` `transport` `shared` |
+//! | `launch` | `protocol` `pipeline` `server` `transport` `shared` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
 //! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` |
 //! <!-- layering:end -->

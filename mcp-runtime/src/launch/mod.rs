@@ -68,11 +68,10 @@ use std::ffi::OsString;
 use std::fmt::Display;
 use std::process::ExitCode;
 
-mod audit_sink;
 #[cfg(test)]
 mod tests;
 
-pub use audit_sink::{AuditSink, DEFAULT_CAPACITY, LINGER};
+pub use crate::pipeline::AuditSink;
 
 /// The `tracing` filter [`init_tracing`] uses when `RUST_LOG` is not set: warnings, errors
 /// and the audit trail (one [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET) event per
@@ -460,7 +459,9 @@ pub fn init_tracing() -> LogGuard {
 
     let env = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
-    let sink = AuditSink::stderr();
+    // The only consumer of the audit events in this subscriber: requests hand it their
+    // records directly (`AuditSink::exclusive`).
+    let sink = AuditSink::stderr().exclusive();
     let others = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_filter(filter::filter_fn(move |metadata| {

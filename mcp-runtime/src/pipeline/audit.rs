@@ -7,7 +7,8 @@
 //! through the redaction hook first. When no subscriber listens to [`AUDIT_TARGET`] at INFO the
 //! layer records nothing and costs one cached check per request.
 
-use super::{BoxError, McpRequest, Outcome};
+use super::audit_sink::RequestLine;
+use super::{AuditSink, BoxError, McpRequest, Outcome};
 use crate::context::RequestContext;
 use crate::protocol::{JsonObject, RequestId};
 use pin_project_lite::pin_project;
@@ -246,6 +247,30 @@ impl Record {
                     "request"
                 )
             };
+        }
+        // The sink `init_tracing` installs takes the record itself, skipping the event.
+        let direct = tracing::dispatcher::get_default(|dispatch| {
+            match dispatch.downcast_ref::<AuditSink>() {
+                Some(sink) if sink.is_exclusive() => {
+                    sink.push_request(&RequestLine {
+                        id: cx.request_id(),
+                        era,
+                        method,
+                        target,
+                        caller,
+                        duration_ms,
+                        outcome,
+                        cached: cached.is_some(),
+                        task,
+                        arguments,
+                    });
+                    true
+                }
+                _ => false,
+            }
+        });
+        if direct {
+            return;
         }
         match cx.request_id() {
             RequestId::Number(id) => event!(*id),

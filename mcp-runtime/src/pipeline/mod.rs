@@ -71,6 +71,7 @@
 //! ```
 
 mod audit;
+mod audit_sink;
 mod cache;
 mod concurrency;
 mod invoke;
@@ -82,6 +83,7 @@ mod timeout;
 mod validate;
 
 pub use audit::{AUDIT_TARGET, Audit, AuditLayer, AuditOptions};
+pub use audit_sink::{AuditSink, DEFAULT_CAPACITY, LINGER};
 pub use cache::{
     DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
 };

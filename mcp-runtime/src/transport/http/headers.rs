@@ -18,7 +18,7 @@ use crate::protocol::McpError;
 use crate::protocol::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamHeader};
 use crate::protocol::version::LEGACY_VERSIONS;
 use crate::transport::{Rejection, RequestChecks};
-use http::HeaderMap;
+use http::{HeaderMap, HeaderName};
 
 /// What a legacy request without a session gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,8 +37,14 @@ pub(crate) struct HttpChecks<'a> {
     pub(crate) sessionless: Sessionless,
 }
 
+/// The routing headers, parsed once: a lookup by `&str` parses and validates the name on
+/// every request.
+static VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);
+static METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
+static NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
+
 /// The single value of a header, `None` when absent; repeated or non-ASCII values fail.
-fn single<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, McpError> {
+fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, McpError> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Ok(None);
@@ -55,7 +61,7 @@ fn single<'h>(headers: &'h HeaderMap, name: &str) -> Result<Option<&'h str>, Mcp
     })
 }
 
-fn required<'h>(headers: &'h HeaderMap, name: &str) -> Result<&'h str, McpError> {
+fn required<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<&'h str, McpError> {
     single(headers, name)?.ok_or_else(|| {
         McpError::header_mismatch(format!("the {name} header is required on this request"))
     })
@@ -63,13 +69,13 @@ fn required<'h>(headers: &'h HeaderMap, name: &str) -> Result<&'h str, McpError>
 
 impl RequestChecks for HttpChecks<'_> {
     fn modern(&self, method: &str, version: &str) -> Result<(), McpError> {
-        let header = required(self.headers, MCP_PROTOCOL_VERSION)?;
+        let header = required(self.headers, &VERSION_HEADER)?;
         if header != version {
             return Err(McpError::header_mismatch(format!(
                 "{MCP_PROTOCOL_VERSION} is {header:?} but params._meta names {version:?}"
             )));
         }
-        let header = required(self.headers, MCP_METHOD)?;
+        let header = required(self.headers, &METHOD_HEADER)?;
         if header != method {
             return Err(McpError::header_mismatch(format!(
                 "{MCP_METHOD} is {header:?} but the body's method is {method:?}"
@@ -80,7 +86,7 @@ impl RequestChecks for HttpChecks<'_> {
 
     fn name(&self, method: &str, name: &str) -> Result<(), McpError> {
         let field = headers::name_field(method).unwrap_or("name");
-        let raw = required(self.headers, MCP_NAME)?;
+        let raw = required(self.headers, &NAME_HEADER)?;
         let decoded = headers::decode_value(raw).ok_or_else(|| {
             McpError::header_mismatch(format!("{MCP_NAME} has a malformed =?base64?…?= value"))
         })?;
@@ -94,21 +100,27 @@ impl RequestChecks for HttpChecks<'_> {
 
     fn params(&self, declared: &[ParamHeader], arguments: &JsonObject) -> Result<(), McpError> {
         for param in declared {
-            let header = param.header_name();
-            let raw = single(self.headers, &header)?;
-            let at = param.path.join(".");
+            // A declared name is a valid header name (checked at registration); one that
+            // were not could not have been sent either.
+            let raw = match HeaderName::try_from(param.header_name()) {
+                Ok(header) => single(self.headers, &header)?,
+                Err(_) => None,
+            };
+            let at = || param.path.join(".");
             match (param.value_in(arguments), raw) {
                 (None, None) => {}
                 (None, Some(_)) => {
                     return Err(McpError::header_mismatch(format!(
-                        "Mcp-Param-{} is present but the argument `{at}` is absent",
-                        param.name
+                        "Mcp-Param-{} is present but the argument `{}` is absent",
+                        param.name,
+                        at()
                     )));
                 }
                 (Some(_), None) => {
                     return Err(McpError::header_mismatch(format!(
-                        "Mcp-Param-{} is required: the argument `{at}` is present",
-                        param.name
+                        "Mcp-Param-{} is required: the argument `{}` is present",
+                        param.name,
+                        at()
                     )));
                 }
                 (Some(value), Some(raw)) => {
@@ -120,8 +132,9 @@ impl RequestChecks for HttpChecks<'_> {
                     })?;
                     if !param.matches(value, &decoded) {
                         return Err(McpError::header_mismatch(format!(
-                            "Mcp-Param-{} is {decoded:?} but the argument `{at}` is {value}",
-                            param.name
+                            "Mcp-Param-{} is {decoded:?} but the argument `{}` is {value}",
+                            param.name,
+                            at()
                         )));
                     }
                 }
@@ -151,7 +164,7 @@ impl RequestChecks for HttpChecks<'_> {
 
 /// The legacy version a legacy request's `MCP-Protocol-Version` names (`None` when absent).
 pub(crate) fn legacy_version(headers: &HeaderMap) -> Result<Option<&'static str>, McpError> {
-    let Some(value) = single(headers, MCP_PROTOCOL_VERSION)? else {
+    let Some(value) = single(headers, &VERSION_HEADER)? else {
         return Ok(None);
     };
     LEGACY_VERSIONS

@@ -195,3 +195,71 @@ fn after_the_last_flush_lines_are_written_at_once() {
     });
     assert_eq!(memory.text().lines().count(), 1);
 }
+
+/// One request through the real [`Audit`](crate::pipeline::Audit) layer, with `sink` as the
+/// thread's subscriber; returns the line written, without its timestamp.
+async fn audited_line(sink: &AuditSink, memory: &Memory, id: RequestId, caller: &str) -> String {
+    use crate::context::{Caller, RequestContext, RequestContextParts};
+    use crate::pipeline::{AuditLayer, AuditOptions, BoxError, McpRequest, Outcome};
+    use crate::protocol::{CallToolResult, Era, JsonObject};
+    use tower::{Layer as _, ServiceExt as _};
+
+    let cx = RequestContext::new(RequestContextParts {
+        era: Era::Modern,
+        protocol_version: crate::protocol::version::MODERN_VERSION.into(),
+        client_capabilities: Arc::default(),
+        client_info: None,
+        request_id: id,
+        progress_token: None,
+        cancellation: tokio_util::sync::CancellationToken::new(),
+        peer: None,
+        extensions: Arc::default(),
+        caller: Caller::connection().with_identity(caller),
+    });
+    let mut arguments = JsonObject::new();
+    arguments.insert("text".into(), "two words".into());
+    let inner = tower::service_fn(|_: McpRequest| async {
+        Ok::<_, BoxError>(Outcome::Tool(CallToolResult::text("done")))
+    });
+    let service = AuditLayer::new(AuditOptions::new().log_arguments(true)).layer(inner);
+    let request = McpRequest::new("tools/call", "say it", arguments, cx);
+    let _guard =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(sink.clone()));
+    service.oneshot(request).await.unwrap();
+    sink.flush();
+    let text = std::mem::take(&mut *memory.0.lock().unwrap());
+    let line = String::from_utf8(text).unwrap();
+    assert_eq!(line.lines().count(), 1, "{line}");
+    let (_time, rest) = line.split_once(' ').unwrap();
+    rest.to_owned()
+}
+
+#[tokio::test]
+async fn the_direct_path_writes_the_line_the_event_would() {
+    let memory = Memory::default();
+    let by_event = AuditSink::new(memory.clone());
+    let direct = AuditSink::new(memory.clone()).exclusive();
+    for (id, caller) in [
+        (RequestId::Number(42), "alice"),
+        (RequestId::String("req \"7\"".into()), "bob smith"),
+    ] {
+        let expected = audited_line(&by_event, &memory, id.clone(), caller).await;
+        let got = audited_line(&direct, &memory, id, caller).await;
+        // The durations differ from run to run; everything else must not.
+        let without_duration = |line: &str| {
+            line.split(' ')
+                .filter(|field| !field.starts_with("duration_ms="))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(without_duration(&got), without_duration(&expected));
+        assert!(got.contains(" duration_ms="), "{got}");
+        assert!(
+            expected.contains(r#"target="say it""#)
+                && expected.contains("outcome=ok")
+                && expected.contains(r#" arguments="{\"text\":\"two words\"}""#)
+                && expected.contains(" era=modern method=tools/call "),
+            "{expected}"
+        );
+    }
+}
