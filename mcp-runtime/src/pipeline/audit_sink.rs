@@ -223,18 +223,13 @@ impl AuditSink {
                 }
                 RequestId::String(id) => push_text(line, id),
             }
-            line.extend_from_slice(b" era=");
-            push_text(line, record.era);
-            line.extend_from_slice(b" method=");
-            push_text(line, record.method);
-            line.extend_from_slice(b" target=");
-            push_text(line, record.target);
-            line.extend_from_slice(b" caller=");
-            push_text(line, record.caller);
+            push_field(line, b" era=", record.era);
+            push_field(line, b" method=", record.method);
+            push_field(line, b" target=", record.target);
+            push_field(line, b" caller=", record.caller);
             line.extend_from_slice(b" duration_ms=");
             push_f64(line, record.duration_ms);
-            line.extend_from_slice(b" outcome=");
-            push_text(line, record.outcome);
+            push_field(line, b" outcome=", record.outcome);
             if record.cached {
                 line.extend_from_slice(b" cached=true");
             }
@@ -472,6 +467,12 @@ fn push_text(line: &mut Vec<u8>, value: &str) {
     } else {
         let _infallible = write!(line, "{value:?}");
     }
+}
+
+/// Appends ` name=` (given with its space and `=`) and a text value.
+fn push_field(line: &mut Vec<u8>, name: &[u8], value: &str) {
+    line.extend_from_slice(name);
+    push_text(line, value);
 }
 
 /// Appends a float as `Debug` shows it (`ryu` for finite values).
