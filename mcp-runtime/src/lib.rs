@@ -43,7 +43,8 @@
 //! builder; the registry, one catalog per primitive; era classification and dispatch; the
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
-//! resources, and registers them with a server; `skill` serves Agent Skills folders
+//! resources, and registers them with a server; `net` (a feature) fetches URLs for tools and refuses
+//! the server's own network; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
 //! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
 //! keeps what instances of one server share in Redis, under the pipeline and the server
@@ -69,13 +70,14 @@
 //! | `transport` | `protocol` `context` `server` `shared` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
+//! | `net` | `context` `pipeline` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
 //! | `launch` | `protocol` `pipeline` `server` `transport` `shared` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
@@ -120,6 +122,7 @@
 //! | `skills` | on | Agent Skills served by the skills extension (SEP-2640): `ServerBuilder::skills_dir`, `ServerBuilder::skill`, `skill::Skill` (needs `fs` and `prompt-files`) |
 //! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
 //! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
+//! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out
@@ -156,6 +159,8 @@ pub mod fuzzing;
 pub use context::input;
 #[cfg(feature = "launch")]
 pub mod launch;
+#[cfg(feature = "net")]
+pub mod net;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]

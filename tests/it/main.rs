@@ -2,6 +2,7 @@
 
 mod audit_trail;
 mod client_input;
+mod fetch_server;
 mod fs_attacks;
 mod fs_attacks_files;
 mod fs_controls;
