@@ -44,7 +44,7 @@
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
 //! resources, and registers them with a server; `net` (a feature) fetches URLs for tools and refuses
-//! the server's own network; `skill` serves Agent Skills folders
+//! the server's own network; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
 //! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
 //! keeps what instances of one server share in Redis, under the pipeline and the server
@@ -71,13 +71,14 @@
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
 //! | `net` | `context` `pipeline` |
+//! | `command` | `context` `pipeline` `fs` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
 //! | `launch` | `protocol` `pipeline` `server` `transport` `shared` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` `command` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
@@ -123,6 +124,7 @@
 //! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
 //! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
 //! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
+//! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill, output caps, resource limits; Unix) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out
@@ -145,6 +147,8 @@ extern crate self as mcp_runtime;
 pub mod client;
 #[cfg(feature = "server")]
 mod collect;
+#[cfg(all(feature = "command", unix))]
+pub mod command;
 #[cfg(feature = "server")]
 pub mod completion;
 #[cfg(feature = "server")]

@@ -2,6 +2,7 @@
 
 mod audit_trail;
 mod client_input;
+mod command_server;
 mod fetch_server;
 mod fs_attacks;
 mod fs_attacks_files;

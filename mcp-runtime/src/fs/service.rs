@@ -133,6 +133,8 @@ impl FileService {
 
     /// [`run`](Self::run) on this thread: for work that must happen where no runtime may be
     /// (a server's `build()`, which loads skill folders).
+    // Only the skills loader reads on the calling thread.
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
     fn run_here<T>(
         &self,
         operation: &'static str,
@@ -146,6 +148,8 @@ impl FileService {
     }
 
     /// [`read_file_bytes`](Self::read_file_bytes) on this thread (it blocks).
+    // Only the skills loader reads on the calling thread.
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
     pub(crate) fn read_file_bytes_blocking(&self, path: &str) -> FsResult<Vec<u8>> {
         self.run_here("read_bytes", path, |core, audit| {
             let loc = core.locate(path)?;
@@ -156,6 +160,8 @@ impl FileService {
     }
 
     /// [`list_directory`](Self::list_directory) on this thread (it blocks).
+    // Only the skills loader reads on the calling thread.
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
     pub(crate) fn list_directory_blocking(&self, path: &str) -> FsResult<DirListing> {
         self.run_here("list_directory", path, |core, audit| {
             let loc = core.locate(path)?;
@@ -281,6 +287,22 @@ impl FileService {
             let loc = core.locate(&p)?;
             audit.located(core, &loc);
             write::create_directory(core, &loc)
+        })
+        .await
+    }
+
+    /// Opens a directory inside the allowed directories, confined like every other
+    /// operation, and returns its descriptor and where it is. Made for a child process's
+    /// working directory (`CommandService`): changing into the descriptor (`fchdir`) is
+    /// race-free, where a path checked now and entered later could have been swapped for a
+    /// symlink in between.
+    pub async fn open_directory(&self, path: &str) -> FsResult<(std::os::fd::OwnedFd, FsPath)> {
+        let p = path.to_owned();
+        self.run("open_directory", path, move |core, audit| {
+            let loc = core.locate(&p)?;
+            audit.located(core, &loc);
+            let dir = core.open_dir_target(&loc)?;
+            Ok((dir.into_std_file().into(), core.fs_path(&loc)))
         })
         .await
     }
