@@ -150,3 +150,35 @@ fn a_bad_allow_spec_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-program-xyz"));
 }
+
+#[tokio::test]
+async fn output_arrives_as_progress_while_the_program_runs() {
+    let root = tempfile::tempdir().unwrap();
+    let mut cmd = tokio::process::Command::new(mcp_tests::example_bin("command-server"));
+    cmd.arg("--root")
+        .arg(root.path())
+        .args(["--allow", "echo *"])
+        .env_remove("ALLOW_COMMANDS")
+        .env_remove("ALLOWED_COMMANDS");
+    let client = connect(cmd, EraMode::Legacy).await;
+    let mut unrouted = client.take_unrouted().unwrap();
+    let r = guarded(client.request(
+        "tools/call",
+        Some(json!({
+            "name": "shell_execute",
+            "arguments": {"command": ["echo", "hello"], "directory": root.path()},
+            "_meta": {"progressToken": "run-1"},
+        })),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(r["structuredContent"]["stdout"], "hello\n", "{r}");
+    let mut messages = Vec::new();
+    while let Ok(n) = unrouted.try_recv() {
+        if n["method"] == "notifications/progress" {
+            assert_eq!(n["params"]["progressToken"], "run-1");
+            messages.push(n["params"]["message"].as_str().unwrap_or("").to_owned());
+        }
+    }
+    assert_eq!(messages, ["stdout: hello\n"]);
+}

@@ -64,7 +64,8 @@
 //! `operation = "run_command"`, `tool`, `program`, `args` (their count), `arguments` (only
 //! with [`CommandPolicy::log_arguments`]), `exit` (-1 when killed by a signal), `signal`,
 //! `timed_out`, `stdout_bytes`, `stderr_bytes`, `duration_ms`, `outcome` (`ok`, `denied`,
-//! `error`).
+//! `error`) and `error` ([`CommandError::kind_label`]: never the message, which can quote an
+//! argument).
 
 mod policy;
 mod spawn;
@@ -125,6 +126,20 @@ pub enum CommandError {
 }
 
 impl CommandError {
+    /// A short label for audit events and metrics (the message can quote an argument, which
+    /// the audit leaves out unless told otherwise): `config`, `program_not_allowed`,
+    /// `argument_refused`, `stdin_too_large`, `directory`, `spawn`.
+    pub fn kind_label(&self) -> &'static str {
+        match self {
+            Self::Config(_) => "config",
+            Self::ProgramNotAllowed(_) => "program_not_allowed",
+            Self::ArgumentRefused { .. } => "argument_refused",
+            Self::StdinTooLarge(_) => "stdin_too_large",
+            Self::Directory(_) => "directory",
+            Self::Spawn { .. } => "spawn",
+        }
+    }
+
     /// Whether the policy refused the run (rather than the system failing it).
     pub fn is_refusal(&self) -> bool {
         matches!(
@@ -531,13 +546,13 @@ impl CommandService {
             Err(e) if e.is_refusal() => tracing::warn!(
                 target: AUDIT_TARGET,
                 operation = "run_command", tool, program, args, arguments, duration_ms,
-                outcome = "denied", error = %e,
+                outcome = "denied", error = e.kind_label(),
                 "command denied"
             ),
             Err(e) => tracing::info!(
                 target: AUDIT_TARGET,
                 operation = "run_command", tool, program, args, arguments, duration_ms,
-                outcome = "error", error = %e,
+                outcome = "error", error = e.kind_label(),
                 "command failed"
             ),
         }

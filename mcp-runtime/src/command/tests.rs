@@ -389,3 +389,86 @@ async fn output_is_reported_as_it_arrives() {
         ]
     );
 }
+
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn every_run_is_audited_and_arguments_only_when_enabled() {
+    let captured = Captured::default();
+    let sink = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let quiet = fixture(CommandPolicy::new().allow(any("echo")));
+        quiet
+            .run
+            .run(CommandRequest::new("echo", ["sk-secret", "two"]))
+            .await
+            .unwrap();
+        quiet
+            .run
+            .run(CommandRequest::new("rm", ["-rf", "sk-secret"]))
+            .await
+            .unwrap_err();
+        let strict = fixture(CommandPolicy::new().allow(Program::new("ls")));
+        strict
+            .run
+            .run(CommandRequest::new("ls", ["--sk-secret"]))
+            .await
+            .unwrap_err();
+        let loud = fixture(CommandPolicy::new().allow(any("echo")).log_arguments(true));
+        loud.run
+            .run(CommandRequest::new("echo", ["visible"]))
+            .await
+            .unwrap();
+    });
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let runs: Vec<&str> = text.lines().filter(|l| l.contains("run_command")).collect();
+    assert_eq!(runs.len(), 4, "{text}");
+    for field in [
+        "program=\"echo\"",
+        "args=2",
+        "exit=0",
+        "timed_out=false",
+        "stdout_bytes=14",
+        "tool=\"test\"",
+        "outcome=\"ok\"",
+    ] {
+        assert!(runs[0].contains(field), "{field} in {}", runs[0]);
+    }
+    assert!(
+        runs[1].contains("outcome=\"denied\"") && runs[1].contains("program=\"rm\""),
+        "{}",
+        runs[1]
+    );
+    assert!(
+        !runs[0].contains("sk-secret") && !runs[1].contains("sk-secret"),
+        "{text}"
+    );
+    assert!(
+        runs[2].contains("error=\"argument_refused\""),
+        "{}",
+        runs[2]
+    );
+    assert!(!text.contains("sk-secret"), "{text}");
+    assert!(runs[3].contains("visible"), "{}", runs[3]);
+}

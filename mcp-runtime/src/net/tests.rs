@@ -535,3 +535,88 @@ async fn credentials_do_not_follow_a_redirect_to_another_origin() {
     assert!(!seen[0].contains("authorization"), "{}", seen[0]);
     assert!(!seen[0].contains("secret"), "{}", seen[0]);
 }
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn every_exchange_is_audited_without_paths_queries_or_headers() {
+    let captured = Captured::default();
+    let sink = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let port = rt.block_on(async {
+        let srv = server(|path| {
+            if path.starts_with("/hop") {
+                redirect(302, "/page")
+            } else {
+                ok(b"12345", "")
+            }
+        })
+        .await;
+        let f = fixture(NetPolicy::new());
+        let net = f.net.for_tool("fetch");
+        net.send(
+            NetRequest::get(format!(
+                "http://public.test:{}/hop?token=sk-query",
+                srv.port
+            ))
+            .header("Authorization", "Bearer sk-header"),
+        )
+        .await
+        .unwrap();
+        net.get("http://10.1.2.3/private").await.unwrap_err();
+        srv.port
+    });
+    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let origin = format!("origin=\"http://public.test:{port}\"");
+    for (line, fields) in [
+        (lines[0], vec!["status=302", "bytes=0", "outcome=\"ok\""]),
+        (lines[1], vec!["status=200", "bytes=5", "outcome=\"ok\""]),
+    ] {
+        for field in fields.iter().chain(&[
+            "mcp::audit",
+            "operation=\"http_request\"",
+            "tool=\"fetch\"",
+            "method=\"GET\"",
+            origin.as_str(),
+            "duration_ms=",
+        ]) {
+            assert!(line.contains(field), "{field} in {line}");
+        }
+    }
+    assert!(
+        lines[2].contains("WARN") && lines[2].contains("outcome=\"denied\""),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[2].contains("origin=\"http://10.1.2.3:80\""),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        !text.contains("sk-") && !text.contains("/page") && !text.contains("hop"),
+        "{text}"
+    );
+}
