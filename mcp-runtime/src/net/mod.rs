@@ -50,6 +50,8 @@
 //!   new request, checked as above, up to [`NetPolicy::max_redirects`]. `303`, and `301`/`302`
 //!   after a non-`GET`, continue as `GET` without a body; `Authorization`, `Cookie` and
 //!   `Proxy-Authorization` are dropped when a hop leaves the origin.
+//! - **TLS**: rustls, Mozilla's roots built in (plus [`NetPolicy::add_root_certificates_pem`]),
+//!   the certificate checked against the URL's host name.
 //! - **Proxies**: none. `HTTP_PROXY` and friends are not read (a proxy would make the
 //!   address checks meaningless); a proxy cannot be configured yet.
 //!
@@ -164,10 +166,23 @@ impl NetServiceBuilder {
             resolver: self.resolver,
             connect: self.connect,
         };
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = |e: &dyn std::fmt::Display| NetError::Transport(format!("TLS setup: {e}"));
+        let mut roots = rustls::RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        for der in &policy.roots {
+            roots
+                .add(rustls::pki_types::CertificateDer::from(der.clone()))
+                .map_err(|e| tls(&e))?;
+        }
+        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| tls(&e))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
         let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(provider)
-            .map_err(|e| NetError::Transport(format!("TLS setup: {e}")))?
+            .with_tls_config(config)
             .https_or_http()
             .enable_http1()
             .wrap_connector(connector);

@@ -39,6 +39,7 @@ pub struct NetPolicy {
     pub(crate) max_headers: usize,
     pub(crate) max_header_bytes: usize,
     pub(crate) max_concurrent: usize,
+    pub(crate) roots: Vec<Vec<u8>>,
 }
 
 /// The default of [`NetPolicy::connect_timeout`]: 10 seconds.
@@ -73,6 +74,7 @@ impl Default for NetPolicy {
             max_headers: DEFAULT_MAX_HEADERS,
             max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
             max_concurrent: DEFAULT_MAX_CONCURRENT,
+            roots: Vec::new(),
         }
     }
 }
@@ -174,6 +176,27 @@ impl NetPolicy {
     pub fn max_concurrent(mut self, limit: usize) -> Self {
         self.max_concurrent = limit.max(1);
         self
+    }
+
+    /// Also trusts the certificates of `pem` (one or more `CERTIFICATE` blocks) as roots, beside
+    /// Mozilla's, which are always trusted: for an internal service with its own CA behind an
+    /// [`allow_origin`](Self::allow_origin). Fails when `pem` holds no certificate.
+    pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<Self, super::NetError> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        let before = self.roots.len();
+        for cert in CertificateDer::pem_slice_iter(pem) {
+            let cert = cert.map_err(|e| {
+                super::NetError::InvalidRequest(format!("root certificate PEM: {e}"))
+            })?;
+            self.roots.push(cert.to_vec());
+        }
+        if self.roots.len() == before {
+            return Err(super::NetError::InvalidRequest(
+                "root certificate PEM: no CERTIFICATE block".to_owned(),
+            ));
+        }
+        Ok(self)
     }
 
     /// Whether a host name (or IP literal, as written in a URL) passes the host allowlist.

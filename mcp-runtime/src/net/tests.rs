@@ -620,3 +620,65 @@ fn every_exchange_is_audited_without_paths_queries_or_headers() {
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn https_checks_the_certificate_against_the_roots_and_the_name() {
+    let key = rcgen::generate_simple_self_signed(vec!["public.test".to_owned()]).unwrap();
+    let cert_pem = key.cert.pem();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![key.cert.der().clone()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(key.signing_key.serialize_der().into()),
+    )
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((conn, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(conn).await else {
+                    return;
+                };
+                let mut buf = [0u8; 4096];
+                let _ = tls.read(&mut buf).await;
+                let _ = tls
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nsecure",
+                    )
+                    .await;
+                let _ = tls.shutdown().await;
+            });
+        }
+    });
+    let url = format!("https://public.test:{port}/");
+    // Mozilla's roots alone do not know this certificate.
+    let f = fixture(NetPolicy::new());
+    match f.net.get(&url).await {
+        Err(NetError::Transport(why)) => assert!(why.contains("certificate"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    let f = fixture(
+        NetPolicy::new()
+            .add_root_certificates_pem(cert_pem.as_bytes())
+            .unwrap(),
+    );
+    assert_eq!(&f.net.get(&url).await.unwrap().body()[..], b"secure");
+    // The same certificate for another name is refused.
+    f.names.set("other.test", &[&[PUBLIC]]);
+    match f.net.get(&format!("https://other.test:{port}/")).await {
+        Err(NetError::Transport(why)) => assert!(why.contains("certificate"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        NetPolicy::new()
+            .add_root_certificates_pem(b"not a pem")
+            .is_err()
+    );
+}
