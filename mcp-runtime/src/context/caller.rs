@@ -117,21 +117,30 @@ impl Caller {
     /// assert_eq!(Caller::connection().with_identity("alice").log_name(), "identity:alice");
     /// ```
     pub fn log_name(&self) -> String {
-        match (&self.identity, &self.session) {
-            (None, Some(session)) => {
-                use sha2::Digest as _;
-                let digest = sha2::Sha256::digest(session.as_bytes());
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let mut shown = String::with_capacity("session:".len() + 12);
-                shown.push_str("session:");
-                for byte in &digest[..6] {
-                    shown.push(char::from(HEX[usize::from(byte >> 4)]));
-                    shown.push(char::from(HEX[usize::from(byte & 0xf)]));
-                }
-                shown
-            }
-            _ => self.key(),
+        if self.identity.is_none()
+            && let Some(tag) = self.session_tag()
+        {
+            let mut shown = String::with_capacity("session:".len() + tag.len());
+            shown.push_str("session:");
+            shown.push_str(&tag);
+            return shown;
         }
+        self.key()
+    }
+
+    /// The legacy session as logs and traces may show it: the first 12 hex digits of its
+    /// SHA-256, never the id itself (whoever reads an id can use the session).
+    pub fn session_tag(&self) -> Option<String> {
+        use sha2::Digest as _;
+        let session = self.session.as_ref()?;
+        let digest = sha2::Sha256::digest(session.as_bytes());
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut shown = String::with_capacity(12);
+        for byte in &digest[..6] {
+            shown.push(char::from(HEX[usize::from(byte >> 4)]));
+            shown.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
+        Some(shown)
     }
 
     /// Whom a rate limit counts: `identity:…`, else `address:…`, else `session:…`, else

@@ -5,6 +5,7 @@ use super::extract::Extensions;
 use super::input::Channel;
 use super::{Caller, Peer, ResourceError};
 use crate::protocol::jsonrpc::encode_notification;
+use crate::protocol::meta::TraceContext;
 use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
 use crate::protocol::{InputRequest, LoggingLevel, ResourceContents};
 use futures::future::BoxFuture;
@@ -30,6 +31,7 @@ struct ContextInner {
     client_info: Option<Arc<Implementation>>,
     request_id: RequestId,
     progress_token: Option<ProgressToken>,
+    trace: Option<Arc<TraceContext>>,
     cancellation: CancellationToken,
     peer: Option<Peer>,
     extensions: Arc<Extensions>,
@@ -82,6 +84,8 @@ pub struct RequestContextParts {
     pub request_id: RequestId,
     /// The progress token the request carried.
     pub progress_token: Option<ProgressToken>,
+    /// The trace context the request carried (`_meta`, or the transport's headers).
+    pub trace: Option<Arc<TraceContext>>,
     /// Cancelled when the client cancels the request or the connection ends.
     pub cancellation: CancellationToken,
     /// Where notifications for this request go; `None` drops them.
@@ -125,6 +129,7 @@ impl RequestContext {
                 client_info: parts.client_info,
                 request_id: parts.request_id,
                 progress_token: parts.progress_token,
+                trace: parts.trace,
                 cancellation: parts.cancellation,
                 peer: parts.peer,
                 extensions: parts.extensions,
@@ -151,6 +156,7 @@ impl RequestContext {
             client_info: None,
             request_id: RequestId::Number(0),
             progress_token: None,
+            trace: None,
             cancellation: CancellationToken::new(),
             peer: None,
             extensions: Arc::default(),
@@ -191,6 +197,12 @@ impl RequestContext {
     /// The JSON-RPC id of the request.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id
+    }
+
+    /// The trace context the request carried (`traceparent`, `tracestate`, `baggage` from
+    /// `_meta`, or over HTTP from its headers), when it carried one.
+    pub fn trace_context(&self) -> Option<&TraceContext> {
+        self.inner.trace.as_deref()
     }
 
     /// The progress token, when the client asked for progress.

@@ -467,6 +467,45 @@ pub fn init_tracing() -> LogGuard {
         .with_filter(filter::filter_fn(move |metadata| {
             metadata.target() != crate::pipeline::AUDIT_TARGET
         }));
+    #[cfg(feature = "otel")]
+    {
+        let service = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "mcp-server".to_owned());
+        match crate::pipeline::telemetry::from_env(&service) {
+            Ok(Some(providers)) => {
+                // The request spans stay on whatever `RUST_LOG` says about other logs.
+                let env = env.add_directive(
+                    format!("{}=info", crate::pipeline::telemetry::SPAN_TARGET)
+                        .parse()
+                        .expect("a valid directive"),
+                );
+                let spans = providers
+                    .tracer_provider()
+                    .map(crate::pipeline::telemetry::layer);
+                let installed = tracing_subscriber::registry()
+                    .with(env)
+                    .with(others)
+                    .with(sink.clone())
+                    .with(spans)
+                    .try_init()
+                    .is_ok();
+                return LogGuard {
+                    sink: installed.then_some(sink),
+                    otel: Some(providers),
+                };
+            }
+            Ok(None) => {}
+            Err(e) => {
+                // Telemetry is not worth failing a server for: say so, serve without it.
+                #[allow(clippy::print_stderr)]
+                {
+                    eprintln!("OpenTelemetry export is off: {e}");
+                }
+            }
+        }
+    }
     let installed = tracing_subscriber::registry()
         .with(env)
         .with(others)
@@ -475,6 +514,8 @@ pub fn init_tracing() -> LogGuard {
         .is_ok();
     LogGuard {
         sink: installed.then_some(sink),
+        #[cfg(feature = "otel")]
+        otel: None,
     }
 }
 
@@ -485,6 +526,10 @@ pub fn init_tracing() -> LogGuard {
 pub struct LogGuard {
     /// `None` when another subscriber was already set.
     sink: Option<AuditSink>,
+    /// The OpenTelemetry exporters, when the environment asked for them: flushed and shut
+    /// down after the audit trail.
+    #[cfg(feature = "otel")]
+    otel: Option<crate::pipeline::telemetry::Providers>,
 }
 
 impl LogGuard {
@@ -499,6 +544,8 @@ impl Drop for LogGuard {
         if let Some(sink) = &self.sink {
             sink.finish();
         }
+        #[cfg(feature = "otel")]
+        drop(self.otel.take());
     }
 }
 

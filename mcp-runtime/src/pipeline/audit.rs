@@ -129,12 +129,17 @@ where
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        let span = tracing::info_span!(
-            "mcp_request",
-            method = request.method(),
-            target = request.target(),
-            id = %request.context().request_id(),
-        );
+        // With telemetry on, the span is the semantic conventions' (see `telemetry.rs`).
+        #[cfg(feature = "otel")]
+        let telemetry =
+            super::telemetry::start(request.method(), request.target_arc(), request.context());
+        #[cfg(feature = "otel")]
+        let (span, telemetry) = match telemetry {
+            Some((span, call)) => (span, Some(call)),
+            None => (Self::plain_span(&request), None),
+        };
+        #[cfg(not(feature = "otel"))]
+        let span = Self::plain_span(&request);
         let record = tracing::enabled!(target: AUDIT_TARGET, tracing::Level::INFO).then(|| {
             let arguments = self.options.arguments.then(|| {
                 let mut arguments = request.arguments().clone();
@@ -144,6 +149,8 @@ where
                 serde_json::Value::Object(arguments).to_string()
             });
             Record {
+                #[cfg(feature = "otel")]
+                trace_id: telemetry.as_ref().and_then(|t| t.trace_id.clone()),
                 start: Instant::now(),
                 method: request.method(),
                 target: request.target_arc().clone(),
@@ -156,13 +163,33 @@ where
             let _entered = span.enter();
             self.inner.call(request)
         };
+        #[cfg(not(feature = "otel"))]
+        let telemetry = None;
         AuditFuture {
             inner,
             span,
             record,
+            telemetry,
         }
     }
 }
+
+impl<S> Audit<S> {
+    fn plain_span(request: &McpRequest) -> tracing::Span {
+        tracing::info_span!(
+            "mcp_request",
+            method = request.method(),
+            target = request.target(),
+            id = %request.context().request_id(),
+        )
+    }
+}
+
+/// A request's telemetry (dropped unfinished, it records a cancellation).
+#[cfg(feature = "otel")]
+type TelemetryCall = super::telemetry::Call;
+#[cfg(not(feature = "otel"))]
+type TelemetryCall = std::convert::Infallible;
 
 pin_project! {
     /// [`Audit`]'s future.
@@ -172,6 +199,7 @@ pin_project! {
         inner: F,
         span: tracing::Span,
         record: Option<Record>,
+        telemetry: Option<TelemetryCall>,
     }
 }
 
@@ -187,6 +215,10 @@ where
             let _entered = this.span.enter();
             ready!(this.inner.poll(cx))
         };
+        #[cfg(feature = "otel")]
+        if let Some(call) = this.telemetry.take() {
+            call.finish(out.as_ref().ok());
+        }
         if let Some(record) = this.record.take() {
             let outcome = match &out {
                 Ok(outcome) => outcome.audit_outcome(),
@@ -209,6 +241,9 @@ struct Record {
     context: RequestContext,
     arguments: Option<String>,
     written: bool,
+    /// The request's trace, when telemetry is on: the audit line leads to it.
+    #[cfg(feature = "otel")]
+    trace_id: Option<String>,
 }
 
 impl Record {
@@ -229,6 +264,10 @@ impl Record {
         let task = cx.task_id();
         let arguments = self.arguments.as_deref();
         let (method, target) = (self.method, &*self.target);
+        #[cfg(feature = "otel")]
+        let trace_id = self.trace_id.as_deref();
+        #[cfg(not(feature = "otel"))]
+        let trace_id: Option<&str> = None;
         // One event, two call sites: a number id is recorded as a number, a string id as text.
         macro_rules! event {
             ($id:expr) => {
@@ -244,6 +283,7 @@ impl Record {
                     cached,
                     task,
                     arguments,
+                    trace_id,
                     "request"
                 )
             };
@@ -263,6 +303,7 @@ impl Record {
                         cached: cached.is_some(),
                         task,
                         arguments,
+                        trace_id,
                     });
                     true
                 }

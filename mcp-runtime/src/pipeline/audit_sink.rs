@@ -241,6 +241,9 @@ impl AuditSink {
                 line.extend_from_slice(b" arguments=");
                 push_text(line, arguments);
             }
+            if let Some(trace_id) = record.trace_id {
+                push_field(line, b" trace_id=", trace_id);
+            }
             line.push(b'\n');
             self.push(line);
         };
@@ -396,6 +399,7 @@ pub(crate) struct RequestLine<'a> {
     pub(crate) cached: bool,
     pub(crate) task: Option<&'a str>,
     pub(crate) arguments: Option<&'a str>,
+    pub(crate) trace_id: Option<&'a str>,
 }
 
 thread_local! {

@@ -79,6 +79,8 @@ mod output;
 mod panic;
 mod rate_limit;
 mod stack;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 mod timeout;
 mod validate;
 

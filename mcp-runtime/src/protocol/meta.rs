@@ -60,9 +60,71 @@ pub struct RequestMeta {
     /// `progressToken`: the client wants progress notifications for this request.
     #[serde(rename = "progressToken", default)]
     pub progress_token: Option<ProgressToken>,
+    /// `traceparent` (W3C Trace Context; the key is reserved for OpenTelemetry).
+    #[serde(default)]
+    pub traceparent: Option<String>,
+    /// `tracestate` (W3C Trace Context).
+    #[serde(default)]
+    pub tracestate: Option<String>,
+    /// `baggage` (W3C Baggage).
+    #[serde(default)]
+    pub baggage: Option<String>,
+}
+
+/// The trace context a request carried: the `_meta` keys the spec reserves for OpenTelemetry
+/// (`traceparent`, `tracestate`, `baggage`) or, over HTTP, the headers of the same names
+/// (`_meta` wins where both are present). Kept as text: whoever traces parses it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TraceContext {
+    /// `traceparent`.
+    pub traceparent: Option<String>,
+    /// `tracestate`.
+    pub tracestate: Option<String>,
+    /// `baggage`.
+    pub baggage: Option<String>,
+}
+
+impl TraceContext {
+    /// A context from its three values.
+    pub fn new(
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+        baggage: Option<String>,
+    ) -> Self {
+        Self {
+            traceparent,
+            tracestate,
+            baggage,
+        }
+    }
+
+    /// Whether it carries nothing.
+    pub fn is_empty(&self) -> bool {
+        self.traceparent.is_none() && self.tracestate.is_none() && self.baggage.is_none()
+    }
+
+    /// `self`'s values, each one the transport's (`other`) where `self` has none.
+    pub fn or(self, other: Option<TraceContext>) -> Self {
+        let Some(other) = other else { return self };
+        Self {
+            traceparent: self.traceparent.or(other.traceparent),
+            tracestate: self.tracestate.or(other.tracestate),
+            baggage: self.baggage.or(other.baggage),
+        }
+    }
 }
 
 impl RequestMeta {
+    /// The trace context of this `_meta` (moved out of it).
+    pub fn take_trace_context(&mut self) -> TraceContext {
+        TraceContext::new(
+            self.traceparent.take(),
+            self.tracestate.take(),
+            self.baggage.take(),
+        )
+    }
+
     /// Whether this `_meta` claims the modern era.
     pub fn claims_modern(&self) -> bool {
         self.protocol_version.is_some()

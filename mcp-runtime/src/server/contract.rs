@@ -12,6 +12,7 @@ use crate::context::Caller;
 use crate::context::Peer;
 use crate::protocol::JsonObject;
 use crate::protocol::headers::ParamHeader;
+use crate::protocol::meta::TraceContext;
 use crate::protocol::{ErrorCode, McpError};
 use std::sync::Arc;
 use tokio::sync::oneshot;
@@ -165,6 +166,12 @@ pub trait RequestChecks: Send + Sync {
     /// A legacy request with no `initialize` behind it: the legacy version to serve it under
     /// (`None`: the latest), or why it is refused (a sessionful endpoint wants a session).
     fn sessionless(&self) -> Result<Option<&'static str>, Rejection>;
+
+    /// The trace context the transport saw outside the body (HTTP's `traceparent`,
+    /// `tracestate` and `baggage` headers); `_meta`'s values win over these.
+    fn trace_context(&self) -> Option<TraceContext> {
+        None
+    }
 }
 
 /// The checks of a transport with nothing outside the body: every request passes, and a

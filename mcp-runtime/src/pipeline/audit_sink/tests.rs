@@ -211,6 +211,7 @@ async fn audited_line(sink: &AuditSink, memory: &Memory, id: RequestId, caller: 
         client_info: None,
         request_id: id,
         progress_token: None,
+        trace: None,
         cancellation: tokio_util::sync::CancellationToken::new(),
         peer: None,
         extensions: Arc::default(),

@@ -14,6 +14,7 @@ fn context(caller: Caller) -> RequestContext {
         client_info: None,
         request_id: RequestId::Number(1),
         progress_token: None,
+        trace: None,
         cancellation: CancellationToken::new(),
         peer: None,
         extensions: Arc::default(),

@@ -4,7 +4,7 @@
 use super::table::Method;
 use super::{Connection, LegacySession};
 use crate::protocol::lifecycle::{ClientCapabilities, Implementation};
-use crate::protocol::meta::RequestMeta;
+use crate::protocol::meta::{RequestMeta, TraceContext};
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
 use crate::protocol::{Era, LoggingLevel, McpError, ProgressToken};
 use crate::server::contract::{Rejection, RequestChecks};
@@ -17,6 +17,8 @@ pub(super) struct Envelope {
     pub(super) client_capabilities: Arc<ClientCapabilities>,
     pub(super) client_info: Option<Arc<Implementation>>,
     pub(super) progress_token: Option<ProgressToken>,
+    /// The trace context from `_meta`, else from the transport; `None` when neither has one.
+    pub(super) trace: Option<Arc<TraceContext>>,
     /// Modern: the request's `logLevel`. Legacy: unused (the session's level is read).
     pub(super) log_level: Option<LoggingLevel>,
     /// Legacy: the `initialize` behind the request, if any.
@@ -36,7 +38,11 @@ impl Connection {
         method: &str,
         checks: Option<&dyn RequestChecks>,
     ) -> Result<Envelope, Rejection> {
-        let meta = meta.unwrap_or_default();
+        let mut meta = meta.unwrap_or_default();
+        let trace = meta
+            .take_trace_context()
+            .or(checks.and_then(RequestChecks::trace_context));
+        let trace = (!trace.is_empty()).then(|| Arc::new(trace));
         if meta.claims_modern() {
             let Some(requested) = meta.protocol_version else {
                 return Err(Rejection::invalid(McpError::invalid_params(
@@ -68,6 +74,7 @@ impl Connection {
                 client_capabilities: Arc::new(client_capabilities),
                 client_info: meta.client_info.map(Arc::new),
                 progress_token: meta.progress_token,
+                trace,
                 log_level: meta.log_level,
                 session: None,
             });
@@ -92,6 +99,7 @@ impl Connection {
                 client_capabilities: s.client_capabilities.clone(),
                 client_info: Some(s.client_info.clone()),
                 progress_token: meta.progress_token,
+                trace,
                 log_level: None,
                 session: Some(s),
             },
@@ -101,6 +109,7 @@ impl Connection {
                 client_capabilities: NO_CAPABILITIES.clone(),
                 client_info: None,
                 progress_token: meta.progress_token,
+                trace,
                 log_level: None,
                 session: None,
             },

@@ -90,6 +90,7 @@ impl Connection {
                 client_info: env.client_info,
                 request_id: id.clone(),
                 progress_token: env.progress_token,
+                trace: env.trace,
                 cancellation,
                 peer: Some(self.notifications_for(outlet)),
                 extensions: self.inner.server.inner.extensions.clone(),

@@ -42,6 +42,9 @@ pub(crate) struct HttpChecks<'a> {
 static VERSION_HEADER: HeaderName = HeaderName::from_static(MCP_PROTOCOL_VERSION);
 static METHOD_HEADER: HeaderName = HeaderName::from_static(MCP_METHOD);
 static NAME_HEADER: HeaderName = HeaderName::from_static(MCP_NAME);
+static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+static TRACESTATE: HeaderName = HeaderName::from_static("tracestate");
+static BAGGAGE: HeaderName = HeaderName::from_static("baggage");
 
 /// The single value of a header, `None` when absent; repeated or non-ASCII values fail.
 fn single<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<Option<&'h str>, McpError> {
@@ -68,6 +71,21 @@ fn required<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<&'h str, Mc
 }
 
 impl RequestChecks for HttpChecks<'_> {
+    fn trace_context(&self) -> Option<crate::protocol::meta::TraceContext> {
+        let text = |name: &HeaderName| {
+            self.headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let trace = crate::protocol::meta::TraceContext::new(
+            text(&TRACEPARENT),
+            text(&TRACESTATE),
+            text(&BAGGAGE),
+        );
+        (!trace.is_empty()).then_some(trace)
+    }
+
     fn modern(&self, method: &str, version: &str) -> Result<(), McpError> {
         let header = required(self.headers, &VERSION_HEADER)?;
         if header != version {

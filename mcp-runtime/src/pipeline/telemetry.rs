@@ -1,0 +1,458 @@
+//! OpenTelemetry for every request (the `otel` feature): a span by the semantic conventions
+//! for MCP, joined to the client's trace, and the metrics a dashboard needs.
+//!
+//! Nothing here runs until [`enable`] is called (the launcher's `init_tracing` calls it when
+//! the standard `OTEL_*` environment asks for an exporter): until then a request pays one
+//! check of a `OnceLock`.
+//!
+//! **Spans.** The [`Audit`](super::Audit) layer's span, on target [`SPAN_TARGET`], named
+//! `{mcp.method.name} {target}` (`tools/call get_weather`), kind server, with
+//! `mcp.method.name`, `gen_ai.tool.name` and `gen_ai.operation.name = "execute_tool"` (tool
+//! calls), `gen_ai.prompt.name` (prompts), `mcp.resource.uri` (reads), `jsonrpc.request.id`,
+//! `mcp.protocol.version`, `mcp.session.id` (a legacy session as a 12-hex-digit tag of its
+//! SHA-256, never the session id, which is a credential), `network.transport` (`tcp` or
+//! `pipe`), and at the end `error.type`: `tool_error` for an `isError` result, a refusal's
+//! kind (`rate_limited`, `timeout`, ...), the JSON-RPC code of a protocol error, `cancelled`.
+//! The caller's identity is recorded (`enduser.id`) only with [`TelemetryOptions::record_caller`].
+//! Arguments and results are never recorded. The parent is the trace context the request
+//! carried (`_meta`'s `traceparent`/`tracestate`/`baggage`, or the HTTP headers).
+//!
+//! **Metrics.** `mcp.server.operation.duration` (histogram, seconds; `mcp.method.name`,
+//! `gen_ai.tool.name` or `gen_ai.prompt.name`, `error.type`, `mcp.protocol.version`,
+//! `network.transport`), `mcp.server.requests` (counter; method and `outcome`) and
+//! `mcp.server.refusals` (counter; the refusal's kind: rate limits, busy, timeouts). Names
+//! come from the server's registry (a request that reaches this layer names a registered
+//! tool or prompt), resource URIs are never metric attributes: cardinality stays bounded.
+
+use super::Outcome;
+use crate::context::RequestContext;
+use opentelemetry::KeyValue;
+use opentelemetry::metrics::{Counter, Histogram, Meter};
+use std::sync::OnceLock;
+use std::time::Instant;
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+
+/// The `tracing` target of the request spans (and of their events).
+pub const SPAN_TARGET: &str = "mcp::request";
+
+/// What the request telemetry records beyond the defaults.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct TelemetryOptions {
+    /// Records the caller's identity as `enduser.id` on spans (off: identities can be
+    /// personal data).
+    pub record_caller: bool,
+}
+
+impl TelemetryOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records the caller's identity on spans.
+    pub fn record_caller(mut self, on: bool) -> Self {
+        self.record_caller = on;
+        self
+    }
+}
+
+pub(crate) struct Instruments {
+    duration: Histogram<f64>,
+    requests: Counter<u64>,
+    refusals: Counter<u64>,
+    options: TelemetryOptions,
+}
+
+static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
+
+/// Turns request telemetry on for this process: spans get their semantic-convention names
+/// and attributes (a `tracing-opentelemetry` layer turns them into OpenTelemetry spans),
+/// metrics go to `meter`, and the W3C trace-context and baggage propagators are installed.
+/// The first call wins; later ones change nothing.
+pub fn enable(meter: &Meter, options: TelemetryOptions) {
+    INSTRUMENTS.get_or_init(|| {
+        opentelemetry::global::set_text_map_propagator(
+            opentelemetry::propagation::TextMapCompositePropagator::new(vec![
+                Box::new(opentelemetry_sdk::propagation::TraceContextPropagator::new()),
+                Box::new(opentelemetry_sdk::propagation::BaggagePropagator::new()),
+            ]),
+        );
+        Instruments {
+            duration: meter
+                .f64_histogram("mcp.server.operation.duration")
+                .with_unit("s")
+                .with_description("Duration of MCP requests as seen by the server")
+                .with_boundaries(vec![
+                    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
+                    10.0, 30.0, 60.0, 120.0, 300.0,
+                ])
+                .build(),
+            requests: meter
+                .u64_counter("mcp.server.requests")
+                .with_description("MCP requests by method and outcome")
+                .build(),
+            refusals: meter
+                .u64_counter("mcp.server.refusals")
+                .with_description("Requests refused by a policy (rate limit, concurrency, timeout)")
+                .build(),
+            options,
+        }
+    });
+}
+
+/// Whether [`enable`] was called.
+pub fn is_enabled() -> bool {
+    INSTRUMENTS.get().is_some()
+}
+
+/// One request's telemetry, from its start to its outcome.
+#[derive(Debug)]
+pub(crate) struct Call {
+    start: Instant,
+    method: &'static str,
+    /// The tool or prompt name for metrics (never a resource URI).
+    name: Option<(&'static str, std::sync::Arc<str>)>,
+    version: std::sync::Arc<str>,
+    transport: &'static str,
+    pub(crate) trace_id: Option<String>,
+    span: tracing::Span,
+    finished: bool,
+}
+
+/// The request's span and its telemetry, when [`enable`] was called.
+pub(crate) fn start(
+    method: &'static str,
+    target: &std::sync::Arc<str>,
+    cx: &RequestContext,
+) -> Option<(tracing::Span, Call)> {
+    let instruments = INSTRUMENTS.get()?;
+    let transport = if cx.caller().address().is_some() {
+        "tcp"
+    } else {
+        "pipe"
+    };
+    let span = tracing::info_span!(
+        target: SPAN_TARGET,
+        "mcp_request",
+        otel.name = tracing::field::Empty,
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        "mcp.method.name" = method,
+        "gen_ai.operation.name" = tracing::field::Empty,
+        "gen_ai.tool.name" = tracing::field::Empty,
+        "gen_ai.prompt.name" = tracing::field::Empty,
+        "mcp.resource.uri" = tracing::field::Empty,
+        "jsonrpc.request.id" = %cx.request_id(),
+        "mcp.protocol.version" = cx.protocol_version(),
+        "mcp.session.id" = tracing::field::Empty,
+        "network.transport" = transport,
+        "enduser.id" = tracing::field::Empty,
+        "error.type" = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        return None;
+    }
+    span.record(
+        "otel.name",
+        if target.is_empty() {
+            method.to_owned()
+        } else {
+            format!("{method} {target}")
+        },
+    );
+    let name = match method {
+        "tools/call" => {
+            span.record("gen_ai.operation.name", "execute_tool");
+            span.record("gen_ai.tool.name", &**target);
+            Some(("gen_ai.tool.name", target.clone()))
+        }
+        "prompts/get" => {
+            span.record("gen_ai.prompt.name", &**target);
+            Some(("gen_ai.prompt.name", target.clone()))
+        }
+        "resources/read" => {
+            span.record("mcp.resource.uri", &**target);
+            None
+        }
+        _ => None,
+    };
+    if let Some(tag) = cx.caller().session_tag() {
+        span.record("mcp.session.id", tag.as_str());
+    }
+    if instruments.options.record_caller
+        && let Some(identity) = cx.caller().identity()
+    {
+        span.record("enduser.id", identity);
+    }
+    if let Some(trace) = cx.trace_context() {
+        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&Carrier(trace))
+        });
+        let _ = span.set_parent(parent);
+    }
+    let trace_id = {
+        use opentelemetry::trace::TraceContextExt as _;
+        let id = span.context().span().span_context().trace_id();
+        (id != opentelemetry::trace::TraceId::INVALID).then(|| id.to_string())
+    };
+    Some((
+        span.clone(),
+        Call {
+            start: Instant::now(),
+            method,
+            name,
+            version: cx.protocol_version().into(),
+            transport,
+            trace_id,
+            span,
+            finished: false,
+        },
+    ))
+}
+
+/// What went wrong, by the conventions' `error.type`; `None` for a success.
+fn error_type(outcome: Option<&Outcome>) -> Option<String> {
+    match outcome {
+        None => Some("cancelled".to_owned()),
+        Some(Outcome::Tool(r)) if r.is_error() => Some("tool_error".to_owned()),
+        Some(Outcome::Refused(r)) => Some(r.kind().to_owned()),
+        Some(Outcome::Error(e)) => Some(e.code.0.to_string()),
+        Some(_) => None,
+    }
+}
+
+impl Call {
+    /// Records the outcome (`None`: the request was dropped unanswered) on the span and in
+    /// the metrics.
+    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) {
+        self.record(outcome);
+    }
+
+    fn record(&mut self, outcome: Option<&Outcome>) {
+        self.finished = true;
+        let Some(instruments) = INSTRUMENTS.get() else {
+            return;
+        };
+        let span = &self.span;
+        let error = error_type(outcome);
+        if let Some(error) = &error {
+            span.record("error.type", error.as_str());
+            span.record("otel.status_code", "ERROR");
+        }
+        let mut attributes = vec![
+            KeyValue::new("mcp.method.name", self.method),
+            KeyValue::new("mcp.protocol.version", self.version.to_string()),
+            KeyValue::new("network.transport", self.transport),
+        ];
+        if let Some((key, name)) = &self.name {
+            attributes.push(KeyValue::new(*key, name.to_string()));
+        }
+        if let Some(error) = &error {
+            attributes.push(KeyValue::new("error.type", error.clone()));
+        }
+        instruments
+            .duration
+            .record(self.start.elapsed().as_secs_f64(), &attributes);
+        let outcome_word = match outcome {
+            Some(o) => o.audit_outcome(),
+            None => "cancelled",
+        };
+        instruments.requests.add(
+            1,
+            &[
+                KeyValue::new("mcp.method.name", self.method),
+                KeyValue::new("outcome", outcome_word),
+            ],
+        );
+        if let Some(Outcome::Refused(r)) = outcome {
+            instruments.refusals.add(
+                1,
+                &[
+                    KeyValue::new("mcp.method.name", self.method),
+                    KeyValue::new("kind", r.kind()),
+                ],
+            );
+        }
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.record(None);
+        }
+    }
+}
+
+/// A request's trace context as the propagators read it.
+struct Carrier<'a>(&'a crate::protocol::meta::TraceContext);
+
+impl opentelemetry::propagation::Extractor for Carrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            "traceparent" => self.0.traceparent.as_deref(),
+            "tracestate" => self.0.tracestate.as_deref(),
+            "baggage" => self.0.baggage.as_deref(),
+            _ => None,
+        }
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        vec!["traceparent", "tracestate", "baggage"]
+    }
+}
+
+/// The OpenTelemetry providers a process exports through: flushed and shut down when
+/// dropped (the launcher's `LogGuard` keeps them until `main` returns).
+pub struct Providers {
+    tracer: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    meter: Option<opentelemetry_sdk::metrics::SdkMeterProvider>,
+}
+
+impl std::fmt::Debug for Providers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Providers")
+            .field("traces", &self.tracer.is_some())
+            .field("metrics", &self.meter.is_some())
+            .finish()
+    }
+}
+
+impl Providers {
+    /// The tracer provider, when traces are exported.
+    pub fn tracer_provider(&self) -> Option<&opentelemetry_sdk::trace::SdkTracerProvider> {
+        self.tracer.as_ref()
+    }
+
+    /// The meter provider, when metrics are exported.
+    pub fn meter_provider(&self) -> Option<&opentelemetry_sdk::metrics::SdkMeterProvider> {
+        self.meter.as_ref()
+    }
+
+    /// Exports what is pending now.
+    pub fn flush(&self) {
+        if let Some(t) = &self.tracer {
+            let _ = t.force_flush();
+        }
+        if let Some(m) = &self.meter {
+            let _ = m.force_flush();
+        }
+    }
+}
+
+impl Drop for Providers {
+    fn drop(&mut self) {
+        if let Some(t) = self.tracer.take() {
+            let _ = t.shutdown();
+        }
+        if let Some(m) = self.meter.take() {
+            let _ = m.shutdown();
+        }
+    }
+}
+
+/// Whether the standard environment asks for OTLP export, and of what: `(traces, metrics)`.
+///
+/// Export is on when an endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT`, or the per-signal
+/// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `..._METRICS_ENDPOINT`) or the signal's exporter
+/// is `otlp` (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`); `none` switches a signal off,
+/// and `OTEL_SDK_DISABLED=true` switches everything off.
+pub fn wanted_by_env() -> (bool, bool) {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    if var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true")) {
+        return (false, false);
+    }
+    let common = var("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
+    let signal = |endpoint: &str, exporter: &str| match var(exporter) {
+        Some(e) if e.eq_ignore_ascii_case("none") => false,
+        Some(e) if e.eq_ignore_ascii_case("otlp") => true,
+        _ => common || var(endpoint).is_some(),
+    };
+    (
+        signal("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_TRACES_EXPORTER"),
+        signal(
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+            "OTEL_METRICS_EXPORTER",
+        ),
+    )
+}
+
+/// OTLP exporters as the standard environment configures them (endpoint, protocol
+/// `http/protobuf` or `http/json`, headers, timeouts, `OTEL_SERVICE_NAME` — `service` when
+/// unset —, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER`), and request telemetry
+/// [enabled](enable) on them. `None` when the environment asks for nothing
+/// ([`wanted_by_env`]); `Err` says why an exporter could not be built.
+pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
+    let (traces, metrics) = wanted_by_env();
+    if !traces && !metrics {
+        return Ok(None);
+    }
+    if std::env::var("OTEL_EXPORTER_OTLP_PROTOCOL")
+        .is_ok_and(|p| p.trim().eq_ignore_ascii_case("grpc"))
+    {
+        return Err(
+            "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not built in: use http/protobuf (port 4318) or http/json"
+                .to_owned(),
+        );
+    }
+    let mut resource = opentelemetry_sdk::Resource::builder();
+    if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
+        resource = resource.with_service_name(service.to_owned());
+    }
+    let resource = resource.build();
+    let tracer = if traces {
+        let exporter = opentelemetry_otlp::SpanExporter::builder()
+            .build()
+            .map_err(|e| format!("OTLP trace exporter: {e}"))?;
+        Some(
+            opentelemetry_sdk::trace::SdkTracerProvider::builder()
+                .with_resource(resource.clone())
+                .with_batch_exporter(exporter)
+                .build(),
+        )
+    } else {
+        None
+    };
+    let meter = if metrics {
+        let exporter = opentelemetry_otlp::MetricExporter::builder()
+            .build()
+            .map_err(|e| format!("OTLP metric exporter: {e}"))?;
+        Some(
+            opentelemetry_sdk::metrics::SdkMeterProvider::builder()
+                .with_resource(resource)
+                .with_periodic_exporter(exporter)
+                .build(),
+        )
+    } else {
+        None
+    };
+    let noop;
+    let meter_ref: &dyn opentelemetry::metrics::MeterProvider = match &meter {
+        Some(m) => m,
+        None => {
+            noop = opentelemetry::metrics::NoopMeterProvider::new();
+            &noop
+        }
+    };
+    enable(&meter_ref.meter("mcp-runtime"), TelemetryOptions::default());
+    Ok(Some(Providers { tracer, meter }))
+}
+
+/// The `tracing` layer that turns request spans ([`SPAN_TARGET`]) into OpenTelemetry spans
+/// of `provider`, filtered to them: other `tracing` spans (hyper's, the application's own)
+/// are not exported.
+pub fn layer<S>(
+    provider: &opentelemetry_sdk::trace::SdkTracerProvider,
+) -> impl tracing_subscriber::Layer<S>
+where
+    S: tracing::Subscriber + for<'span> tracing_subscriber::registry::LookupSpan<'span>,
+{
+    use opentelemetry::trace::TracerProvider as _;
+    use tracing_subscriber::Layer as _;
+    tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("mcp-runtime"))
+        .with_filter(tracing_subscriber::filter::filter_fn(|metadata| {
+            metadata.target() == SPAN_TARGET
+        }))
+}

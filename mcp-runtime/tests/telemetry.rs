@@ -1,0 +1,205 @@
+//! Request telemetry through the SDK's in-memory exporters: the spans and metric points
+//! requests produce in both eras, their names and attributes, the client's trace joined,
+//! and no argument recorded. One test: the telemetry switch is process-wide.
+#![cfg(feature = "otel")]
+
+use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::pipeline::telemetry::{self, TelemetryOptions};
+use mcp_runtime::prelude::*;
+use mcp_runtime::prompt::prompt_fn;
+use mcp_runtime::protocol::{PromptDefinition, ToolDefinition};
+use opentelemetry::metrics::MeterProvider as _;
+use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};
+use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use serde_json::{Value, json};
+use tracing_subscriber::layer::SubscriberExt as _;
+
+const CLIENT_TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CLIENT_SPAN: &str = "00f067aa0ba902b7";
+const SECRET: &str = "sk-secret-argument-42";
+
+fn server() -> Server {
+    let schema = json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    Server::builder("traced", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("echo", "Echoes.", schema.clone()),
+            |args, _cx| async move { args["text"].as_str().unwrap_or("").len().to_string() },
+        ))
+        .tool(tool_fn(
+            ToolDefinition::new("fails", "Fails.", schema),
+            |_args, _cx| async move { Err::<String, _>("it failed") },
+        ))
+        .prompt(prompt_fn(
+            PromptDefinition::new("greet", "Greets."),
+            |_args, _cx| async move { "Hello" },
+        ))
+        .build()
+        .unwrap()
+}
+
+fn attribute(span: &SpanData, key: &str) -> Option<String> {
+    span.attributes
+        .iter()
+        .find(|kv| kv.key.as_str() == key)
+        .map(|kv| kv.value.to_string())
+}
+
+fn span<'a>(spans: &'a [SpanData], name: &str) -> &'a SpanData {
+    spans.iter().find(|s| s.name == name).unwrap_or_else(|| {
+        panic!(
+            "no span {name:?} in {:?}",
+            spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+        )
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn requests_become_spans_and_metrics_by_the_conventions() {
+    let spans = InMemorySpanExporter::default();
+    let tracer = SdkTracerProvider::builder()
+        .with_simple_exporter(spans.clone())
+        .build();
+    let metrics = InMemoryMetricExporter::default();
+    let meter = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(metrics.clone()).build())
+        .build();
+    tracing::subscriber::set_global_default(
+        tracing_subscriber::registry().with(telemetry::layer(&tracer)),
+    )
+    .unwrap();
+    assert!(!telemetry::is_enabled());
+    telemetry::enable(&meter.meter("test"), TelemetryOptions::new());
+    assert!(telemetry::is_enabled());
+
+    let legacy = Client::memory(&server());
+    legacy.connect(EraMode::Legacy).await.unwrap();
+    let traceparent = format!("00-{CLIENT_TRACE}-{CLIENT_SPAN}-01");
+    let r: Value = legacy
+        .request(
+            "tools/call",
+            Some(json!({
+                "name": "echo",
+                "arguments": {"text": SECRET},
+                "_meta": {"traceparent": traceparent, "baggage": "tenant=acme"},
+            })),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r["content"][0]["text"], SECRET.len().to_string());
+    let r = legacy.call_tool("fails", json!({})).await.unwrap();
+    assert!(r.is_error());
+
+    let modern = Client::memory(&server());
+    modern.connect(EraMode::Modern).await.unwrap();
+    modern
+        .call_tool("echo", json!({"text": "x"}))
+        .await
+        .unwrap();
+    modern
+        .get_prompt("greet", &Default::default())
+        .await
+        .unwrap();
+
+    tracer.force_flush().unwrap();
+    let spans = spans.get_finished_spans().unwrap();
+    let calls: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.name == "tools/call echo")
+        .collect();
+    assert_eq!(calls.len(), 2, "{spans:?}");
+    let joined = calls
+        .iter()
+        .find(|s| s.span_context.trace_id().to_string() == CLIENT_TRACE)
+        .expect("the legacy call joined the client's trace");
+    assert_eq!(joined.parent_span_id.to_string(), CLIENT_SPAN);
+    assert_eq!(joined.span_kind, SpanKind::Server);
+    for (key, value) in [
+        ("mcp.method.name", "tools/call"),
+        ("gen_ai.tool.name", "echo"),
+        ("gen_ai.operation.name", "execute_tool"),
+        ("network.transport", "pipe"),
+        ("mcp.protocol.version", "2025-11-25"),
+    ] {
+        assert_eq!(
+            attribute(joined, key).as_deref(),
+            Some(value),
+            "{key}: {joined:?}"
+        );
+    }
+    assert!(
+        attribute(joined, "jsonrpc.request.id").is_some(),
+        "{joined:?}"
+    );
+    assert_eq!(attribute(joined, "error.type"), None);
+    let fresh = calls
+        .iter()
+        .find(|s| s.span_context.trace_id().to_string() != CLIENT_TRACE)
+        .unwrap();
+    assert_eq!(
+        attribute(fresh, "mcp.protocol.version").as_deref(),
+        Some("2026-07-28")
+    );
+
+    let failed = span(&spans, "tools/call fails");
+    assert_eq!(
+        attribute(failed, "error.type").as_deref(),
+        Some("tool_error")
+    );
+    assert!(matches!(failed.status, Status::Error { .. }), "{failed:?}");
+    let prompt = span(&spans, "prompts/get greet");
+    assert_eq!(
+        attribute(prompt, "gen_ai.prompt.name").as_deref(),
+        Some("greet")
+    );
+    assert!(
+        !format!("{spans:?}").contains(SECRET),
+        "an argument was recorded"
+    );
+
+    meter.force_flush().unwrap();
+    let exported = metrics.get_finished_metrics().unwrap();
+    let all = format!("{exported:?}");
+    assert!(!all.contains(SECRET));
+    let mut durations = Vec::new();
+    let mut requests = 0;
+    for resource in &exported {
+        for scope in resource.scope_metrics() {
+            for metric in scope.metrics() {
+                match (metric.name(), metric.data()) {
+                    (
+                        "mcp.server.operation.duration",
+                        AggregatedMetrics::F64(MetricData::Histogram(h)),
+                    ) => {
+                        assert_eq!(metric.unit(), "s");
+                        for point in h.data_points() {
+                            let attributes: Vec<String> = point
+                                .attributes()
+                                .map(|kv| format!("{}={}", kv.key, kv.value))
+                                .collect();
+                            durations.push((attributes, point.count()));
+                        }
+                    }
+                    ("mcp.server.requests", AggregatedMetrics::U64(MetricData::Sum(s))) => {
+                        requests += s.data_points().map(|p| p.value()).sum::<u64>();
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert_eq!(requests, 4, "{all}");
+    let failed: Vec<_> = durations
+        .iter()
+        .filter(|(a, _)| a.contains(&"error.type=tool_error".to_owned()))
+        .collect();
+    assert_eq!(failed.len(), 1, "{durations:?}");
+    assert!(failed[0].0.contains(&"gen_ai.tool.name=fails".to_owned()));
+    let echo: u64 = durations
+        .iter()
+        .filter(|(a, _)| a.contains(&"gen_ai.tool.name=echo".to_owned()))
+        .map(|(_, n)| n)
+        .sum();
+    assert_eq!(echo, 2, "{durations:?}");
+}
