@@ -31,6 +31,14 @@ fn server() -> Server {
             ToolDefinition::new("fails", "Fails.", schema),
             |_args, _cx| async move { Err::<String, _>("it failed") },
         ))
+        .tool(tool_fn(
+            ToolDefinition::new(
+                "asks",
+                "Asks the client for its roots.",
+                json!({"type": "object"}),
+            ),
+            |_args, cx| async move { cx.roots().await.map(|roots| roots.len().to_string()) },
+        ))
         .prompt(prompt_fn(
             PromptDefinition::new("greet", "Greets."),
             |_args, _cx| async move { "Hello" },
@@ -101,6 +109,17 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         .get_prompt("greet", &Default::default())
         .await
         .unwrap();
+
+    // A request the server sends while serving one carries the serving span's context.
+    let asked_with = asks_with_trace(&traceparent).await;
+    assert!(
+        asked_with.starts_with(&format!("00-{CLIENT_TRACE}-")),
+        "{asked_with}"
+    );
+    assert!(
+        !asked_with.contains(CLIENT_SPAN),
+        "the server's own span is the parent: {asked_with}"
+    );
 
     tracer.force_flush().unwrap();
     let spans = spans.get_finished_spans().unwrap();
@@ -189,7 +208,7 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
             }
         }
     }
-    assert_eq!(requests, 4, "{all}");
+    assert_eq!(requests, 5, "{all}");
     let failed: Vec<_> = durations
         .iter()
         .filter(|(a, _)| a.contains(&"error.type=tool_error".to_owned()))
@@ -202,4 +221,41 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         .map(|(_, n)| n)
         .sum();
     assert_eq!(echo, 2, "{durations:?}");
+}
+
+/// Calls `asks` on a raw 2025 session with `traceparent` and returns the `traceparent` of
+/// the `roots/list` request the server sends back.
+async fn asks_with_trace(traceparent: &str) -> String {
+    let mut t = mcp_runtime::transport::memory::connect(&server());
+    let send = |v: Value| {
+        let line = serde_json::to_vec(&v).unwrap();
+        let tx = t.to_server.clone();
+        async move { tx.send(line).await.unwrap() }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"roots": {}},
+            "clientInfo": {"name": "raw", "version": "1"},
+        }}),
+    )
+    .await;
+    let _ = t.from_server.recv().await.unwrap();
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "asks", "arguments": {}, "_meta": {"traceparent": traceparent},
+        }}),
+    )
+    .await;
+    let ask: Value = serde_json::from_slice(&t.from_server.recv().await.unwrap()).unwrap();
+    assert_eq!(ask["method"], "roots/list", "{ask}");
+    let found = ask["params"]["_meta"]["traceparent"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no traceparent in {ask}"))
+        .to_owned();
+    send(json!({"jsonrpc": "2.0", "id": ask["id"].clone(), "result": {"roots": []}})).await;
+    let done: Value = serde_json::from_slice(&t.from_server.recv().await.unwrap()).unwrap();
+    assert_eq!(done["result"]["content"][0]["text"], "0", "{done}");
+    found
 }

@@ -40,6 +40,7 @@ mod skills;
 mod stdio_raw;
 mod support_smoke;
 mod tasks;
+mod telemetry;
 mod tool_macro;
 mod transports;
 mod ui;

@@ -15,7 +15,9 @@
 //! kind (`rate_limited`, `timeout`, ...), the JSON-RPC code of a protocol error, `cancelled`.
 //! The caller's identity is recorded (`enduser.id`) only with [`TelemetryOptions::record_caller`].
 //! Arguments and results are never recorded. The parent is the trace context the request
-//! carried (`_meta`'s `traceparent`/`tracestate`/`baggage`, or the HTTP headers).
+//! carried (`_meta`'s `traceparent`/`tracestate`/`baggage`, or the HTTP headers); the
+//! requests the server sends its client while serving it (elicitation, sampling, roots on
+//! 2025 sessions) carry the span's own context in their `_meta`.
 //!
 //! **Metrics.** `mcp.server.operation.duration` (histogram, seconds; `mcp.method.name`,
 //! `gen_ai.tool.name` or `gen_ai.prompt.name`, `error.type`, `mcp.protocol.version`,
@@ -72,6 +74,7 @@ static INSTRUMENTS: OnceLock<Instruments> = OnceLock::new();
 /// The first call wins; later ones change nothing.
 pub fn enable(meter: &Meter, options: TelemetryOptions) {
     INSTRUMENTS.get_or_init(|| {
+        let _ = crate::context::input::OUTGOING_TRACE.set(outgoing_trace);
         opentelemetry::global::set_text_map_propagator(
             opentelemetry::propagation::TextMapCompositePropagator::new(vec![
                 Box::new(opentelemetry_sdk::propagation::TraceContextPropagator::new()),
@@ -285,6 +288,16 @@ impl Drop for Call {
     }
 }
 
+/// The current span's trace context as `_meta` fields, for a request to the client.
+fn outgoing_trace() -> Vec<(String, String)> {
+    let cx = tracing::Span::current().context();
+    let mut fields = std::collections::HashMap::new();
+    opentelemetry::global::get_text_map_propagator(|propagator| {
+        propagator.inject_context(&cx, &mut fields)
+    });
+    fields.into_iter().collect()
+}
+
 /// A request's trace context as the propagators read it.
 struct Carrier<'a>(&'a crate::protocol::meta::TraceContext);
 
@@ -418,10 +431,20 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
         let exporter = opentelemetry_otlp::MetricExporter::builder()
             .build()
             .map_err(|e| format!("OTLP metric exporter: {e}"))?;
+        // `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds, 60 s by default) is read here: the
+        // SDK's reader does not.
+        let mut reader = opentelemetry_sdk::metrics::PeriodicReader::builder(exporter);
+        if let Some(ms) = std::env::var("OTEL_METRIC_EXPORT_INTERVAL")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|ms| *ms > 0)
+        {
+            reader = reader.with_interval(std::time::Duration::from_millis(ms));
+        }
         Some(
             opentelemetry_sdk::metrics::SdkMeterProvider::builder()
                 .with_resource(resource)
-                .with_periodic_exporter(exporter)
+                .with_reader(reader.build())
                 .build(),
         )
     } else {

@@ -89,6 +89,8 @@ pub use log::ClientLogLayer;
 pub use outgoing::MAX_OUTSTANDING;
 pub use state::{KeyError, MAX_STATE_TTL, RequestStateKeys};
 
+#[cfg(feature = "otel")]
+pub(crate) use outgoing::OUTGOING_TRACE;
 pub(crate) use outgoing::Outgoing;
 #[cfg(feature = "redis")]
 pub(crate) use state::SpentNonces;

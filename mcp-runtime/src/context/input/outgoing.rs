@@ -14,6 +14,15 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+/// The trace context of the current request as `_meta` fields (`traceparent`, `tracestate`,
+/// `baggage`), set by the telemetry (`pipeline::telemetry::enable`) when it is on: requests
+/// this server sends to its client carry it.
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) static OUTGOING_TRACE: std::sync::OnceLock<TraceFields> = std::sync::OnceLock::new();
+
+/// The current trace context as `(key, value)` pairs for `_meta`.
+pub(crate) type TraceFields = fn() -> Vec<(String, String)>;
+
 /// At most this many requests of one connection wait for the client at once; beyond it an
 /// input request fails at once (so a client that never answers cannot grow the table).
 pub const MAX_OUTSTANDING: usize = 1024;
@@ -105,6 +114,7 @@ impl Outgoing {
     }
 
     /// Sends `method` with `params` to the client through `peer` and waits for the answer,
+    /// with the current trace context in `params._meta` when telemetry set [`OUTGOING_TRACE`],
     /// at most `timeout`, or until `cancel` fires. A wait that ends without an answer tells
     /// the client with `notifications/cancelled`.
     pub(crate) async fn ask(
@@ -127,7 +137,31 @@ impl Outgoing {
             peer,
             answered: false,
         };
-        let params = (!params.is_null()).then_some(params);
+        let traced;
+        let params = match OUTGOING_TRACE.get().map(|fields| fields()) {
+            // The request carries the asking request's trace (`_meta`'s reserved keys), so
+            // the client's handling of it joins the same trace.
+            Some(fields) if !fields.is_empty() => {
+                let mut with_meta = if params.is_object() {
+                    params.clone()
+                } else {
+                    Value::Object(Default::default())
+                };
+                let meta = with_meta
+                    .as_object_mut()
+                    .expect("an object")
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Default::default()));
+                if let Some(meta) = meta.as_object_mut() {
+                    for (key, value) in fields {
+                        meta.entry(key).or_insert(Value::String(value));
+                    }
+                }
+                traced = with_meta;
+                Some(&traced)
+            }
+            _ => (!params.is_null()).then_some(params),
+        };
         if !peer.send_line(encode_request(&id, method, params)).await {
             return Err(InputError::Unavailable("the client is gone".into()));
         }

@@ -1,0 +1,237 @@
+//! OpenTelemetry end to end: `echo-server` exports its traces over OTLP/HTTP (JSON and
+//! protobuf) to a receiver this test runs on 127.0.0.1, configured by the standard variables
+//! alone; the client's trace context, sent in `_meta` and as an HTTP header, is the parent of
+//! the server's spans; no argument reaches an exported byte.
+
+use http::Method;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use mcp_tests::http::{ACCEPT_BOTH, modern, send};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const SECRET: &str = "sk-otel-secret-7f3a";
+
+/// What the receiver got: (path, content type, body).
+type Received = Arc<Mutex<Vec<(String, String, Vec<u8>)>>>;
+
+/// An OTLP/HTTP receiver on 127.0.0.1 that keeps every export and answers success.
+async fn receiver() -> (u16, Received) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received: Received = Arc::default();
+    let keep = received.clone();
+    tokio::spawn(async move {
+        while let Ok((conn, _)) = listener.accept().await {
+            let keep = keep.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    move |request: http::Request<hyper::body::Incoming>| {
+                        let keep = keep.clone();
+                        async move {
+                            let path = request.uri().path().to_owned();
+                            let media = request
+                                .headers()
+                                .get("content-type")
+                                .and_then(|v| v.to_str().ok())
+                                .unwrap_or("")
+                                .to_owned();
+                            let body = request.into_body().collect().await.unwrap().to_bytes();
+                            keep.lock()
+                                .unwrap()
+                                .push((path, media.clone(), body.to_vec()));
+                            let answer = if media.contains("json") { "{}" } else { "" };
+                            Ok::<_, std::convert::Infallible>(
+                                http::Response::builder()
+                                    .header("content-type", media)
+                                    .body(Full::new(Bytes::from(answer)))
+                                    .unwrap(),
+                            )
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(conn), service)
+                    .await;
+            });
+        }
+    });
+    (port, received)
+}
+
+/// Starts `echo-server` over HTTP exporting to `port` with `protocol`; returns the child and
+/// its endpoint URL.
+fn echo_server(port: u16, protocol: &str) -> (std::process::Child, String) {
+    let mut child = Command::new(mcp_tests::example_bin("echo-server"))
+        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://127.0.0.1:{port}"),
+        )
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+        .env("OTEL_SERVICE_NAME", "echo-under-test")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+        .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
+        .env_remove("OTEL_SDK_DISABLED")
+        .env_remove("OTEL_TRACES_EXPORTER")
+        .env_remove("OTEL_METRICS_EXPORTER")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://"))
+                && let Some(tx) = tx.take()
+            {
+                let _ = tx.send(url.to_owned());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server prints its URL");
+    (child, url)
+}
+
+async fn call(
+    url: &str,
+    id: i64,
+    traceparent_meta: Option<&str>,
+    traceparent_header: Option<&str>,
+) {
+    let (mut message, headers) = modern(
+        id,
+        "tools/call",
+        serde_json::json!({"name": "echo", "arguments": {"text": SECRET}}),
+    );
+    if let Some(tp) = traceparent_meta {
+        message["params"]["_meta"]["traceparent"] = tp.into();
+    }
+    let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    h.push(("content-type", "application/json"));
+    h.push(("accept", ACCEPT_BOTH));
+    if let Some(tp) = traceparent_header {
+        h.push(("traceparent", tp));
+    }
+    let reply = send(Method::POST, url, &h, message.to_string()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(reply.text().contains(&SECRET.len().to_string()) || reply.text().contains(SECRET));
+}
+
+/// Waits (bounded) until the receiver holds a trace export containing every needle.
+async fn wait_for(received: &Received, needles: &[&[u8]]) -> Vec<(String, String, Vec<u8>)> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let got = received.lock().unwrap().clone();
+        let traces: Vec<u8> = got
+            .iter()
+            .filter(|(path, _, _)| path == "/v1/traces")
+            .flat_map(|(_, _, body)| body.clone())
+            .collect();
+        if needles
+            .iter()
+            .all(|n| traces.windows(n.len()).any(|w| w == *n))
+        {
+            return got;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no trace export with every id; got {got:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
+    for protocol in ["http/json", "http/protobuf"] {
+        let (port, received) = receiver().await;
+        let (mut child, url) = echo_server(port, protocol);
+        let in_meta = "0af7651916cd43dd8448eb211c80319c";
+        let in_header = "4bf92f3577b34da6a3ce929d0e0e4736";
+        call(
+            &url,
+            1,
+            Some(&format!("00-{in_meta}-b7ad6b7169203331-01")),
+            None,
+        )
+        .await;
+        call(
+            &url,
+            2,
+            None,
+            Some(&format!("00-{in_header}-00f067aa0ba902b7-01")),
+        )
+        .await;
+        let (meta_id, header_id): (Vec<u8>, Vec<u8>) = if protocol == "http/json" {
+            (in_meta.into(), in_header.into())
+        } else {
+            (hex_bytes(in_meta), hex_bytes(in_header))
+        };
+        let got = wait_for(&received, &[&meta_id, &header_id, b"tools/call echo"]).await;
+        let expected_media = if protocol == "http/json" {
+            "application/json"
+        } else {
+            "application/x-protobuf"
+        };
+        for (path, media, _) in &got {
+            assert_eq!(media, expected_media, "{protocol}: {path}");
+        }
+        let traces: Vec<u8> = got
+            .iter()
+            .filter(|(p, _, _)| p == "/v1/traces")
+            .flat_map(|(_, _, b)| b.clone())
+            .collect();
+        for needle in [
+            &b"echo-under-test"[..],
+            b"mcp.method.name",
+            b"gen_ai.tool.name",
+            b"jsonrpc.request.id",
+        ] {
+            assert!(
+                traces.windows(needle.len()).any(|w| w == needle),
+                "{protocol}: {} missing",
+                String::from_utf8_lossy(needle)
+            );
+        }
+        // Metrics arrive too (the periodic reader, every 200 ms).
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !received.lock().unwrap().iter().any(|(p, _, b)| {
+            p == "/v1/metrics" && b.windows(29).any(|w| w == b"mcp.server.operation.duration")
+        }) {
+            assert!(Instant::now() < deadline, "{protocol}: no metrics export");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+        let everything: Vec<u8> = received
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|(_, _, b)| b.clone())
+            .collect();
+        assert!(
+            !everything
+                .windows(SECRET.len())
+                .any(|w| w == SECRET.as_bytes()),
+            "{protocol}: an argument was exported"
+        );
+    }
+}
