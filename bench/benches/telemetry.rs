@@ -1,0 +1,148 @@
+//! What request telemetry costs a `tools/call` dispatch (the `otel` feature is compiled into
+//! this benchmark, as into the examples and generated projects):
+//!
+//! 1. not configured: the dispatch as every server runs it until `OTEL_*` asks for export
+//!    (one `OnceLock` check per request);
+//! 2. exporting: the semantic-convention span through `tracing-opentelemetry` into the
+//!    SDK's batch processor, and the duration histogram and counters, with exporters that
+//!    discard what they are given (the cost of the network is the collector's, not ours).
+//!
+//! Turning telemetry on is for the whole process and cannot be undone, so the two phases run
+//! one after the other (5 rounds each) and the printed ratio is of their medians. Target:
+//! exporting within 1.15 × not configured.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_runtime::pipeline::telemetry::{self, TelemetryOptions};
+use mcp_runtime::prelude::*;
+use mcp_runtime::server::Connection;
+use mcp_runtime::transport::Peer;
+use opentelemetry::metrics::MeterProvider as _;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::data::ResourceMetrics;
+use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
+use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
+use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use tracing_subscriber::layer::SubscriberExt as _;
+
+const CALL: &[u8] = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"0123456789abcdef"}}}"#;
+
+/// Echoes the text.
+#[mcp_tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Spans, dropped.
+#[derive(Debug)]
+struct DiscardSpans;
+
+impl SpanExporter for DiscardSpans {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        black_box(batch);
+        Ok(())
+    }
+}
+
+/// Metrics, dropped.
+#[derive(Debug)]
+struct DiscardMetrics;
+
+impl PushMetricExporter for DiscardMetrics {
+    async fn export(&self, metrics: &ResourceMetrics) -> OTelSdkResult {
+        black_box(metrics);
+        Ok(())
+    }
+    fn force_flush(&self) -> OTelSdkResult {
+        Ok(())
+    }
+    fn shutdown_with_timeout(&self, _: Duration) -> OTelSdkResult {
+        Ok(())
+    }
+    fn temporality(&self) -> Temporality {
+        Temporality::Cumulative
+    }
+}
+
+struct Bench {
+    rt: tokio::runtime::Runtime,
+    connection: Connection,
+    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl Bench {
+    fn new() -> Self {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let server = Server::builder("bench", "1.0.0")
+            .tool(echo::tool())
+            .build()
+            .expect("a valid server");
+        let connection = rt.block_on(async { server.connect(Peer::new(tx)) });
+        Self { rt, connection, rx }
+    }
+
+    fn dispatch(&mut self) -> Vec<u8> {
+        self.rt
+            .block_on(self.connection.handle_line(black_box(CALL)));
+        self.rx.try_recv().expect("answered inline")
+    }
+
+    /// The median of 5 rounds of `n` dispatches, in ns per dispatch.
+    fn median_ns(&mut self, n: u32) -> f64 {
+        let mut rounds: Vec<f64> = (0..5)
+            .map(|_| {
+                let started = Instant::now();
+                for _ in 0..n {
+                    black_box(self.dispatch());
+                }
+                started.elapsed().as_secs_f64() / f64::from(n) * 1e9
+            })
+            .collect();
+        rounds.sort_by(f64::total_cmp);
+        rounds[2]
+    }
+}
+
+fn telemetry_cost(c: &mut Criterion) {
+    let mut bench = Bench::new();
+    assert!(
+        String::from_utf8(bench.dispatch())
+            .unwrap()
+            .contains("0123456789abcdef")
+    );
+    let n = 50_000;
+    let off = bench.median_ns(n);
+    c.bench_function("telemetry/tools_call_not_configured", |b| {
+        b.iter(|| black_box(bench.dispatch()))
+    });
+
+    let tracer = SdkTracerProvider::builder()
+        .with_batch_exporter(DiscardSpans)
+        .build();
+    let meter = SdkMeterProvider::builder()
+        .with_reader(PeriodicReader::builder(DiscardMetrics).build())
+        .build();
+    tracing::subscriber::set_global_default(
+        tracing_subscriber::registry().with(telemetry::layer(&tracer)),
+    )
+    .expect("the first subscriber");
+    telemetry::enable(&meter.meter("bench"), TelemetryOptions::new());
+    let on = bench.median_ns(n);
+    eprintln!(
+        "telemetry: tools/call {off:.0} ns not configured, {on:.0} ns exporting: {:.2} × (target ≤ 1.15 ×)",
+        on / off
+    );
+    c.bench_function("telemetry/tools_call_exporting", |b| {
+        b.iter(|| black_box(bench.dispatch()))
+    });
+    let _ = tracer.shutdown();
+    let _ = meter.shutdown();
+}
+
+criterion_group!(benches, telemetry_cost);
+criterion_main!(benches);
