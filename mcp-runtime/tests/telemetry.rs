@@ -25,7 +25,10 @@ fn server() -> Server {
     Server::builder("traced", "1.0.0")
         .tool(tool_fn(
             ToolDefinition::new("echo", "Echoes.", schema.clone()),
-            |args, _cx| async move { args["text"].as_str().unwrap_or("").len().to_string() },
+            |args, cx| async move {
+                cx.progress(1.0, Some(1.0), Some("halfway")).await;
+                args["text"].as_str().unwrap_or("").len().to_string()
+            },
         ))
         .tool(tool_fn(
             ToolDefinition::new("fails", "Fails.", schema),
@@ -120,6 +123,7 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         !asked_with.contains(CLIENT_SPAN),
         "the server's own span is the parent: {asked_with}"
     );
+    let asked_parent = asked_with.split('-').nth(2).unwrap().to_owned();
 
     tracer.force_flush().unwrap();
     let spans = spans.get_finished_spans().unwrap();
@@ -159,6 +163,33 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
     assert_eq!(
         attribute(fresh, "mcp.protocol.version").as_deref(),
         Some("2026-07-28")
+    );
+
+    // Children of the request's span: validation and the tool's body, with its progress.
+    let children: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.parent_span_id == joined.span_context.span_id())
+        .collect();
+    let names: Vec<&str> = children.iter().map(|s| &*s.name).collect();
+    assert!(
+        names.contains(&"validate arguments") && names.contains(&"tool"),
+        "{names:?}"
+    );
+    let body = children.iter().find(|s| s.name == "tool").unwrap();
+    assert!(
+        body.events.iter().any(|e| e.name == "progress"),
+        "{:?}",
+        body.events
+    );
+    let asked = span(&spans, "ask client");
+    assert_eq!(
+        attribute(asked, "mcp.method.name").as_deref(),
+        Some("roots/list")
+    );
+    assert_eq!(
+        asked.span_context.span_id().to_string(),
+        asked_parent,
+        "the client's request is the ask's child"
     );
 
     let failed = span(&spans, "tools/call fails");

@@ -120,11 +120,15 @@ impl FileService {
         let core = self.core.clone();
         let mut record = AuditRecord::new(operation, self.tool.clone(), requested);
         let fallback = record.clone();
-        // In its turn, and told if its request goes away (see `work.rs`).
-        let joined = super::work::blocking(move || {
-            let result = f(&core, &mut record);
-            (result, record)
-        })
+        // In its turn, and told if its request goes away (see `work.rs`); a child span of
+        // the request's when a subscriber asks for one.
+        let joined = tracing::Instrument::instrument(
+            super::work::blocking(move || {
+                let result = f(&core, &mut record);
+                (result, record)
+            }),
+            tracing::debug_span!(target: "mcp::request", "file operation", operation),
+        )
         .await;
         let (result, record) = joined.unwrap_or_else(|err| (Err(err), fallback));
         record.emit(&result);

@@ -477,7 +477,7 @@ pub fn init_tracing() -> LogGuard {
             Ok(Some(providers)) => {
                 // The request spans stay on whatever `RUST_LOG` says about other logs.
                 let env = env.add_directive(
-                    format!("{}=info", crate::pipeline::telemetry::SPAN_TARGET)
+                    format!("{}=debug", crate::pipeline::telemetry::SPAN_TARGET)
                         .parse()
                         .expect("a valid directive"),
                 );

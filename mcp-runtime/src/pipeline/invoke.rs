@@ -46,9 +46,15 @@ impl tower::Service<McpRequest> for Invoke {
 
     fn call(&mut self, request: McpRequest) -> InvokeFuture {
         let context = request.context.clone();
+        let span = tracing::debug_span!(target: super::REQUEST_TARGET, "tool");
+        let call = {
+            let _entered = span.enter();
+            self.tool.call(request.arguments, request.context)
+        };
         InvokeFuture {
-            call: self.tool.call(request.arguments, request.context),
+            call,
             context,
+            span,
         }
     }
 }
@@ -57,6 +63,8 @@ impl tower::Service<McpRequest> for Invoke {
 pub struct InvokeFuture {
     call: BoxFuture<'static, CallToolResult>,
     context: RequestContext,
+    /// The tool's body as a child of the request's span (enabled only when asked for).
+    span: tracing::Span,
 }
 
 impl fmt::Debug for InvokeFuture {
@@ -70,6 +78,7 @@ impl Future for InvokeFuture {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
+        let _entered = this.span.enter();
         let polled = with_current(&this.context, || this.call.as_mut().poll(cx));
         settle(
             &this.context,

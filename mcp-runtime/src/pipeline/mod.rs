@@ -71,6 +71,12 @@
 //! ```
 
 mod audit;
+
+/// The `tracing` target of a request's span and of its children (argument validation, the
+/// tool's body, questions to the client, file operations) and events (progress,
+/// cancellation). The children and events are at `DEBUG`, so they cost nothing unless a
+/// subscriber asks for them (`init_tracing` does when it exports OpenTelemetry).
+pub(crate) const REQUEST_TARGET: &str = "mcp::request";
 mod audit_sink;
 mod cache;
 mod concurrency;

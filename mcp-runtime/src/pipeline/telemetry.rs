@@ -19,6 +19,11 @@
 //! requests the server sends its client while serving it (elicitation, sampling, roots on
 //! 2025 sessions) carry the span's own context in their `_meta`.
 //!
+//! **Children and events** (at `DEBUG` on the same target, so free unless asked for):
+//! `validate arguments`, `tool` (the tool's body), `ask client` (a question to the client:
+//! elicitation, sampling, roots), `file operation` (each `FileService` operation), and the
+//! events `progress` (each progress report) and `cancelled` (a request dropped unanswered).
+//!
 //! **Metrics.** `mcp.server.operation.duration` (histogram, seconds; `mcp.method.name`,
 //! `gen_ai.tool.name` or `gen_ai.prompt.name`, `error.type`, `mcp.protocol.version`,
 //! `network.transport`), `mcp.server.requests` (counter; method and `outcome`) and
@@ -35,7 +40,7 @@ use std::time::Instant;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 /// The `tracing` target of the request spans (and of their events).
-pub const SPAN_TARGET: &str = "mcp::request";
+pub const SPAN_TARGET: &str = super::REQUEST_TARGET;
 
 /// What the request telemetry records beyond the defaults.
 #[derive(Debug, Clone, Default)]
@@ -238,6 +243,9 @@ impl Call {
             return;
         };
         let span = &self.span;
+        if outcome.is_none() {
+            span.in_scope(|| tracing::debug!(target: SPAN_TARGET, "cancelled"));
+        }
         let error = error_type(outcome);
         if let Some(error) = &error {
             span.record("error.type", error.as_str());

@@ -36,6 +36,8 @@ where
     }
 
     fn call(&mut self, mut request: McpRequest) -> Self::Future {
+        let span =
+            tracing::debug_span!(target: super::REQUEST_TARGET, "validate arguments").entered();
         let validator = match self.schema.validator() {
             Ok(v) => v,
             Err(reason) => {
@@ -64,6 +66,8 @@ where
             unreachable!("moved in as an object above")
         };
         request.arguments = arguments;
+        // The tool runs beside validation, not inside it.
+        drop(span);
         Either::Right(self.inner.call(request))
     }
 }

@@ -125,6 +125,24 @@ impl Outgoing {
         timeout: Duration,
         cancel: &CancellationToken,
     ) -> Result<Value, InputError> {
+        // A child span of the request's (enabled only when a subscriber asks for it).
+        let span =
+            tracing::debug_span!(target: "mcp::request", "ask client", "mcp.method.name" = method);
+        tracing::Instrument::instrument(
+            self.ask_untraced(peer, method, params, timeout, cancel),
+            span,
+        )
+        .await
+    }
+
+    async fn ask_untraced(
+        &self,
+        peer: &Peer,
+        method: &str,
+        params: &Value,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Result<Value, InputError> {
         let Some((id, rx)) = self.register() else {
             return Err(InputError::Unavailable(format!(
                 "{MAX_OUTSTANDING} requests to this client already await an answer"
