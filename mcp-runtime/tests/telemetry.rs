@@ -100,6 +100,7 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         .unwrap();
     assert_eq!(r["content"][0]["text"], SECRET.len().to_string());
     let r = legacy.call_tool("fails", json!({})).await.unwrap();
+    assert_eq!(legacy.list_tools().await.unwrap().len(), 3);
     assert!(r.is_error());
 
     let modern = Client::memory(&server());
@@ -192,6 +193,14 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         "the client's request is the ask's child"
     );
 
+    // Methods the dispatcher answers at once have spans of their own.
+    let listed = span(&spans, "tools/list");
+    assert_eq!(
+        attribute(listed, "mcp.method.name").as_deref(),
+        Some("tools/list")
+    );
+    span(&spans, "initialize");
+
     let failed = span(&spans, "tools/call fails");
     assert_eq!(
         attribute(failed, "error.type").as_deref(),
@@ -232,7 +241,17 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
                         }
                     }
                     ("mcp.server.requests", AggregatedMetrics::U64(MetricData::Sum(s))) => {
-                        requests += s.data_points().map(|p| p.value()).sum::<u64>();
+                        requests += s
+                            .data_points()
+                            .filter(|p| {
+                                p.attributes().any(|kv| {
+                                    kv.key.as_str() == "mcp.method.name"
+                                        && ["tools/call", "prompts/get"]
+                                            .contains(&kv.value.as_str().as_ref())
+                                })
+                            })
+                            .map(|p| p.value())
+                            .sum::<u64>();
                     }
                     _ => {}
                 }

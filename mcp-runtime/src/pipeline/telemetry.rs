@@ -19,6 +19,10 @@
 //! requests the server sends its client while serving it (elicitation, sampling, roots on
 //! 2025 sessions) carry the span's own context in their `_meta`.
 //!
+//! **Requests answered at once** by the dispatcher (`initialize`, `tools/list`, `ping`, ...):
+//! a span `{mcp.method.name}` with the method, the request id and `error.type` (the
+//! JSON-RPC code), and the same metrics; their `_meta` is not read for a parent.
+//!
 //! **Children and events** (at `DEBUG` on the same target, so free unless asked for):
 //! `validate arguments`, `tool` (the tool's body), `ask client` (a question to the client:
 //! elicitation, sampling, roots), `file operation` (each `FileService` operation), and the
@@ -217,6 +221,70 @@ pub(crate) fn start(
             finished: false,
         },
     ))
+}
+
+/// The span and duration of a request answered at once by the dispatcher (not through the
+/// pipeline): `tools/list`, `initialize`, `ping`, ...
+pub(crate) struct Immediate {
+    span: tracing::span::EnteredSpan,
+    start: Instant,
+    method: &'static str,
+}
+
+/// Starts [`Immediate`] telemetry for `method`, when telemetry is on.
+pub(crate) fn start_immediate(
+    method: &'static str,
+    id: &crate::protocol::RequestId,
+) -> Option<Immediate> {
+    INSTRUMENTS.get()?;
+    let span = tracing::info_span!(
+        target: SPAN_TARGET,
+        "mcp_request",
+        otel.name = method,
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        "mcp.method.name" = method,
+        "jsonrpc.request.id" = %id,
+        "error.type" = tracing::field::Empty,
+    );
+    Some(Immediate {
+        span: span.entered(),
+        start: Instant::now(),
+        method,
+    })
+}
+
+impl Immediate {
+    /// Ends the span; `error` is the JSON-RPC code of a failure.
+    pub(crate) fn finish(self, error: Option<i32>) {
+        let Some(instruments) = INSTRUMENTS.get() else {
+            return;
+        };
+        let mut attributes = vec![KeyValue::new("mcp.method.name", self.method)];
+        if let Some(code) = error {
+            let code = code.to_string();
+            self.span.record("error.type", code.as_str());
+            self.span.record("otel.status_code", "ERROR");
+            attributes.push(KeyValue::new("error.type", code));
+        }
+        instruments
+            .duration
+            .record(self.start.elapsed().as_secs_f64(), &attributes);
+        instruments.requests.add(
+            1,
+            &[
+                KeyValue::new("mcp.method.name", self.method),
+                KeyValue::new(
+                    "outcome",
+                    if error.is_some() {
+                        "protocol_error"
+                    } else {
+                        "ok"
+                    },
+                ),
+            ],
+        );
+    }
 }
 
 /// What went wrong, by the conventions' `error.type`; `None` for a success.

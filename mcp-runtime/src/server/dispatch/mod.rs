@@ -356,10 +356,21 @@ impl Connection {
             return Routed::rejected(&id, self.unknown(method, params, scope.checks));
         };
         match row.handler {
-            Handler::Now(handle) => match handle(self, &id, row, params, scope.checks) {
-                Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
-                Err(rejection) => Routed::rejected(&id, rejection),
-            },
+            Handler::Now(handle) => {
+                // The methods answered at once (lists, the handshake, ping, ...) get a span
+                // and a duration of their own; the others are traced by the pipeline.
+                #[cfg(feature = "otel")]
+                let traced = crate::pipeline::telemetry::start_immediate(row.name, &id);
+                let handled = handle(self, &id, row, params, scope.checks);
+                #[cfg(feature = "otel")]
+                if let Some(traced) = traced {
+                    traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
+                }
+                match handled {
+                    Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
+                    Err(rejection) => Routed::rejected(&id, rejection),
+                }
+            }
             Handler::Later(handle) => handle(self, id, row, params, scope),
         }
     }
