@@ -217,13 +217,26 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         "an argument was recorded"
     );
 
+    // Sessions end with their connections: the legacy client's and the raw one's.
+    drop(legacy);
+    let mut sessions = 0;
+    for _ in 0..100 {
+        meter.force_flush().unwrap();
+        sessions = session_count(&metrics);
+        if sessions >= 2 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(sessions >= 2, "{sessions} session durations recorded");
     meter.force_flush().unwrap();
     let exported = metrics.get_finished_metrics().unwrap();
     let all = format!("{exported:?}");
     assert!(!all.contains(SECRET));
     let mut durations = Vec::new();
     let mut requests = 0;
-    for resource in &exported {
+    // Cumulative: the last export holds everything.
+    for resource in exported.last().into_iter() {
         for scope in resource.scope_metrics() {
             for metric in scope.metrics() {
                 match (metric.name(), metric.data()) {
@@ -308,4 +321,26 @@ async fn asks_with_trace(traceparent: &str) -> String {
     let done: Value = serde_json::from_slice(&t.from_server.recv().await.unwrap()).unwrap();
     assert_eq!(done["result"]["content"][0]["text"], "0", "{done}");
     found
+}
+
+/// How many `mcp.server.session.duration` points the last export holds.
+fn session_count(metrics: &InMemoryMetricExporter) -> u64 {
+    let exported = metrics.get_finished_metrics().unwrap();
+    let Some(last) = exported.last() else {
+        return 0;
+    };
+    let mut count = 0;
+    for scope in last.scope_metrics() {
+        for metric in scope.metrics() {
+            if let (
+                "mcp.server.session.duration",
+                AggregatedMetrics::F64(MetricData::Histogram(h)),
+            ) = (metric.name(), metric.data())
+            {
+                assert_eq!(metric.unit(), "s");
+                count += h.data_points().map(|p| p.count()).sum::<u64>();
+            }
+        }
+    }
+    count
 }

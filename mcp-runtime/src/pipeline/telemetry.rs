@@ -31,7 +31,9 @@
 //! **Metrics.** `mcp.server.operation.duration` (histogram, seconds; `mcp.method.name`,
 //! `gen_ai.tool.name` or `gen_ai.prompt.name`, `error.type`, `mcp.protocol.version`,
 //! `network.transport`), `mcp.server.requests` (counter; method and `outcome`) and
-//! `mcp.server.refusals` (counter; the refusal's kind: rate limits, busy, timeouts). Names
+//! `mcp.server.refusals` (counter; the refusal's kind: rate limits, busy, timeouts),
+//! `mcp.server.session.duration` (histogram, seconds) and `mcp.server.active_sessions`
+//! (up-down counter) for 2025 sessions, from `initialize` to the connection's end. Names
 //! come from the server's registry (a request that reaches this layer names a registered
 //! tool or prompt), resource URIs are never metric attributes: cardinality stays bounded.
 
@@ -70,6 +72,8 @@ impl TelemetryOptions {
 
 pub(crate) struct Instruments {
     duration: Histogram<f64>,
+    session_duration: Histogram<f64>,
+    active_sessions: opentelemetry::metrics::UpDownCounter<i64>,
     requests: Counter<u64>,
     refusals: Counter<u64>,
     options: TelemetryOptions,
@@ -99,6 +103,20 @@ pub fn enable(meter: &Meter, options: TelemetryOptions) {
                     0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5,
                     10.0, 30.0, 60.0, 120.0, 300.0,
                 ])
+                .build(),
+            session_duration: meter
+                .f64_histogram("mcp.server.session.duration")
+                .with_unit("s")
+                .with_description(
+                    "Duration of MCP sessions (2025 handshakes) as seen by the server",
+                )
+                .with_boundaries(vec![
+                    0.1, 1.0, 10.0, 60.0, 300.0, 900.0, 1800.0, 3600.0, 14400.0, 43200.0, 86400.0,
+                ])
+                .build(),
+            active_sessions: meter
+                .i64_up_down_counter("mcp.server.active_sessions")
+                .with_description("MCP sessions (2025 handshakes) open now")
                 .build(),
             requests: meter
                 .u64_counter("mcp.server.requests")
@@ -284,6 +302,40 @@ impl Immediate {
                 ),
             ],
         );
+    }
+}
+
+/// A 2025 session's telemetry: counted as active from its `initialize` until it goes, then
+/// its duration recorded.
+#[derive(Debug)]
+pub(crate) struct Session {
+    start: Instant,
+    version: &'static str,
+}
+
+impl Session {
+    /// Starts counting a session negotiated at `version`, when telemetry is on.
+    pub(crate) fn start(version: &'static str) -> Option<Self> {
+        let instruments = INSTRUMENTS.get()?;
+        instruments
+            .active_sessions
+            .add(1, &[KeyValue::new("mcp.protocol.version", version)]);
+        Some(Self {
+            start: Instant::now(),
+            version,
+        })
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(instruments) = INSTRUMENTS.get() {
+            let attributes = [KeyValue::new("mcp.protocol.version", self.version)];
+            instruments.active_sessions.add(-1, &attributes);
+            instruments
+                .session_duration
+                .record(self.start.elapsed().as_secs_f64(), &attributes);
+        }
     }
 }
 

@@ -115,6 +115,10 @@ struct LegacySession {
     initialized: AtomicBool,
     /// The level `logging/setLevel` chose ([`LEVEL_UNSET`] before it ran).
     log_level: AtomicU8,
+    /// The session's duration and the active-session count, when telemetry is on: recorded
+    /// when the session (the last holder of it) goes.
+    #[cfg(feature = "otel")]
+    _telemetry: Option<crate::pipeline::telemetry::Session>,
 }
 
 /// `LegacySession::log_level` before any `logging/setLevel`.
