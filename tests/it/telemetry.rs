@@ -71,6 +71,8 @@ fn echo_server(port: u16, protocol: &str) -> (std::process::Child, String) {
             format!("http://127.0.0.1:{port}"),
         )
         .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+        .env_remove("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL")
         .env("OTEL_SERVICE_NAME", "echo-under-test")
         .env("OTEL_BSP_SCHEDULE_DELAY", "100")
         .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
@@ -159,7 +161,9 @@ fn hex_bytes(hex: &str) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
-    for protocol in ["http/json", "http/protobuf"] {
+    // "" leaves the protocol unset: the specification's default, protobuf.
+    for protocol in ["http/json", "http/protobuf", ""] {
+        let started = Instant::now();
         let (port, received) = receiver().await;
         let (mut child, url) = echo_server(port, protocol);
         let in_meta = "0af7651916cd43dd8448eb211c80319c";
@@ -217,6 +221,7 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
             assert!(Instant::now() < deadline, "{protocol}: no metrics export");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+        eprintln!("{protocol:?}: exported in {:?}", started.elapsed());
         let _ = Command::new("kill")
             .args(["-TERM", &child.id().to_string()])
             .status();

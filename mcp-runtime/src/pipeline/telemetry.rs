@@ -525,13 +525,23 @@ pub fn wanted_by_env() -> (bool, bool) {
 /// [enabled](enable) on them. `None` when the environment asks for nothing
 /// ([`wanted_by_env`]); `Err` says why an exporter could not be built.
 pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
+    use opentelemetry_otlp::{Protocol, WithExportConfig as _};
     let (traces, metrics) = wanted_by_env();
     if !traces && !metrics {
         return Ok(None);
     }
-    if std::env::var("OTEL_EXPORTER_OTLP_PROTOCOL")
-        .is_ok_and(|p| p.trim().eq_ignore_ascii_case("grpc"))
-    {
+    let protocol = |signal: &str| {
+        std::env::var(signal)
+            .or_else(|_| std::env::var("OTEL_EXPORTER_OTLP_PROTOCOL"))
+            .ok()
+            .map(|p| p.trim().to_ascii_lowercase())
+            .filter(|p| !p.is_empty())
+    };
+    let (traces_protocol, metrics_protocol) = (
+        protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
+        protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
+    );
+    if traces_protocol.as_deref() == Some("grpc") || metrics_protocol.as_deref() == Some("grpc") {
         return Err(
             "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not built in: use http/protobuf (port 4318) or http/json"
                 .to_owned(),
@@ -543,9 +553,17 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
     }
     let resource = resource.build();
     let tracer = if traces {
-        let exporter = opentelemetry_otlp::SpanExporter::builder()
-            .build()
-            .map_err(|e| format!("OTLP trace exporter: {e}"))?;
+        // Unset, the protocol is the specification's default, `http/protobuf` (the exporter
+        // crate would pick JSON, having both built in).
+        let builder = opentelemetry_otlp::SpanExporter::builder();
+        let exporter = match traces_protocol {
+            None => builder
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .build(),
+            Some(_) => builder.build(),
+        }
+        .map_err(|e| format!("OTLP trace exporter: {e}"))?;
         Some(
             opentelemetry_sdk::trace::SdkTracerProvider::builder()
                 .with_resource(resource.clone())
@@ -556,9 +574,15 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
         None
     };
     let meter = if metrics {
-        let exporter = opentelemetry_otlp::MetricExporter::builder()
-            .build()
-            .map_err(|e| format!("OTLP metric exporter: {e}"))?;
+        let builder = opentelemetry_otlp::MetricExporter::builder();
+        let exporter = match metrics_protocol {
+            None => builder
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .build(),
+            Some(_) => builder.build(),
+        }
+        .map_err(|e| format!("OTLP metric exporter: {e}"))?;
         // `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds, 60 s by default) is read here: the
         // SDK's reader does not.
         let mut reader = opentelemetry_sdk::metrics::PeriodicReader::builder(exporter);
