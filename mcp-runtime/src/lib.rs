@@ -181,6 +181,8 @@ pub mod shared;
 pub mod skill;
 #[cfg(feature = "server")]
 pub mod task;
+#[cfg(all(test, any(feature = "fs", feature = "net", feature = "command")))]
+mod test_log;
 #[cfg(feature = "server")]
 pub mod testing;
 #[cfg(feature = "server")]

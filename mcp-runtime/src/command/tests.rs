@@ -390,29 +390,9 @@ async fn output_is_reported_as_it_arrives() {
     );
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn every_run_is_audited_and_arguments_only_when_enabled() {
-    let captured = Captured::default();
-    let sink = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || sink.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = crate::test_log::Captured::install();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -441,7 +421,7 @@ fn every_run_is_audited_and_arguments_only_when_enabled() {
             .await
             .unwrap();
     });
-    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let text = captured.text();
     let runs: Vec<&str> = text.lines().filter(|l| l.contains("run_command")).collect();
     assert_eq!(runs.len(), 4, "{text}");
     for field in [

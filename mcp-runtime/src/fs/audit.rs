@@ -99,34 +99,13 @@ fn rel_text(loc: &Location) -> String {
 #[cfg(test)]
 mod tests {
     use crate::fs::{FileService, FsPolicy, LineRange};
-    use std::io::Write;
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::test_log::Captured;
 
     #[test]
     fn every_operation_is_audited_with_root_relative_paths() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("d")).unwrap();
-        let captured = Captured::default();
-        let sink = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || sink.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
-            .finish();
-        let _guard = tracing::subscriber::set_default(subscriber);
+        let (captured, _guard) = Captured::install();
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -145,7 +124,7 @@ mod tests {
                 .await
                 .unwrap_err();
         });
-        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let text = captured.text();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 3, "{text}");
         let root = format!("root={:?}", dir.path().display().to_string());

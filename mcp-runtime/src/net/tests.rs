@@ -536,29 +536,9 @@ async fn credentials_do_not_follow_a_redirect_to_another_origin() {
     assert!(!seen[0].contains("secret"), "{}", seen[0]);
 }
 
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn every_exchange_is_audited_without_paths_queries_or_headers() {
-    let captured = Captured::default();
-    let sink = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || sink.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = crate::test_log::Captured::install();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -586,7 +566,7 @@ fn every_exchange_is_audited_without_paths_queries_or_headers() {
         net.get("http://10.1.2.3/private").await.unwrap_err();
         srv.port
     });
-    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let text = captured.text();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     let origin = format!("origin=\"http://public.test:{port}\"");
