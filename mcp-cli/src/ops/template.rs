@@ -400,7 +400,18 @@ mod tests {
         let doc = rendered_manifest(Template::Files, &vars());
         assert_eq!(doc["package"]["name"].as_str(), Some("my-server"));
         assert_eq!(doc["package"]["description"].as_str(), Some("Says \"hi\""));
-        assert_eq!(doc["dependencies"]["mcp-runtime"].as_str(), Some("0.1.0"));
+        // The runtime with the features the template asks for (`otel`: telemetry by the
+        // environment).
+        assert_eq!(
+            doc["dependencies"]["mcp-runtime"]["version"].as_str(),
+            Some("0.1.0")
+        );
+        assert_eq!(
+            doc["dependencies"]["mcp-runtime"]["features"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>()),
+            Some(vec!["otel"])
+        );
         assert_eq!(
             doc["package"]["metadata"]["mcp"]["template"].as_str(),
             Some("files")
@@ -446,7 +457,10 @@ mod tests {
         assert!(merged.starts_with("# my crate\n[package]\nname = \"legacy-tool\"\nversion = \"2.3.0\"\nedition = \"2021\"\n"), "{merged}");
         let doc: DocumentMut = merged.parse().unwrap();
         assert_eq!(doc["dependencies"]["regex"].as_str(), Some("1"));
-        assert_eq!(doc["dependencies"]["mcp-runtime"].as_str(), Some("0.1.0"));
+        assert_eq!(
+            doc["dependencies"]["mcp-runtime"]["version"].as_str(),
+            Some("0.1.0")
+        );
         assert_eq!(
             doc["dependencies"]["tokio"]["version"].as_str(),
             Some("1.40")
