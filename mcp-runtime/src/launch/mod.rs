@@ -68,10 +68,12 @@ use std::ffi::OsString;
 use std::fmt::Display;
 use std::process::ExitCode;
 
+mod logs;
 #[cfg(test)]
 mod tests;
 
 pub use crate::pipeline::AuditSink;
+pub use logs::{LogGuard, init_tracing};
 
 /// The `tracing` filter [`init_tracing`] uses when `RUST_LOG` is not set: warnings, errors
 /// and the audit trail (one [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET) event per
@@ -435,118 +437,6 @@ fn default_stdio_hint(name: &str) -> String {
         "{name}: serving MCP on stdio; paste one JSON-RPC message per line, e.g.\n\
          {{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}}\n(Ctrl-D to quit)"
     )
-}
-
-/// Sends `tracing` output to stderr (stdout belongs to the protocol), filtered by
-/// `RUST_LOG`, else by [`DEFAULT_LOG_FILTER`]: warnings, errors and the audit trail
-/// (`RUST_LOG=warn` leaves the audit out). Does nothing if the program already set a global
-/// subscriber, so a `main` with its own logging keeps it.
-///
-/// The audit trail goes through an [`AuditSink`]: formatted cheaply and written by a thread of
-/// its own in batches, so a request does not wait for stderr. Keep the returned [`LogGuard`]
-/// until `main` returns: dropping it writes the lines still pending. Other logs are written
-/// by `tracing_subscriber::fmt` as they happen (so a warning may reach stderr before the
-/// audit lines of requests that ended a moment earlier).
-///
-/// ```no_run
-/// let _logs = mcp_runtime::launch::init_tracing();
-/// tracing::warn!("this goes to stderr");
-/// ```
-pub fn init_tracing() -> LogGuard {
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
-    use tracing_subscriber::{Layer, filter};
-
-    let env = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG_FILTER));
-    // The only consumer of the audit events in this subscriber: requests hand it their
-    // records directly (`AuditSink::exclusive`).
-    let sink = AuditSink::stderr().exclusive();
-    let others = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(filter::filter_fn(move |metadata| {
-            metadata.target() != crate::pipeline::AUDIT_TARGET
-        }));
-    #[cfg(feature = "otel")]
-    {
-        let service = std::env::current_exe()
-            .ok()
-            .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "mcp-server".to_owned());
-        match crate::pipeline::telemetry::from_env(&service) {
-            Ok(Some(providers)) => {
-                // The request spans stay on whatever `RUST_LOG` says about other logs.
-                let env = env.add_directive(
-                    format!("{}=debug", crate::pipeline::telemetry::SPAN_TARGET)
-                        .parse()
-                        .expect("a valid directive"),
-                );
-                let spans = providers
-                    .tracer_provider()
-                    .map(crate::pipeline::telemetry::layer);
-                let installed = tracing_subscriber::registry()
-                    .with(env)
-                    .with(others)
-                    .with(sink.clone())
-                    .with(spans)
-                    .try_init()
-                    .is_ok();
-                return LogGuard {
-                    sink: installed.then_some(sink),
-                    otel: Some(providers),
-                };
-            }
-            Ok(None) => {}
-            Err(e) => {
-                // Telemetry is not worth failing a server for: say so, serve without it.
-                #[allow(clippy::print_stderr)]
-                {
-                    eprintln!("OpenTelemetry export is off: {e}");
-                }
-            }
-        }
-    }
-    let installed = tracing_subscriber::registry()
-        .with(env)
-        .with(others)
-        .with(sink.clone())
-        .try_init()
-        .is_ok();
-    LogGuard {
-        sink: installed.then_some(sink),
-        #[cfg(feature = "otel")]
-        otel: None,
-    }
-}
-
-/// Keeps the audit trail's pending lines until it is dropped, then writes them (see
-/// [`AuditSink::finish`]). Returned by [`init_tracing`]; keep it in `main`.
-#[must_use = "dropping the guard ends the audit trail's batching at once: keep it until `main` returns"]
-#[derive(Debug)]
-pub struct LogGuard {
-    /// `None` when another subscriber was already set.
-    sink: Option<AuditSink>,
-    /// The OpenTelemetry exporters, when the environment asked for them: flushed and shut
-    /// down after the audit trail.
-    #[cfg(feature = "otel")]
-    otel: Option<crate::pipeline::telemetry::Providers>,
-}
-
-impl LogGuard {
-    /// The audit sink [`init_tracing`] installed, if it did.
-    pub fn audit_sink(&self) -> Option<&AuditSink> {
-        self.sink.as_ref()
-    }
-}
-
-impl Drop for LogGuard {
-    fn drop(&mut self) {
-        if let Some(sink) = &self.sink {
-            sink.finish();
-        }
-        #[cfg(feature = "otel")]
-        drop(self.otel.take());
-    }
 }
 
 /// A server binary's `main` in one expression: the program's name, version and description
