@@ -146,11 +146,12 @@ fn new_prints_the_next_steps_and_init_refuses_to_overwrite() {
         manifest.contains("description = \"Weather notes\""),
         "{manifest}"
     );
-    // Built from this checkout, the CLI points new projects at its runtime.
+    // Built from this checkout, the CLI points new projects at its runtime (with the
+    // features the template asks for).
     let runtime = workspace_root().join("mcp-runtime").canonicalize().unwrap();
     assert!(
         manifest.contains(&format!(
-            "mcp-runtime = {{ path = \"{}\" }}",
+            "mcp-runtime = {{ path = \"{}\", features = [\"otel\"] }}",
             runtime.display()
         )),
         "{manifest}"
