@@ -166,6 +166,8 @@ pub use context::input;
 pub mod launch;
 #[cfg(feature = "net")]
 pub mod net;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 #[cfg(feature = "server")]
 pub mod pipeline;
 #[cfg(feature = "server")]

@@ -3,6 +3,7 @@
 //! the needed scope) and a `WWW-Authenticate` challenge (RFC 6750, with the RFC 9728
 //! `resource_metadata` parameter the MCP authorization spec asks for).
 
+use super::resource_metadata::ProtectedResource;
 use super::response;
 use crate::server::AUDIT_TARGET;
 use futures::future::BoxFuture;
@@ -59,6 +60,14 @@ pub trait Authenticator: Send + Sync + 'static {
     /// The URL of this resource's OAuth protected-resource metadata (RFC 9728), sent in
     /// every challenge so a client can find the authorization server.
     fn resource_metadata(&self) -> Option<&str> {
+        None
+    }
+
+    /// This server as an OAuth protected resource: when `Some`,
+    /// [`HttpServer`](super::HttpServer) serves it at the RFC 9728 well-known paths, and
+    /// [`resource_metadata`](Self::resource_metadata) should return its
+    /// [`metadata_url`](ProtectedResource::metadata_url).
+    fn protected_resource(&self) -> Option<&ProtectedResource> {
         None
     }
 }
@@ -168,6 +177,17 @@ impl AuthError {
         }
     }
 
+    /// The credentials cannot be checked now (the authorization server is unreachable and
+    /// what was cached of it is too old): 503, no challenge. The client may retry.
+    pub fn unavailable(description: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            code: None,
+            description: Some(description.into()),
+            scope: None,
+        }
+    }
+
     /// With a description for the client's user (`error_description`).
     pub fn with_description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
         self.description = Some(description.into());
@@ -256,6 +276,9 @@ pub(crate) async fn check(
                 );
             }
             let mut resp = response::message(e.status, &e.to_string());
+            if e.status == StatusCode::SERVICE_UNAVAILABLE {
+                return Err(Box::new(resp));
+            }
             if let Ok(v) = HeaderValue::from_str(&e.challenge(auth.resource_metadata())) {
                 resp.headers_mut().insert(WWW_AUTHENTICATE, v);
             }

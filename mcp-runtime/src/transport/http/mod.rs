@@ -8,6 +8,7 @@ mod headers;
 mod limits;
 mod options;
 mod post;
+mod resource_metadata;
 mod response;
 mod security;
 mod server;
@@ -17,6 +18,7 @@ mod session;
 pub use access::{Access, AccessError, MIN_TOKEN_LEN, TOKEN_ENV};
 pub use auth::{AuthError, Authenticator, BearerTokens, Identity};
 pub use options::{DEFAULT_MAX_BODY_BYTES, HttpOptions, LegacyMode};
+pub use resource_metadata::{ProtectedResource, RESOURCE_METADATA_PATH};
 pub use server::{HttpServer, serve_http};
 pub use service::McpHttpService;
 

@@ -20,6 +20,37 @@ use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
 use tokio_util::sync::CancellationToken;
 
+/// Adds the protected-resource metadata routes (RFC 9728) to `app`: public (no token is
+/// needed to learn where to get one) and readable by browser clients from any origin, the
+/// way authorization servers serve their own metadata.
+fn serve_resource_metadata(
+    app: axum::Router,
+    resource: &super::ProtectedResource,
+    endpoint: &str,
+) -> axum::Router {
+    use axum::response::IntoResponse;
+    use http::header;
+    let body = bytes::Bytes::from(resource.to_json().to_string());
+    let cors = || {
+        [
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+            (header::ACCESS_CONTROL_ALLOW_METHODS, "GET, OPTIONS"),
+            (header::ACCESS_CONTROL_ALLOW_HEADERS, "*"),
+        ]
+    };
+    let get = move || {
+        let body = body.clone();
+        async move { (cors(), [(header::CONTENT_TYPE, "application/json")], body).into_response() }
+    };
+    let preflight = move || async move { (http::StatusCode::NO_CONTENT, cors()).into_response() };
+    resource.paths(endpoint).iter().fold(app, |app, path| {
+        app.route(
+            path,
+            axum::routing::get(get.clone()).options(preflight.clone()),
+        )
+    })
+}
+
 /// Serves `server` over Streamable HTTP at `http://{addr}/mcp` with default options until
 /// Ctrl-C or SIGTERM, then shuts down gracefully.
 ///
@@ -117,7 +148,10 @@ impl HttpServer {
     /// whatever is left.
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send) -> io::Result<()> {
         let options = self.service.options().clone();
-        let app = axum::Router::new().route_service(options.path(), self.service.clone());
+        let mut app = axum::Router::new().route_service(options.path(), self.service.clone());
+        if let Some(resource) = options.auth.as_ref().and_then(|a| a.protected_resource()) {
+            app = serve_resource_metadata(app, resource, options.path());
+        }
         let mut http = http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(options.header_read_timeout)

@@ -1,0 +1,177 @@
+//! Opaque tokens checked at the issuer's introspection endpoint (RFC 7662), answers cached by
+//! the token's SHA-256 for no longer than the token lives.
+
+use super::keys::Endpoints;
+use crate::net::{NetRequest, NetService};
+use crate::transport::http::{AuthError, Identity};
+use base64::Engine as _;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long a refusal (an inactive or foreign token) is remembered.
+const REFUSAL_TTL: Duration = Duration::from_secs(10);
+
+pub(super) struct Introspector {
+    net: NetService,
+    authorization: String,
+    ttl: Duration,
+    cache: moka::sync::Cache<[u8; 32], Verdict>,
+}
+
+#[derive(Clone)]
+struct Verdict {
+    outcome: Result<Identity, AuthError>,
+    keep: Duration,
+}
+
+struct KeepFor;
+
+impl moka::Expiry<[u8; 32], Verdict> for KeepFor {
+    fn expire_after_create(&self, _: &[u8; 32], v: &Verdict, _: Instant) -> Option<Duration> {
+        Some(v.keep)
+    }
+}
+
+/// The parts of an introspection answer this server reads.
+#[derive(Deserialize)]
+struct Answer {
+    #[serde(default)]
+    active: bool,
+    scope: Option<String>,
+    sub: Option<String>,
+    client_id: Option<String>,
+    exp: Option<u64>,
+    iss: Option<String>,
+    aud: Option<serde_json::Value>,
+}
+
+impl Introspector {
+    pub(super) fn new(
+        net: NetService,
+        client_id: String,
+        client_secret: String,
+        ttl: Duration,
+        capacity: u64,
+    ) -> Self {
+        // RFC 6749 §2.3.1: the id and secret are form-urlencoded before Basic encoding.
+        let pair = format!(
+            "{}:{}",
+            form_urlencoded(&client_id),
+            form_urlencoded(&client_secret)
+        );
+        Self {
+            net,
+            authorization: format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            ),
+            ttl,
+            cache: moka::sync::Cache::builder()
+                .max_capacity(capacity)
+                .expire_after(KeepFor)
+                .build(),
+        }
+    }
+
+    pub(super) async fn check(
+        &self,
+        token: &str,
+        endpoints: &Endpoints,
+        issuer: &str,
+        audience: Option<&str>,
+    ) -> Result<Identity, AuthError> {
+        let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        if let Some(verdict) = self.cache.get(&key) {
+            return verdict.outcome;
+        }
+        let endpoint = endpoints.introspection_endpoint.as_deref().ok_or_else(|| {
+            AuthError::unavailable("the authorization server publishes no introspection_endpoint")
+        })?;
+        let body = format!(
+            "token={}&token_type_hint=access_token",
+            form_urlencoded(token)
+        );
+        let request = NetRequest::new("POST", endpoint)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("accept", "application/json")
+            .header("authorization", self.authorization.clone())
+            .body(body);
+        let response = self.net.send(request).await.map_err(|e| {
+            AuthError::unavailable(format!(
+                "the authorization server could not be asked about the token ({e}); try again later"
+            ))
+        })?;
+        if !response.is_success() {
+            return Err(AuthError::unavailable(format!(
+                "the authorization server's introspection endpoint answered {}; try again later",
+                response.status()
+            )));
+        }
+        let answer: Answer = serde_json::from_slice(response.body()).map_err(|e| {
+            AuthError::unavailable(format!(
+                "the introspection endpoint's answer is not valid: {e}"
+            ))
+        })?;
+        let verdict = self.judge(answer, issuer, audience);
+        self.cache.insert(key, verdict.clone());
+        verdict.outcome
+    }
+
+    fn judge(&self, answer: Answer, issuer: &str, audience: Option<&str>) -> Verdict {
+        let refuse = |why: String| Verdict {
+            outcome: Err(AuthError::invalid_token(why)),
+            keep: REFUSAL_TTL,
+        };
+        if !answer.active {
+            return refuse("the access token is not active".to_owned());
+        }
+        if answer.iss.as_deref().is_some_and(|iss| iss != issuer) {
+            return refuse(format!("the access token was not issued by {issuer}"));
+        }
+        if let Some(audience) = audience {
+            match &answer.aud {
+                Some(aud) if super::audience_matches(aud, audience) => {}
+                Some(_) => {
+                    return refuse(format!(
+                        "the access token was issued for another resource (its aud does not name {audience})"
+                    ));
+                }
+                None => {
+                    return refuse(format!(
+                        "the introspection answer names no audience, so the token cannot be shown to be for {audience}"
+                    ));
+                }
+            }
+        }
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
+        let keep = match answer.exp {
+            Some(exp) if exp <= now => return refuse("the access token has expired".to_owned()),
+            Some(exp) => self.ttl.min(Duration::from_secs(exp - now)),
+            None => self.ttl,
+        };
+        let identity = match answer.sub.or(answer.client_id) {
+            Some(subject) => Identity::subject(subject),
+            None => Identity::anonymous(),
+        }
+        .with_scopes(
+            answer
+                .scope
+                .as_deref()
+                .unwrap_or("")
+                .split_ascii_whitespace(),
+        );
+        Verdict {
+            outcome: Ok(identity),
+            keep,
+        }
+    }
+}
+
+/// `application/x-www-form-urlencoded` encoding of one value.
+fn form_urlencoded(value: &str) -> String {
+    url::form_urlencoded::byte_serialize(value.as_bytes()).collect()
+}

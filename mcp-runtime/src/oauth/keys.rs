@@ -1,0 +1,313 @@
+//! The issuer's metadata (discovered once) and its signing keys (cached, refreshed on age and
+//! on unknown `kid`s, served stale for a bounded time while the issuer is unreachable).
+
+use crate::net::{NetRequest, NetService};
+use crate::transport::http::AuthError;
+use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, KeyOperations, PublicKeyUse};
+use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+/// How long keys are trusted, and how often they may be fetched.
+pub(super) struct Ages {
+    pub(super) max_age: Duration,
+    pub(super) min_refresh: Duration,
+    pub(super) serve_stale_for: Duration,
+}
+
+/// What the issuer's metadata says about where to go.
+#[derive(Debug)]
+pub(super) struct Endpoints {
+    pub(super) jwks_uri: Option<String>,
+    pub(super) introspection_endpoint: Option<String>,
+}
+
+/// The most keys kept from one JWKS; issuers publish a handful.
+const MAX_KEYS: usize = 64;
+
+/// How soon a fetch is tried again when nothing was ever fetched and the last try failed.
+const RETRY_WITHOUT_KEYS: Duration = Duration::from_secs(1);
+
+pub(super) struct KeyStore {
+    net: NetService,
+    issuer: String,
+    algorithms: Vec<Algorithm>,
+    ages: Ages,
+    endpoints: tokio::sync::OnceCell<Arc<Endpoints>>,
+    current: RwLock<Option<Arc<KeySet>>>,
+    refreshing: tokio::sync::Mutex<Attempts>,
+}
+
+#[derive(Default)]
+struct Attempts {
+    last: Option<Instant>,
+    last_error: Option<String>,
+}
+
+pub(super) struct KeySet {
+    keys: Vec<Key>,
+    fetched: Instant,
+}
+
+struct Key {
+    kid: Option<String>,
+    alg: Option<Algorithm>,
+    family: AlgorithmFamily,
+    key: Arc<DecodingKey>,
+}
+
+impl KeyStore {
+    pub(super) fn new(
+        net: NetService,
+        issuer: String,
+        algorithms: Vec<Algorithm>,
+        ages: Ages,
+    ) -> Self {
+        Self {
+            net,
+            issuer,
+            algorithms,
+            ages,
+            endpoints: tokio::sync::OnceCell::new(),
+            current: RwLock::new(None),
+            refreshing: tokio::sync::Mutex::new(Attempts::default()),
+        }
+    }
+
+    /// The keys that may have signed a token with `kid` and `alg`: same `kid` (any, when
+    /// the token names none), the algorithm's family, and the key's own `alg` if it has one.
+    /// `want_new` asks for a refresh first (an unknown `kid`), at most once per
+    /// `min_refresh`.
+    pub(super) async fn find(
+        &self,
+        kid: Option<&str>,
+        alg: Algorithm,
+        want_new: bool,
+    ) -> Result<Vec<Arc<DecodingKey>>, AuthError> {
+        let set = self.keys(want_new).await?;
+        Ok(set
+            .keys
+            .iter()
+            .filter(|k| k.family == alg.family())
+            .filter(|k| k.alg.is_none_or(|a| a == alg))
+            .filter(|k| kid.is_none() || k.kid.as_deref() == kid)
+            .map(|k| k.key.clone())
+            .collect())
+    }
+
+    /// Fetches metadata and keys unless fresh ones are cached.
+    pub(super) async fn prefetch(&self) -> Result<(), AuthError> {
+        self.keys(false).await.map(drop)
+    }
+
+    fn cached(&self) -> Option<Arc<KeySet>> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    async fn keys(&self, want_new: bool) -> Result<Arc<KeySet>, AuthError> {
+        let asked = Instant::now();
+        let fresh = |set: &KeySet| asked.saturating_duration_since(set.fetched) < self.ages.max_age;
+        if let Some(set) = self.cached()
+            && !want_new
+            && fresh(&set)
+        {
+            return Ok(set);
+        }
+        let mut attempts = self.refreshing.lock().await;
+        let cached = self.cached();
+        if let Some(set) = &cached {
+            // Fetched by another request while this one waited, or fresh and not asked to
+            // refresh.
+            if set.fetched >= asked || (!want_new && fresh(set)) {
+                return Ok(set.clone());
+            }
+        }
+        let too_soon = match (&cached, attempts.last) {
+            (Some(_), Some(last)) => asked.saturating_duration_since(last) < self.ages.min_refresh,
+            (None, Some(last)) => asked.saturating_duration_since(last) < RETRY_WITHOUT_KEYS,
+            (_, None) => false,
+        };
+        if !too_soon {
+            attempts.last = Some(asked);
+            match self.fetch().await {
+                Ok(set) => {
+                    let set = Arc::new(set);
+                    *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(set.clone());
+                    attempts.last_error = None;
+                    return Ok(set);
+                }
+                Err(e) => {
+                    tracing::warn!(
+                        target: crate::server::AUDIT_TARGET,
+                        issuer = %self.issuer,
+                        error = %e,
+                        "the OAuth issuer's keys could not be fetched"
+                    );
+                    attempts.last_error = Some(e);
+                }
+            }
+        }
+        // Not fetched now: what is cached serves while it is not too old.
+        match cached {
+            Some(set)
+                if asked.saturating_duration_since(set.fetched)
+                    < self.ages.max_age + self.ages.serve_stale_for =>
+            {
+                Ok(set)
+            }
+            _ => Err(AuthError::unavailable(format!(
+                "the authorization server's keys cannot be fetched ({}); try again later",
+                attempts.last_error.as_deref().unwrap_or("no answer yet")
+            ))),
+        }
+    }
+
+    /// The issuer's endpoints, discovered on first use.
+    pub(super) async fn endpoints(&self) -> Result<Arc<Endpoints>, AuthError> {
+        self.endpoints
+            .get_or_try_init(|| async { self.discover().await.map(Arc::new) })
+            .await
+            .cloned()
+            .map_err(|e| {
+                AuthError::unavailable(format!(
+                    "the authorization server's metadata cannot be fetched ({e}); try again later"
+                ))
+            })
+    }
+
+    /// RFC 8414 metadata, then OpenID Connect discovery (both of its forms for an issuer
+    /// with a path); the first document found must name this issuer exactly.
+    async fn discover(&self) -> Result<Endpoints, String> {
+        let url = url::Url::parse(&self.issuer).map_err(|e| e.to_string())?;
+        let origin = url.origin().ascii_serialization();
+        let path = url.path().trim_end_matches('/');
+        let mut candidates = vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!(
+                "{}/.well-known/openid-configuration",
+                self.issuer.trim_end_matches('/')
+            ),
+        ];
+        if !path.is_empty() {
+            candidates.push(format!("{origin}/.well-known/openid-configuration{path}"));
+        }
+        let mut failures = Vec::new();
+        for candidate in candidates {
+            let document = match self.get_json(&candidate).await {
+                Ok(document) => document,
+                Err(e) => {
+                    failures.push(e);
+                    continue;
+                }
+            };
+            let issuer = document.get("issuer").and_then(|v| v.as_str());
+            if issuer != Some(self.issuer.as_str()) {
+                return Err(format!(
+                    "{candidate} names the issuer {issuer:?}, not {:?}",
+                    self.issuer
+                ));
+            }
+            let field = |name: &str| {
+                document
+                    .get(name)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_owned)
+            };
+            return Ok(Endpoints {
+                jwks_uri: field("jwks_uri"),
+                introspection_endpoint: field("introspection_endpoint"),
+            });
+        }
+        Err(failures.join("; "))
+    }
+
+    async fn fetch(&self) -> Result<KeySet, String> {
+        let endpoints = self.endpoints().await.map_err(|e| e.to_string())?;
+        let uri = endpoints
+            .jwks_uri
+            .as_deref()
+            .ok_or("the issuer's metadata has no jwks_uri")?;
+        let document = self.get_json(uri).await?;
+        let listed = document
+            .get("keys")
+            .and_then(|k| k.as_array())
+            .ok_or_else(|| format!("{uri} is not a JWK set (no \"keys\" list)"))?;
+        let keys: Vec<Key> = listed
+            .iter()
+            .filter_map(|jwk| self.usable(jwk))
+            .take(MAX_KEYS)
+            .collect();
+        if keys.is_empty() {
+            return Err(format!(
+                "{uri} has no signing key for the accepted algorithms ({} listed)",
+                listed.len()
+            ));
+        }
+        Ok(KeySet {
+            keys,
+            fetched: Instant::now(),
+        })
+    }
+
+    /// A JWK as a verification key, if it is one: a public key (never `oct`), for
+    /// signatures (`use` `sig` or absent, `key_ops` with `verify` or absent), with an
+    /// accepted `alg` of its family if it names one.
+    fn usable(&self, value: &serde_json::Value) -> Option<Key> {
+        let jwk: Jwk = serde_json::from_value(value.clone()).ok()?;
+        let family = match &jwk.algorithm {
+            AlgorithmParameters::RSA(_) => AlgorithmFamily::Rsa,
+            AlgorithmParameters::EllipticCurve(_) => AlgorithmFamily::Ec,
+            AlgorithmParameters::OctetKeyPair(_) => AlgorithmFamily::Ed,
+            _ => return None,
+        };
+        if jwk
+            .common
+            .public_key_use
+            .as_ref()
+            .is_some_and(|u| *u != PublicKeyUse::Signature)
+        {
+            return None;
+        }
+        if jwk
+            .common
+            .key_operations
+            .as_ref()
+            .is_some_and(|ops| !ops.contains(&KeyOperations::Verify))
+        {
+            return None;
+        }
+        let alg = match value.get("alg") {
+            Some(named) => {
+                // An `alg` that is not a signature algorithm (`RSA-OAEP`) is an encryption key.
+                let alg: Algorithm = named.as_str()?.parse().ok()?;
+                if alg.family() != family || !self.algorithms.contains(&alg) {
+                    return None;
+                }
+                Some(alg)
+            }
+            None => None,
+        };
+        let key = DecodingKey::from_jwk(&jwk).ok()?;
+        Some(Key {
+            kid: jwk.common.key_id,
+            alg,
+            family,
+            key: Arc::new(key),
+        })
+    }
+
+    async fn get_json(&self, url: &str) -> Result<serde_json::Value, String> {
+        let response = self
+            .net
+            .send(NetRequest::get(url).header("accept", "application/json"))
+            .await
+            .map_err(|e| format!("{url}: {e}"))?;
+        if !response.is_success() {
+            return Err(format!("{url} answered {}", response.status()));
+        }
+        serde_json::from_slice(response.body()).map_err(|e| format!("{url} is not JSON: {e}"))
+    }
+}

@@ -1,0 +1,643 @@
+//! A server as an OAuth 2.1 resource server, the way the MCP authorization spec asks: access
+//! tokens verified against the issuer's keys (JWT) or by introspection (opaque tokens),
+//! accepted only when issued *for this server* (audience binding, RFC 8707), and the
+//! protected-resource metadata (RFC 9728) published so clients find the authorization server.
+//!
+//! ```no_run
+//! use mcp_runtime::oauth::OAuth;
+//! use mcp_runtime::transport::http::HttpOptions;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let oauth = OAuth::issuer("https://auth.example.com")
+//!     .audience("https://mcp.example.com/mcp")
+//!     .scopes_supported(["files:read", "files:write"])
+//!     .build()?;
+//! let options = HttpOptions::default().auth(oauth);
+//! # let _ = options;
+//! # Ok(()) }
+//! ```
+//!
+//! Server binaries get the same from the command line: `--oauth-issuer URL` and
+//! `--oauth-audience URL` (`MCP_OAUTH_ISSUER`, `MCP_OAUTH_AUDIENCE`), see
+//! [`launch`](crate::launch).
+//!
+//! # What is verified
+//!
+//! - **The issuer's metadata** is discovered from its URL (RFC 8414
+//!   `/.well-known/oauth-authorization-server`, then OpenID Connect discovery), and its
+//!   `issuer` must be the configured URL exactly (RFC 8414 §3.3).
+//! - **JWT access tokens**: the header's `alg` must be in [`OAuthBuilder::algorithms`]
+//!   (asymmetric only: `none` and the HMAC algorithms are refused, so a public key can never
+//!   be used as an HMAC secret); the key is chosen from the issuer's JWKS by `kid` among keys
+//!   of the algorithm's family (`kty`), whose `use` is `sig` (or absent) and whose own `alg`,
+//!   if any, is the token's; the signature (by [`jsonwebtoken`] on the RustCrypto backend: no
+//!   cryptography here); `iss` exactly; `aud` must contain the audience (the canonical URI of
+//!   this server); `exp` required, `exp` and `nbf` with [`OAuthBuilder::leeway`] (default 60 s).
+//!   Tokens longer than [`OAuthBuilder::max_token_bytes`] are refused before any parsing.
+//! - **Opaque tokens** (anything that is not a JWT), when
+//!   [`OAuthBuilder::introspection`] is configured: asked of the issuer's
+//!   `introspection_endpoint` (RFC 7662) with the server's client credentials (HTTP Basic);
+//!   `active` must be true, `iss` (when given) the issuer, `aud` must contain the audience,
+//!   `exp` in the future. Answers are cached by the token's SHA-256, never past the token's
+//!   `exp` nor [`OAuthBuilder::introspection_cache`]'s time, bounded in number; refusals for
+//!   a short time (10 s) so a flood of bad tokens is not a flood of introspection requests.
+//! - **Identity**: `sub` (else `client_id`) is the [`Identity`]'s subject, its scopes those
+//!   of `scope` (space-separated) or `scp` (a list or a string); tools with
+//!   `#[mcp_tool(scopes = [...])]` answer 403 `insufficient_scope` naming the scopes they
+//!   need, which MCP clients take as a cue to ask for more (step-up).
+//!
+//! # Keys and outages
+//!
+//! The JWKS is fetched on first use and kept for [`OAuthBuilder::jwks_max_age`] (default
+//! 1 h); a token signed with a key the cache does not know triggers one refresh, at most once
+//! per [`OAuthBuilder::jwks_min_refresh`] (default 30 s), which is how key rotation is picked
+//! up. When the issuer cannot be reached, cached keys keep serving for
+//! [`OAuthBuilder::serve_stale_for`] past their age (default 1 h, with a warning); after that,
+//! and when nothing was ever fetched, requests get 503 with a message saying the
+//! authorization server's keys cannot be fetched. Keys whose `kty` or `alg` is not usable are
+//! skipped, not fatal.
+//!
+//! The issuer is reached through a [`NetService`] whose policy allows the issuer's own
+//! origin (even on a loopback or private address: the operator configured it) and the public
+//! internet; a `jwks_uri` or `introspection_endpoint` on *another* non-public origin is
+//! refused unless [`OAuthBuilder::net`] is given a service that allows it. An `http://`
+//! issuer is refused unless its host is loopback.
+//!
+//! # What stays the operator's job
+//!
+//! Registering this server (its audience) and its scopes with the authorization server,
+//! issuing tokens whose `aud` names it, revoking tokens (a JWT stays valid until `exp`; use
+//! short lifetimes or introspection), and TLS in front of the server. The raw token never
+//! reaches tools: it is not in the request context, and the audit records the subject, never
+//! the token. A tool that must call another API for the user needs a token *for that API*
+//! (token exchange), never this one passed through.
+
+mod introspect;
+mod keys;
+#[cfg(test)]
+mod tests;
+
+use crate::net::{NetError, NetPolicy, NetService};
+use crate::transport::http::{AuthError, Authenticator, Identity, ProtectedResource};
+use futures::future::BoxFuture;
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, AlgorithmFamily, Validation};
+use serde::Deserialize;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// An [`Authenticator`] that verifies OAuth access tokens issued by one authorization server
+/// for this server. Built with [`OAuth::issuer`]; cheap to clone (the key cache is shared).
+#[derive(Clone)]
+pub struct OAuth {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    issuer: String,
+    audience: Option<String>,
+    algorithms: Vec<Algorithm>,
+    leeway: Duration,
+    max_token_bytes: usize,
+    keys: keys::KeyStore,
+    introspection: Option<introspect::Introspector>,
+    resource: Option<ProtectedResource>,
+    metadata_url: Option<String>,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("issuer", &self.inner.issuer)
+            .field("audience", &self.inner.audience)
+            .field("algorithms", &self.inner.algorithms)
+            .field("introspection", &self.inner.introspection.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why an [`OAuth`] configuration was refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OAuthError {
+    /// The issuer is not an absolute `https://` URL (or `http://` on loopback).
+    #[error("the OAuth issuer {url:?} {why}")]
+    Issuer {
+        /// The URL given.
+        url: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// The audience is not an absolute `http(s)://` URL.
+    #[error(
+        "the OAuth audience {url:?} is not an absolute http(s) URL (use this server's public MCP endpoint URL, e.g. https://mcp.example.com/mcp)"
+    )]
+    Audience {
+        /// The URL given.
+        url: String,
+    },
+    /// No audience, and the audience check was not explicitly turned off.
+    #[error(
+        "no OAuth audience: give this server's canonical URL (e.g. https://mcp.example.com/mcp) with `audience`, so that tokens issued for other services are refused"
+    )]
+    NoAudience,
+    /// An algorithm that is not accepted for access tokens.
+    #[error(
+        "{0:?} is not accepted: only asymmetric algorithms (RS*, PS*, ES*, EdDSA) verify tokens against an issuer's published keys"
+    )]
+    Algorithm(Algorithm),
+    /// No algorithms.
+    #[error("no algorithms are accepted")]
+    NoAlgorithms,
+    /// The HTTP client could not be built.
+    #[error("cannot set up the HTTP client for the issuer: {0}")]
+    Net(#[from] NetError),
+    /// The issuer's metadata or keys could not be fetched ([`OAuth::prefetch`]).
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+/// Builds an [`OAuth`]: [`OAuth::issuer`], then [`audience`](Self::audience), then
+/// [`build`](Self::build).
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct OAuthBuilder {
+    issuer: String,
+    audience: Option<String>,
+    any_audience: bool,
+    algorithms: Vec<Algorithm>,
+    leeway: Duration,
+    scopes_supported: Vec<String>,
+    jwks_max_age: Duration,
+    jwks_min_refresh: Duration,
+    serve_stale_for: Duration,
+    introspection: Option<(String, String)>,
+    introspection_ttl: Duration,
+    introspection_capacity: u64,
+    max_token_bytes: usize,
+    timeout: Duration,
+    net: Option<NetService>,
+    resource_name: Option<String>,
+}
+
+/// The algorithms accepted unless [`OAuthBuilder::algorithms`] says otherwise: every
+/// asymmetric one `jsonwebtoken` verifies.
+pub const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+impl OAuth {
+    /// Starts a configuration for tokens issued by the authorization server at `issuer`
+    /// (its issuer identifier, e.g. `https://auth.example.com` or
+    /// `https://login.example.com/realms/mcp`).
+    pub fn issuer(issuer: impl Into<String>) -> OAuthBuilder {
+        OAuthBuilder {
+            issuer: issuer.into(),
+            audience: None,
+            any_audience: false,
+            algorithms: DEFAULT_ALGORITHMS.to_vec(),
+            leeway: Duration::from_secs(60),
+            scopes_supported: Vec::new(),
+            jwks_max_age: Duration::from_secs(3600),
+            jwks_min_refresh: Duration::from_secs(30),
+            serve_stale_for: Duration::from_secs(3600),
+            introspection: None,
+            introspection_ttl: Duration::from_secs(300),
+            introspection_capacity: 10_000,
+            max_token_bytes: 16 * 1024,
+            timeout: Duration::from_secs(10),
+            net: None,
+            resource_name: None,
+        }
+    }
+
+    /// The issuer URL.
+    pub fn issuer_url(&self) -> &str {
+        &self.inner.issuer
+    }
+
+    /// The audience tokens must name, unless the check was turned off.
+    pub fn audience(&self) -> Option<&str> {
+        self.inner.audience.as_deref()
+    }
+
+    /// Fetches the issuer's metadata and keys now, so that a misconfiguration shows at
+    /// startup rather than on the first request. Server binaries call it once and log the
+    /// error (the issuer may come up later).
+    pub async fn prefetch(&self) -> Result<(), OAuthError> {
+        self.inner
+            .keys
+            .prefetch()
+            .await
+            .map_err(|e| OAuthError::Unreachable(e.to_string()))
+    }
+
+    /// Verifies `token`: a JWT against the issuer's keys, anything else by introspection
+    /// (when configured). The same check as the [`Authenticator`] implementation, for
+    /// transports and tests that hold a token without an HTTP request.
+    pub async fn verify(&self, token: &str) -> Result<Identity, AuthError> {
+        let inner = &*self.inner;
+        if token.len() > inner.max_token_bytes {
+            return Err(AuthError::invalid_token(format!(
+                "the access token is longer than {} bytes",
+                inner.max_token_bytes
+            )));
+        }
+        match jsonwebtoken::decode_header(token) {
+            Ok(header) => self.verify_jwt(token, header).await,
+            Err(_) if looks_like_jwt(token) => Err(AuthError::invalid_token(
+                "the access token is a malformed JWT",
+            )),
+            Err(_) => match &inner.introspection {
+                Some(introspector) => {
+                    let endpoints = inner.keys.endpoints().await?;
+                    introspector
+                        .check(token, &endpoints, &inner.issuer, inner.audience.as_deref())
+                        .await
+                }
+                None => Err(AuthError::invalid_token(
+                    "the access token is not a JWT, and this server does not introspect tokens",
+                )),
+            },
+        }
+    }
+
+    async fn verify_jwt(
+        &self,
+        token: &str,
+        header: jsonwebtoken::Header,
+    ) -> Result<Identity, AuthError> {
+        let inner = &*self.inner;
+        let alg = header.alg;
+        if !inner.algorithms.contains(&alg) {
+            return Err(AuthError::invalid_token(format!(
+                "the access token is signed with {alg:?}, which this server does not accept"
+            )));
+        }
+        let kid = header.kid.as_deref();
+        let mut candidates = inner.keys.find(kid, alg, false).await?;
+        if candidates.is_empty() && kid.is_some() {
+            // A key the cache does not know: the issuer may have rotated its keys.
+            candidates = inner.keys.find(kid, alg, true).await?;
+        }
+        if candidates.is_empty() {
+            return Err(AuthError::invalid_token(match kid {
+                Some(kid) => format!("the access token's key {kid:?} is not one of the issuer's"),
+                None => "the issuer has no key for the access token's algorithm".to_owned(),
+            }));
+        }
+        let mut validation = Validation::new(alg);
+        validation.leeway = inner.leeway.as_secs();
+        validation.validate_nbf = true;
+        validation.set_issuer(&[&inner.issuer]);
+        match &inner.audience {
+            Some(audience) => {
+                let base = audience.trim_end_matches('/');
+                validation.set_audience(&[base.to_owned(), format!("{base}/")]);
+                validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+            }
+            None => {
+                validation.validate_aud = false;
+                validation.set_required_spec_claims(&["exp", "iss"]);
+            }
+        }
+        let mut last = None;
+        for key in &candidates {
+            match jsonwebtoken::decode::<Claims>(token, key, &validation) {
+                Ok(data) => return Ok(data.claims.identity()),
+                Err(e) if *e.kind() == ErrorKind::InvalidSignature => last = Some(e),
+                Err(e) => return Err(self.refusal(e.kind())),
+            }
+        }
+        Err(self.refusal(
+            last.as_ref()
+                .map_or(&ErrorKind::InvalidSignature, |e| e.kind()),
+        ))
+    }
+
+    /// What a client is told about a token that failed verification.
+    fn refusal(&self, kind: &ErrorKind) -> AuthError {
+        AuthError::invalid_token(match kind {
+            ErrorKind::ExpiredSignature => "the access token has expired".to_owned(),
+            ErrorKind::ImmatureSignature => "the access token is not valid yet (nbf)".to_owned(),
+            ErrorKind::InvalidAudience => format!(
+                "the access token was issued for another resource (its aud does not name {})",
+                self.inner.audience.as_deref().unwrap_or("this server")
+            ),
+            ErrorKind::InvalidIssuer => {
+                format!("the access token was not issued by {}", self.inner.issuer)
+            }
+            ErrorKind::InvalidSignature => "the access token's signature is not valid".to_owned(),
+            ErrorKind::MissingRequiredClaim(claim) => {
+                format!("the access token has no {claim} claim")
+            }
+            ErrorKind::InvalidAlgorithm => {
+                "the access token's algorithm does not match its key".to_owned()
+            }
+            other => format!("the access token is not valid ({other:?})"),
+        })
+    }
+}
+
+/// Three base64url segments: a JWT, even if one that does not decode.
+fn looks_like_jwt(token: &str) -> bool {
+    token.split('.').count() == 3 && token.starts_with("eyJ")
+}
+
+impl OAuthBuilder {
+    /// The canonical URI of this server, which tokens' `aud` must contain (RFC 8707): its
+    /// public MCP endpoint URL, e.g. `https://mcp.example.com/mcp`. Also the `resource` of
+    /// the published metadata. A trailing `/` is not significant.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
+    /// **Turns the audience check off**: tokens the issuer made for *any* service are
+    /// accepted, so a token a client obtained for another API works here too, and this
+    /// server's tokens there. Only for an issuer that issues tokens for this server alone.
+    /// No protected-resource metadata is published without an audience.
+    pub fn dangerously_accept_any_audience(mut self) -> Self {
+        self.any_audience = true;
+        self
+    }
+
+    /// The signature algorithms accepted (default [`DEFAULT_ALGORITHMS`]). HMAC algorithms
+    /// are refused by [`build`](Self::build).
+    pub fn algorithms(mut self, algorithms: impl IntoIterator<Item = Algorithm>) -> Self {
+        self.algorithms = algorithms.into_iter().collect();
+        self
+    }
+
+    /// Clock skew allowed on `exp` and `nbf` (default 60 s).
+    pub fn leeway(mut self, leeway: Duration) -> Self {
+        self.leeway = leeway;
+        self
+    }
+
+    /// The scopes this server uses, published as `scopes_supported`.
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// A name for people in the published metadata (`resource_name`).
+    pub fn resource_name(mut self, name: impl Into<String>) -> Self {
+        self.resource_name = Some(name.into());
+        self
+    }
+
+    /// How long fetched keys are used before they are fetched again (default 1 h).
+    pub fn jwks_max_age(mut self, age: Duration) -> Self {
+        self.jwks_max_age = age;
+        self
+    }
+
+    /// The least time between two fetches of the keys when tokens name unknown keys
+    /// (default 30 s): bounds what tokens with made-up `kid`s cost the issuer.
+    pub fn jwks_min_refresh(mut self, interval: Duration) -> Self {
+        self.jwks_min_refresh = interval;
+        self
+    }
+
+    /// How long past their age cached keys still serve while the issuer is unreachable
+    /// (default 1 h); after that, requests get 503.
+    pub fn serve_stale_for(mut self, time: Duration) -> Self {
+        self.serve_stale_for = time;
+        self
+    }
+
+    /// Introspects opaque (non-JWT) tokens at the issuer's `introspection_endpoint`,
+    /// authenticating as `client_id` with `client_secret` (HTTP Basic, RFC 7662 §2.1).
+    pub fn introspection(
+        mut self,
+        client_id: impl Into<String>,
+        client_secret: impl Into<String>,
+    ) -> Self {
+        self.introspection = Some((client_id.into(), client_secret.into()));
+        self
+    }
+
+    /// How long an introspection answer is kept at most (never past the token's `exp`;
+    /// default 5 min) and how many are kept (default 10 000).
+    pub fn introspection_cache(mut self, ttl: Duration, capacity: u64) -> Self {
+        self.introspection_ttl = ttl;
+        self.introspection_capacity = capacity;
+        self
+    }
+
+    /// The longest token accepted (default 16 KiB); longer ones are refused unread.
+    pub fn max_token_bytes(mut self, limit: usize) -> Self {
+        self.max_token_bytes = limit;
+        self
+    }
+
+    /// How long a request to the issuer may take (default 10 s), discovery, keys and
+    /// introspection alike.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Reaches the issuer through `net` instead of a service built for it (another policy,
+    /// a proxy-free resolver, tests).
+    pub fn net(mut self, net: NetService) -> Self {
+        self.net = Some(net);
+        self
+    }
+
+    /// Checks the configuration and builds the authenticator. Nothing is fetched yet (see
+    /// [`OAuth::prefetch`]).
+    pub fn build(self) -> Result<OAuth, OAuthError> {
+        let issuer_url = url::Url::parse(&self.issuer).map_err(|_| OAuthError::Issuer {
+            url: self.issuer.clone(),
+            why: "is not an absolute URL",
+        })?;
+        match issuer_url.scheme() {
+            "https" => {}
+            "http" if is_loopback(&issuer_url) => {}
+            "http" => {
+                return Err(OAuthError::Issuer {
+                    url: self.issuer,
+                    why: "uses http:// on a host that is not loopback (tokens and keys must come over https)",
+                });
+            }
+            _ => {
+                return Err(OAuthError::Issuer {
+                    url: self.issuer,
+                    why: "is not an https:// URL",
+                });
+            }
+        }
+        if issuer_url.query().is_some() || issuer_url.fragment().is_some() {
+            return Err(OAuthError::Issuer {
+                url: self.issuer,
+                why: "has a query or fragment (RFC 8414 forbids them)",
+            });
+        }
+        let audience = match (self.audience, self.any_audience) {
+            (Some(audience), _) => {
+                let ok = url::Url::parse(&audience)
+                    .is_ok_and(|u| matches!(u.scheme(), "https" | "http") && u.has_host());
+                if !ok {
+                    return Err(OAuthError::Audience { url: audience });
+                }
+                Some(audience)
+            }
+            (None, true) => None,
+            (None, false) => return Err(OAuthError::NoAudience),
+        };
+        if self.algorithms.is_empty() {
+            return Err(OAuthError::NoAlgorithms);
+        }
+        if let Some(alg) = self
+            .algorithms
+            .iter()
+            .find(|a| a.family() == AlgorithmFamily::Hmac)
+        {
+            return Err(OAuthError::Algorithm(*alg));
+        }
+        let net = match self.net {
+            Some(net) => net,
+            None => NetService::new(
+                NetPolicy::new()
+                    .allow_origin(issuer_url.origin().ascii_serialization())?
+                    .connect_timeout(self.timeout)
+                    .total_timeout(self.timeout)
+                    .max_response_bytes(1024 * 1024)
+                    .max_redirects(0),
+            )?,
+        }
+        .for_tool("oauth");
+        let resource = audience.as_ref().map(|audience| {
+            let mut resource = ProtectedResource::new(audience.clone())
+                .authorization_server(self.issuer.clone())
+                .scopes_supported(self.scopes_supported.clone());
+            if let Some(name) = &self.resource_name {
+                resource = resource.resource_name(name.clone());
+            }
+            resource
+        });
+        let keys = keys::KeyStore::new(
+            net.clone(),
+            self.issuer.clone(),
+            self.algorithms.clone(),
+            keys::Ages {
+                max_age: self.jwks_max_age,
+                min_refresh: self.jwks_min_refresh,
+                serve_stale_for: self.serve_stale_for,
+            },
+        );
+        let introspection = self.introspection.map(|(id, secret)| {
+            introspect::Introspector::new(
+                net,
+                id,
+                secret,
+                self.introspection_ttl,
+                self.introspection_capacity,
+            )
+        });
+        Ok(OAuth {
+            inner: Arc::new(Inner {
+                metadata_url: resource.as_ref().map(ProtectedResource::metadata_url),
+                issuer: self.issuer,
+                audience,
+                algorithms: self.algorithms,
+                leeway: self.leeway,
+                max_token_bytes: self.max_token_bytes,
+                keys,
+                introspection,
+                resource,
+            }),
+        })
+    }
+}
+
+fn is_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+impl Authenticator for OAuth {
+    fn authenticate<'a>(
+        &'a self,
+        token: Option<&'a str>,
+        _request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Identity, AuthError>> {
+        Box::pin(async move {
+            match token {
+                None => Err(AuthError::missing()),
+                Some(token) => self.verify(token).await,
+            }
+        })
+    }
+
+    fn resource_metadata(&self) -> Option<&str> {
+        self.inner.metadata_url.as_deref()
+    }
+
+    fn protected_resource(&self) -> Option<&ProtectedResource> {
+        self.inner.resource.as_ref()
+    }
+}
+
+/// The claims an access token's identity is made of (RFC 9068 and common practice).
+#[derive(Deserialize)]
+struct Claims {
+    sub: Option<String>,
+    client_id: Option<String>,
+    scope: Option<String>,
+    scp: Option<Scopes>,
+}
+
+/// `scp` as a list (Okta, Azure) or a space-separated string.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Scopes {
+    List(Vec<String>),
+    Text(String),
+}
+
+impl Claims {
+    fn identity(self) -> Identity {
+        let subject = self.sub.or(self.client_id);
+        let scopes: Vec<String> = match (self.scope, self.scp) {
+            (Some(scope), _) | (None, Some(Scopes::Text(scope))) => {
+                scope.split_ascii_whitespace().map(str::to_owned).collect()
+            }
+            (None, Some(Scopes::List(list))) => list,
+            (None, None) => Vec::new(),
+        };
+        let identity = match subject {
+            Some(subject) => Identity::subject(subject),
+            None => Identity::anonymous(),
+        };
+        identity.with_scopes(scopes)
+    }
+}
+
+/// Whether `aud` (a string or a list, from a token or an introspection answer) names
+/// `audience`; a trailing `/` on either side is not significant.
+fn audience_matches(aud: &serde_json::Value, audience: &str) -> bool {
+    let want = audience.trim_end_matches('/');
+    let same = |v: &serde_json::Value| v.as_str().is_some_and(|a| a.trim_end_matches('/') == want);
+    match aud {
+        serde_json::Value::Array(list) => list.iter().any(same),
+        other => same(other),
+    }
+}
