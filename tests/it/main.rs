@@ -27,6 +27,7 @@ mod http_session;
 mod http_stream;
 mod input;
 mod interop;
+mod oauth;
 mod policies;
 mod primitives;
 mod prompt_macro;

@@ -43,9 +43,14 @@ impl Spawned {
     /// Starts `mcp-examples` binary `bin` with `--transport http --bind 127.0.0.1:0` and
     /// `args`, and waits (bounded) for the URL line on its stderr.
     pub fn start(bin: &str, args: &[&str]) -> Self {
+        Self::start_at(bin, "127.0.0.1:0", args)
+    }
+
+    /// Like [`start`](Self::start), listening at `bind`.
+    pub fn start_at(bin: &str, bind: &str, args: &[&str]) -> Self {
         let path = crate::example_bin(bin);
         let mut child = Command::new(&path)
-            .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+            .args(["--transport", "http", "--bind", bind])
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

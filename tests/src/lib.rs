@@ -6,6 +6,7 @@
 //! and returns their path.
 
 pub mod http;
+pub mod oauth;
 pub mod policy;
 pub mod redis;
 pub mod transports;

@@ -39,7 +39,8 @@
 //!   `MCP_BIND`) when a client's configuration names a fixed URL.
 //! - **A non-loopback `--bind` needs bearer tokens** (`--token-file`, `MCP_BEARER_TOKEN`) or an
 //!   explicit `--allow-unauthenticated`; tokens are never flags, where `ps` shows them (see
-//!   [`Access`]).
+//!   [`Access`]), or OAuth (`--oauth-issuer` and `--oauth-audience`, feature `oauth`: tokens
+//!   verified against the issuer's keys, see [`oauth`](crate::oauth)).
 //! - **Deployment by environment.** Every flag a container or service manager sets has an
 //!   `MCP_*` variable (see [`ServeArgs`]); a flag on the command line wins over its variable.
 //!   `--allow-unauthenticated` has none: turning authentication off stays visible in the
@@ -80,6 +81,10 @@ pub use logs::{LogGuard, init_tracing};
 /// request).
 pub const DEFAULT_LOG_FILTER: &str = "warn,mcp::audit=info";
 
+/// The variable `--oauth-client-id`'s secret is read from.
+#[cfg(feature = "oauth")]
+pub const OAUTH_CLIENT_SECRET_ENV: &str = "MCP_OAUTH_CLIENT_SECRET";
+
 /// Where `--transport http` listens unless told otherwise: loopback, on a free port.
 pub const DEFAULT_BIND: &str = "127.0.0.1:0";
 
@@ -94,6 +99,10 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:0";
 /// | `--allowed-origin ORIGIN`... | `MCP_ALLOWED_ORIGINS` (comma-separated) | none |
 /// | `--token-file FILE` | `MCP_TOKEN_FILE` (and `MCP_BEARER_TOKEN`, one token) | none |
 /// | `--allow-unauthenticated` | none | off |
+/// | `--oauth-issuer URL` (feature `oauth`) | `MCP_OAUTH_ISSUER` | none |
+/// | `--oauth-audience URL` (feature `oauth`) | `MCP_OAUTH_AUDIENCE` | none |
+/// | `--oauth-scope SCOPE`... (feature `oauth`) | `MCP_OAUTH_SCOPES` (comma-separated) | none |
+/// | `--oauth-client-id ID` (feature `oauth`) | `MCP_OAUTH_CLIENT_ID` (secret: `MCP_OAUTH_CLIENT_SECRET`) | none |
 /// | `--redis URL` | `MCP_REDIS_URL` | none (state in this process) |
 ///
 /// All but `--transport` and `--redis` come with the `http` feature; `--redis` with the
@@ -176,6 +185,51 @@ pub struct ServeArgs {
     #[cfg(feature = "http")]
     #[arg(long)]
     pub allow_unauthenticated: bool,
+
+    /// Verify OAuth access tokens issued by the authorization server at this issuer URL
+    /// (`https://auth.example.com`; `http://` only on loopback): JWTs against its published
+    /// keys, bound to `--oauth-audience`. Serves the protected-resource metadata clients use
+    /// to log in. Instead of `--token-file`; allows a non-loopback `--bind`.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MCP_OAUTH_ISSUER",
+        requires = "oauth_audience"
+    )]
+    pub oauth_issuer: Option<String>,
+
+    /// This server's canonical URL as clients reach it (`https://mcp.example.com/mcp`):
+    /// tokens whose `aud` does not name it are refused.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "MCP_OAUTH_AUDIENCE",
+        requires = "oauth_issuer"
+    )]
+    pub oauth_audience: Option<String>,
+
+    /// A scope this server uses, published in its metadata (`scopes_supported`). Repeatable.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long = "oauth-scope",
+        value_name = "SCOPE",
+        env = "MCP_OAUTH_SCOPES",
+        value_delimiter = ','
+    )]
+    pub oauth_scopes: Vec<String>,
+
+    /// Introspect opaque (non-JWT) tokens at the issuer as this OAuth client; its secret is
+    /// read from `MCP_OAUTH_CLIENT_SECRET`, never from the command line.
+    #[cfg(feature = "oauth")]
+    #[arg(
+        long,
+        value_name = "ID",
+        env = "MCP_OAUTH_CLIENT_ID",
+        requires = "oauth_issuer"
+    )]
+    pub oauth_client_id: Option<String>,
 
     /// Share tasks, spent requestState nonces and notifications with the other instances
     /// of this server through the Redis at this URL (`redis://[:password@]host[:port][/db]`),
@@ -332,7 +386,62 @@ impl ServeArgs {
     pub async fn bind_http(&self, server: Server) -> std::io::Result<HttpServer> {
         let access = Access::load(self.token_file.as_deref(), self.allow_unauthenticated)
             .map_err(std::io::Error::other)?;
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = self.oauth().map_err(std::io::Error::other)? {
+            if access.authenticated() {
+                return Err(std::io::Error::other(
+                    "--oauth-issuer and bearer tokens (--token-file, MCP_BEARER_TOKEN) cannot be combined: choose one",
+                ));
+            }
+            // A wrong issuer shows in the log at startup, not at the first request; the
+            // issuer may also come up later, so this does not stop the server.
+            let probe = oauth.clone();
+            tokio::spawn(async move {
+                if let Err(e) = probe.prefetch().await {
+                    tracing::warn!("OAuth: {e}");
+                }
+            });
+            return HttpServer::bind(self.bind.as_str(), server, self.http_options().auth(oauth))
+                .await;
+        }
         HttpServer::bind_with_access(self.bind.as_str(), server, self.http_options(), &access).await
+    }
+
+    /// The OAuth verifier `--oauth-issuer` and `--oauth-audience` ask for, if they do
+    /// (with the scopes, and introspection when `--oauth-client-id` is given).
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use mcp_runtime::launch::ServeArgs;
+    ///
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     serve: ServeArgs,
+    /// }
+    ///
+    /// let cli = Cli::try_parse_from([
+    ///     "demo", "--transport", "http",
+    ///     "--oauth-issuer", "https://auth.example.com",
+    ///     "--oauth-audience", "https://mcp.example.com/mcp",
+    /// ])?;
+    /// let oauth = cli.serve.oauth()?.expect("configured");
+    /// assert_eq!(oauth.audience(), Some("https://mcp.example.com/mcp"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "oauth")]
+    pub fn oauth(&self) -> Result<Option<crate::oauth::OAuth>, crate::oauth::OAuthError> {
+        let (Some(issuer), Some(audience)) = (&self.oauth_issuer, &self.oauth_audience) else {
+            return Ok(None);
+        };
+        let mut builder = crate::oauth::OAuth::issuer(issuer)
+            .audience(audience)
+            .scopes_supported(self.oauth_scopes.iter().cloned());
+        if let Some(id) = &self.oauth_client_id {
+            let secret = std::env::var(OAUTH_CLIENT_SECRET_ENV).unwrap_or_default();
+            builder = builder.introspection(id, secret);
+        }
+        builder.build().map(Some)
     }
 
     /// Serves `server` on the chosen transport until the client goes away (stdio: stdin

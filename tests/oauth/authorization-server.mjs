@@ -1,0 +1,151 @@
+// The OAuth 2.1 authorization server the OAuth tests log in at: oauth2-mock-server (pinned in
+// package.json), configured the way an authorization server for MCP is deployed:
+//   - OpenID discovery at /.well-known/openid-configuration (no RFC 8414 document, so
+//     clients and servers exercise their fallback), plus `registration_endpoint` and the
+//     scopes it knows;
+//   - dynamic client registration (RFC 7591) at POST /register, public clients
+//     (`token_endpoint_auth_method: none`) and clients with a secret;
+//   - authorization codes with PKCE (S256), the user consenting at once (the authorize
+//     endpoint redirects back with a code, no login page);
+//   - access tokens as RS256 JWTs whose `aud` is the `resource` parameter (RFC 8707) of the
+//     authorization or token request, whose `scope` is what the client asked for, and whose
+//     `sub` is "alice" (authorization code) or the client id (client credentials);
+//   - refresh tokens that keep the grant's resource and scopes;
+//   - introspection (RFC 7662) answering for the tokens it issued.
+//
+// Usage: node authorization-server.mjs
+// Listens on 127.0.0.1 (a free port), prints {"issuer":"http://127.0.0.1:PORT"} on stdout,
+// and serves until stdin closes or the process is killed.
+
+import { OAuth2Server } from 'oauth2-mock-server';
+import { randomUUID } from 'node:crypto';
+
+const SCOPES = ['notes:read', 'notes:write'];
+
+const server = new OAuth2Server();
+await server.issuer.keys.generate('RS256');
+const service = server.service;
+
+/** code -> {scope, resource, clientId}, from the authorization request. */
+const grants = new Map();
+/** refresh token -> {scope, resource, sub}. */
+const refreshes = new Map();
+/** access token -> its claims, for introspection. */
+const issued = new Map();
+/** Requests whose access token was signed already (the id token comes second). */
+const signed = new WeakSet();
+/** Registered clients by id. */
+const clients = new Map();
+
+service.on('beforeWellKnownOpenIdConfiguration', (response) => {
+    const issuer = server.issuer.url;
+    response.body.registration_endpoint = `${issuer}/register`;
+    response.body.scopes_supported = SCOPES;
+    response.body.grant_types_supported = [
+        ...response.body.grant_types_supported,
+        'refresh_token'
+    ];
+    response.body.token_endpoint_auth_methods_supported = ['none', 'client_secret_basic', 'client_secret_post'];
+    response.body.code_challenge_methods_supported = ['S256'];
+});
+
+service.addRoute('POST', '/register', (req, res) => {
+    const metadata = req.body ?? {};
+    const redirects = metadata.redirect_uris;
+    if (!Array.isArray(redirects) || redirects.length === 0) {
+        res.statusCode = 400;
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ error: 'invalid_redirect_uri', error_description: 'redirect_uris is required' }));
+        return;
+    }
+    const method = metadata.token_endpoint_auth_method ?? 'client_secret_basic';
+    const client = {
+        ...metadata,
+        client_id: randomUUID(),
+        client_id_issued_at: Math.floor(Date.now() / 1000),
+        token_endpoint_auth_method: method
+    };
+    if (method !== 'none') client.client_secret = randomUUID();
+    clients.set(client.client_id, client);
+    res.statusCode = 201;
+    res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(client));
+});
+
+service.on('beforeAuthorizeRedirect', ({ url }, req) => {
+    const code = url.searchParams.get('code');
+    if (!code) return;
+    const clientId = req.query.client_id;
+    const client = clients.get(clientId);
+    if (!client || !client.redirect_uris.includes(req.query.redirect_uri)) {
+        url.searchParams.delete('code');
+        url.searchParams.set('error', 'unauthorized_client');
+        return;
+    }
+    if (!req.query.code_challenge) {
+        url.searchParams.delete('code');
+        url.searchParams.set('error', 'invalid_request');
+        url.searchParams.set('error_description', 'PKCE is required');
+        return;
+    }
+    grants.set(code, { scope: req.query.scope, resource: req.query.resource, clientId });
+    url.searchParams.set('iss', server.issuer.url);
+});
+
+service.on('beforeTokenSigning', (token, req) => {
+    if (signed.has(req)) return; // the id token
+    signed.add(req);
+    const body = req.body;
+    let grant;
+    if (body.grant_type === 'authorization_code') {
+        grant = grants.get(body.code) ?? {};
+        grant = { ...grant, sub: 'alice' };
+    } else if (body.grant_type === 'refresh_token') {
+        grant = refreshes.get(body.refresh_token) ?? {};
+    } else {
+        grant = { sub: body.client_id ?? 'client', scope: body.scope, resource: body.resource };
+    }
+    const resource = body.resource ?? grant.resource;
+    const scope = body.scope ?? grant.scope;
+    token.payload.sub = grant.sub;
+    if (resource) token.payload.aud = resource;
+    else delete token.payload.aud;
+    if (scope) token.payload.scope = scope;
+    else delete token.payload.scope;
+    req.grant = { sub: grant.sub, scope, resource };
+});
+
+service.on('beforeResponse', (response, req) => {
+    const grant = req.grant ?? {};
+    if (response.body.scope === 'dummy' || response.body.scope === undefined) {
+        if (grant.scope) response.body.scope = grant.scope;
+        else delete response.body.scope;
+    }
+    if (response.body.refresh_token) refreshes.set(response.body.refresh_token, grant);
+    if (response.body.access_token) {
+        issued.set(response.body.access_token, {
+            sub: grant.sub,
+            scope: grant.scope,
+            aud: grant.resource,
+            exp: Math.floor(Date.now() / 1000) + (response.body.expires_in ?? 3600)
+        });
+    }
+});
+
+service.on('beforeIntrospect', (response, req) => {
+    const known = issued.get(req.body?.token);
+    response.body = known
+        ? { active: true, iss: server.issuer.url, ...known }
+        : { active: false };
+});
+
+await server.start(0, '127.0.0.1');
+const { port } = server.address();
+server.issuer.url = `http://127.0.0.1:${port}`;
+process.stdout.write(JSON.stringify({ issuer: server.issuer.url }) + '\n');
+
+process.stdin.resume();
+process.stdin.on('end', async () => {
+    await server.stop();
+    process.exit(0);
+});
