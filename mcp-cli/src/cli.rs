@@ -2,8 +2,8 @@
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
 use crate::commands::{
-    call, completions, dev, doctor, init, install, list, new, package, prompt, read, schema, task,
-    uninstall,
+    call, completions, dev, doctor, init, install, list, login, new, package, prompt, read, schema,
+    task, uninstall,
 };
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -79,6 +79,10 @@ pub enum Command {
     Prompt(prompt::Args),
     /// Print, save or check the server's tools/list snapshot.
     Schema(schema::Args),
+    /// Log in to a server over HTTP (OAuth), for the other commands' --url.
+    Login(login::LoginArgs),
+    /// Forget the login to a server over HTTP (and revoke its tokens).
+    Logout(login::LogoutArgs),
     /// Add the server to an MCP client's configuration.
     Install(install::Args),
     /// Remove a server from an MCP client's configuration.
@@ -118,6 +122,8 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Task(args) => task::exec(args),
         Command::Prompt(args) => prompt::exec(args),
         Command::Schema(args) => schema::exec(args),
+        Command::Login(args) => login::exec(args),
+        Command::Logout(args) => login::exec_logout(args),
         Command::Install(args) => install::exec(args),
         Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),

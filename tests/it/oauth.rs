@@ -8,35 +8,16 @@
 //! tool needs, and a token for another resource refused.
 
 use crate::interop::ensure_clients;
-use mcp_tests::http::Spawned;
-use mcp_tests::oauth::{AuthorizationServer, free_port};
+use mcp_tests::oauth::{AuthorizationServer, notes_server};
 use serde_json::Value;
 use std::process::Command;
-
-/// `notes-server` over HTTP on a free port, its audience its own URL, verifying tokens from
-/// `issuer`, publishing `notes:read` as its scope (so clients step up for `notes:write`).
-fn notes_server(issuer: &str) -> Spawned {
-    let port = free_port();
-    let audience = format!("http://127.0.0.1:{port}/mcp");
-    Spawned::start_at(
-        "notes-server",
-        &format!("127.0.0.1:{port}"),
-        &[
-            "--oauth-issuer",
-            issuer,
-            "--oauth-audience",
-            &audience,
-            "--oauth-scope",
-            "notes:read",
-        ],
-    )
-}
 
 #[test]
 fn the_typescript_client_logs_in_by_its_own_flow_and_steps_up() {
     let dir = ensure_clients();
     let auth = AuthorizationServer::start();
-    let server = notes_server(&auth.issuer);
+    // The server publishes `notes:read` only, so the client steps up for `notes:write`.
+    let server = notes_server(&auth.issuer, &["notes:read"]);
     let out = Command::new("node")
         .arg(dir.join("ts").join("oauth-client.mjs"))
         .args(["--url", &server.url, "--issuer", &auth.issuer])

@@ -68,3 +68,15 @@ pub fn free_port() -> u16 {
         .expect("a free loopback port")
         .port()
 }
+
+/// `notes-server` over HTTP on a free port verifying tokens from `issuer` for its own URL
+/// (`http://127.0.0.1:PORT/mcp`), publishing `scopes` as the ones it uses.
+pub fn notes_server(issuer: &str, scopes: &[&str]) -> crate::http::Spawned {
+    let port = free_port();
+    let audience = format!("http://127.0.0.1:{port}/mcp");
+    let mut args = vec!["--oauth-issuer", issuer, "--oauth-audience", &audience];
+    for scope in scopes {
+        args.extend(["--oauth-scope", scope]);
+    }
+    crate::http::Spawned::start_at("notes-server", &format!("127.0.0.1:{port}"), &args)
+}

@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod init;
 pub mod install;
 pub mod list;
+pub mod login;
 pub mod new;
 pub mod package;
 pub mod prompt;
@@ -63,6 +64,22 @@ pub struct ServerArgs {
     #[arg(long, value_name = "URL", conflicts_with_all = ["manifest_path", "bin", "server_args"])]
     pub url: Option<String>,
 
+    /// With --url: send this bearer token instead of logging in (for scripts; `MCP_TOKEN`
+    /// keeps it out of `ps` and the shell history).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "MCP_TOKEN",
+        hide_env_values = true,
+        requires = "url"
+    )]
+    pub token: Option<String>,
+
+    /// With --url: log in as this OAuth client (registered beforehand at the authorization
+    /// server) instead of registering dynamically.
+    #[arg(long, value_name = "ID", env = "MCP_CLIENT_ID", requires = "url")]
+    pub client_id: Option<String>,
+
     /// The project's `Cargo.toml` (default: the one for the current folder).
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
@@ -91,7 +108,14 @@ impl ServerArgs {
         if let Some(command) = &self.command {
             ServerSpec::Command(command.clone())
         } else if let Some(url) = &self.url {
-            ServerSpec::Url(url.clone())
+            ServerSpec::Url {
+                url: url.clone(),
+                token: self.token.clone(),
+                login: crate::ops::oauth::Options {
+                    client_id: self.client_id.clone(),
+                    ..Default::default()
+                },
+            }
         } else {
             ServerSpec::Project {
                 manifest_path: self.manifest_path.clone(),

@@ -27,7 +27,14 @@ pub enum ServerSpec {
     /// A command started over stdio: the program, then its arguments.
     Command(Vec<String>),
     /// A Streamable HTTP endpoint.
-    Url(String),
+    Url {
+        /// The endpoint.
+        url: String,
+        /// A bearer token to send (`--token`, `MCP_TOKEN`) instead of logging in.
+        token: Option<String>,
+        /// How to log in when the server answers 401 and no token was given.
+        login: super::oauth::Options,
+    },
 }
 
 impl ServerSpec {
@@ -36,7 +43,7 @@ impl ServerSpec {
         match self {
             ServerSpec::Project { .. } => "the current project".to_owned(),
             ServerSpec::Command(cmd) => format!("`{}`", cmd.join(" ")),
-            ServerSpec::Url(url) => url.clone(),
+            ServerSpec::Url { url, .. } => url.clone(),
         }
     }
 }
@@ -143,9 +150,59 @@ pub async fn connect(
             quiet_audit(&mut command);
             Client::spawn(command).with_context(|| format!("cannot start `{program}`"))?
         }
-        ServerSpec::Url(url) => Client::http(url).map_err(|e| anyhow!("{e}"))?,
+        ServerSpec::Url { url, token, login } => {
+            return connect_url(spec, url, token.as_deref(), login, era, timeout, input).await;
+        }
     };
-    let client = client.with_input_handler(input);
+    finish(spec, client.with_input_handler(input), era, timeout).await
+}
+
+/// Connects to an HTTP endpoint with the token given, else the stored login's (refreshed
+/// when it expired); when the server answers 401 without a given token, logs in (see
+/// [`oauth`](super::oauth)) and connects again.
+async fn connect_url(
+    spec: &ServerSpec,
+    url: &str,
+    given: Option<&str>,
+    login: &super::oauth::Options,
+    era: EraMode,
+    timeout: Duration,
+    input: InputHandler,
+) -> Result<Connection> {
+    use super::oauth;
+    let open = |token: Option<&str>| {
+        match token {
+            Some(token) => Client::http_with_token(url, token),
+            None => Client::http(url),
+        }
+        .map(|c| c.with_input_handler(input.clone()))
+        .map_err(|e| anyhow!("{e}"))
+    };
+    let stored = match given {
+        Some(_) => None,
+        None => oauth::stored_token(url).await?,
+    };
+    let first = finish(spec, open(given.or(stored.as_deref()))?, era, timeout).await;
+    match first {
+        Err(e) if given.is_none() && format!("{e:#}").contains("HTTP 401") => {
+            if stored.is_some() {
+                eprintln!("the stored login for {url} is no longer accepted; logging in again");
+                oauth::forget(url)?;
+            }
+            let fresh = oauth::login_and_store(url, login).await?;
+            finish(spec, open(Some(&fresh.access_token))?, era, timeout).await
+        }
+        other => other,
+    }
+}
+
+/// The handshake over a client, within `timeout`.
+async fn finish(
+    spec: &ServerSpec,
+    client: Client,
+    era: EraMode,
+    timeout: Duration,
+) -> Result<Connection> {
     let connected = tokio::time::timeout(timeout, handshake(&client, era))
         .await
         .map_err(|_| anyhow!("no answer within {} s", timeout.as_secs()))

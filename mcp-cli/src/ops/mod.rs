@@ -10,6 +10,7 @@ pub mod inspect;
 pub mod install;
 pub mod mcpb;
 pub mod name;
+pub mod oauth;
 pub mod package;
 pub mod project;
 pub mod registry;

@@ -10,6 +10,7 @@ mod dev;
 mod generate;
 mod inspect;
 mod install;
+mod oauth;
 mod package;
 mod primitives;
 mod skills;

@@ -20,7 +20,7 @@ use super::{Client, ClientError};
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamHeader};
 use crate::protocol::meta::PROTOCOL_VERSION_KEY;
-use ::http::header::{ACCEPT, CONTENT_TYPE, HOST};
+use ::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
 use ::http::{Method, Request, Response, Uri};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
@@ -48,6 +48,8 @@ struct Learnt {
 struct Endpoint {
     uri: Uri,
     authority: String,
+    /// `Bearer …`, sent with every request when the client was given a token.
+    authorization: Option<::http::HeaderValue>,
     learnt: Mutex<Learnt>,
 }
 
@@ -58,6 +60,38 @@ impl Client {
     /// any transport. Fails only on a URL that is not an absolute `http://` URL. Must be
     /// called inside a Tokio runtime.
     pub fn http(url: &str) -> Result<Self, ClientError> {
+        Self::http_endpoint(url, None)
+    }
+
+    /// Like [`Client::http`], sending `Authorization: Bearer {token}` with every request
+    /// (an OAuth access token, or a token from the server's `--token-file`). The token is
+    /// marked sensitive, so HTTP debugging output does not show it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_runtime::client::ClientError> {
+    /// use mcp_runtime::client::Client;
+    ///
+    /// let client = Client::http_with_token("http://127.0.0.1:8000/mcp", "a-long-random-secret")?;
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
+    pub fn http_with_token(url: &str, token: &str) -> Result<Self, ClientError> {
+        let mut value =
+            ::http::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                ClientError::Io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the token has characters an HTTP header cannot carry",
+                ))
+            })?;
+        value.set_sensitive(true);
+        Self::http_endpoint(url, Some(value))
+    }
+
+    fn http_endpoint(
+        url: &str,
+        authorization: Option<::http::HeaderValue>,
+    ) -> Result<Self, ClientError> {
         let uri: Uri = url.parse().map_err(|e| {
             ClientError::Io(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
@@ -87,6 +121,7 @@ impl Client {
         let endpoint = Arc::new(Endpoint {
             uri,
             authority,
+            authorization,
             learnt: Mutex::default(),
         });
         let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
@@ -257,6 +292,9 @@ impl Endpoint {
             .header(HOST, &self.authority)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
+        if let Some(authorization) = &self.authorization {
+            builder = builder.header(AUTHORIZATION, authorization.clone());
+        }
         let params = message.get("params");
         let modern_version = params
             .and_then(|p| p.get("_meta"))
@@ -306,12 +344,15 @@ impl Endpoint {
         let Some(session) = self.learnt().session_id.take() else {
             return;
         };
-        let request = Request::builder()
+        let mut request = Request::builder()
             .method(Method::DELETE)
             .uri(self.uri.clone())
             .header(HOST, &self.authority)
-            .header(MCP_SESSION_ID, session)
-            .body(Full::new(Bytes::new()));
+            .header(MCP_SESSION_ID, session);
+        if let Some(authorization) = &self.authorization {
+            request = request.header(AUTHORIZATION, authorization.clone());
+        }
+        let request = request.body(Full::new(Bytes::new()));
         if let Ok(request) = request {
             let _ = send(&self.authority, request).await;
         }

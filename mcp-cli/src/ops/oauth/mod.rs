@@ -1,0 +1,599 @@
+//! `cargo mcp` as an OAuth client of servers that answer 401, the way the MCP authorization
+//! spec describes it:
+//!
+//! 1. the server's protected-resource metadata (RFC 9728): from the challenge's
+//!    `resource_metadata`, else the well-known URLs for the endpoint's path and its root;
+//!    its `resource` must be the endpoint or a parent of it on the same origin;
+//! 2. the authorization server's metadata: RFC 8414, then OpenID discovery; its `issuer` must
+//!    be the one the resource named, and it must support PKCE with `S256` (the spec says to
+//!    refuse otherwise);
+//! 3. a client: `--client-id` when given, else dynamic registration (RFC 7591) as a public
+//!    client with a loopback redirect;
+//! 4. the authorization-code flow with PKCE (S256), a `state`, and the `resource` parameter
+//!    (RFC 8707): the URL is printed and opened in a browser (`$BROWSER` if set, else the
+//!    desktop's opener), and a one-shot server on `127.0.0.1` takes the redirect back
+//!    (RFC 8252 §7.3);
+//! 5. the token request with the code verifier and the `resource` again; the tokens are
+//!    stored per server ([`store`]) and refreshed with the refresh token when they expire.
+//!
+//! Scopes asked for: `--scope`, else the `scope` of the server's challenge, else the
+//! resource's `scopes_supported`.
+
+pub mod http;
+pub mod store;
+
+use self::http::{Http, challenge_params};
+use anyhow::{Context as _, Result, anyhow, bail};
+use base64::Engine as _;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use store::Login;
+
+/// How a login goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// A client registered beforehand, instead of dynamic registration.
+    pub client_id: Option<String>,
+    /// Its secret (a confidential client), sent with HTTP Basic.
+    pub client_secret: Option<String>,
+    /// The scopes to ask for, space-separated.
+    pub scope: Option<String>,
+    /// Open the authorization URL in a browser (it is printed either way).
+    pub open_browser: bool,
+    /// How long to wait for the browser to come back.
+    pub wait: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            client_id: None,
+            client_secret: None,
+            scope: None,
+            open_browser: true,
+            wait: Duration::from_secs(300),
+        }
+    }
+}
+
+/// The stored login's access token for `server`, refreshed (and stored again) when it has
+/// expired; `None` when there is no login, or it expired and cannot be refreshed.
+pub async fn stored_token(server: &str) -> Result<Option<String>> {
+    let folder = store::folder()?;
+    let Some(login) = store::load(&folder, server) else {
+        return Ok(None);
+    };
+    if !expired(&login) {
+        return Ok(Some(login.access_token));
+    }
+    match refresh(&Http::new()?, &login).await {
+        Ok(refreshed) => {
+            store::save(&folder, &refreshed)?;
+            Ok(Some(refreshed.access_token))
+        }
+        Err(e) => {
+            eprintln!("the stored login for {server} expired and could not be refreshed ({e:#})");
+            Ok(None)
+        }
+    }
+}
+
+/// Forgets `server`'s stored login without telling the authorization server.
+pub fn forget(server: &str) -> Result<()> {
+    store::remove(&store::folder()?, server).map(drop)
+}
+
+/// Logs in to `server` (asking it first for its challenge) and stores the tokens.
+pub async fn login_and_store(server: &str, options: &Options) -> Result<Login> {
+    let http = Http::new()?;
+    let probe = http.probe(server).await?;
+    if probe.status != ::http::StatusCode::UNAUTHORIZED
+        && probe.status != ::http::StatusCode::FORBIDDEN
+    {
+        bail!(
+            "{server} answered {} without asking for credentials: there is nothing to log in to",
+            probe.status
+        );
+    }
+    let login = login(&http, server, probe.challenge.as_deref(), options).await?;
+    store::save(&store::folder()?, &login)?;
+    Ok(login)
+}
+
+/// Forgets the login for `server` (revoking its tokens when the authorization server has a
+/// revocation endpoint); whether there was one.
+pub async fn logout(server: &str) -> Result<bool> {
+    let folder = store::folder()?;
+    let Some(login) = store::load(&folder, server) else {
+        return store::remove(&folder, server);
+    };
+    if let Some(endpoint) = &login.revocation_endpoint {
+        let http = Http::new()?;
+        for (token, hint) in [
+            (login.refresh_token.as_deref(), "refresh_token"),
+            (Some(login.access_token.as_str()), "access_token"),
+        ] {
+            let Some(token) = token else { continue };
+            let mut form = vec![("token", token), ("token_type_hint", hint)];
+            let basic = client_auth(&login, &mut form);
+            // Best effort (RFC 7009): the tokens are forgotten here whatever it answers.
+            let _ = http.post_form(endpoint, &form, basic).await;
+        }
+    }
+    store::remove(&folder, server)
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs()
+}
+
+/// Expired, or expiring within 30 s.
+fn expired(login: &Login) -> bool {
+    login.expires_at.is_some_and(|at| at <= now() + 30)
+}
+
+/// The client authentication of a token request: HTTP Basic, or the secret in the form.
+fn client_auth<'a>(
+    login: &'a Login,
+    form: &mut Vec<(&'a str, &'a str)>,
+) -> Option<(&'a str, &'a str)> {
+    match (
+        login.token_endpoint_auth_method.as_str(),
+        &login.client_secret,
+    ) {
+        ("client_secret_basic", Some(secret)) => Some((login.client_id.as_str(), secret.as_str())),
+        ("client_secret_post", Some(secret)) => {
+            form.push(("client_id", &login.client_id));
+            form.push(("client_secret", secret));
+            None
+        }
+        _ => {
+            form.push(("client_id", &login.client_id));
+            None
+        }
+    }
+}
+
+/// Exchanges the refresh token for new tokens.
+async fn refresh(http: &Http, login: &Login) -> Result<Login> {
+    let refresh_token = login
+        .refresh_token
+        .as_deref()
+        .context("the token expired and no refresh token was issued")?;
+    let mut form = vec![
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh_token),
+        ("resource", login.resource.as_str()),
+    ];
+    let basic = client_auth(login, &mut form);
+    let answer = http.post_form(&login.token_endpoint, &form, basic).await?;
+    let mut refreshed = login.clone();
+    apply_token_answer(&mut refreshed, answer)?;
+    Ok(refreshed)
+}
+
+/// Reads a token endpoint's answer into `login`.
+fn apply_token_answer(login: &mut Login, answer: self::http::Answer) -> Result<()> {
+    if !answer.status.is_success() {
+        let error = answer.json["error"].as_str().unwrap_or("no error code");
+        let description = answer.json["error_description"].as_str().unwrap_or("");
+        bail!(
+            "the token endpoint answered {} ({error}{}{description})",
+            answer.status,
+            if description.is_empty() { "" } else { ": " }
+        );
+    }
+    let json = answer.json;
+    let access = json["access_token"]
+        .as_str()
+        .context("the token endpoint's answer has no access_token")?;
+    let kind = json["token_type"].as_str().unwrap_or("Bearer");
+    if !kind.eq_ignore_ascii_case("bearer") {
+        bail!("the token endpoint issued a {kind} token; only Bearer tokens are supported");
+    }
+    login.access_token = access.to_owned();
+    if let Some(refresh) = json["refresh_token"].as_str() {
+        login.refresh_token = Some(refresh.to_owned());
+    }
+    login.expires_at = json["expires_in"].as_u64().map(|s| now() + s);
+    if let Some(scope) = json["scope"].as_str() {
+        login.scope = Some(scope.to_owned());
+    }
+    Ok(())
+}
+
+/// `https://host:port` of a URL.
+fn origin(url: &url::Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// The server's protected-resource metadata.
+async fn discover_resource(http: &Http, server: &url::Url, named: Option<&str>) -> Result<Value> {
+    let path = server.path().trim_end_matches('/');
+    let mut candidates: Vec<String> = named.map(str::to_owned).into_iter().collect();
+    candidates.push(format!(
+        "{}/.well-known/oauth-protected-resource{path}",
+        origin(server)
+    ));
+    candidates.push(format!(
+        "{}/.well-known/oauth-protected-resource",
+        origin(server)
+    ));
+    candidates.dedup();
+    let mut failures = Vec::new();
+    for candidate in candidates {
+        match http.get_json(&candidate).await {
+            Ok(answer) if answer.status.is_success() && answer.json.is_object() => {
+                return Ok(answer.json);
+            }
+            Ok(answer) => failures.push(format!("{candidate} answered {}", answer.status)),
+            Err(e) => failures.push(format!("{e:#}")),
+        }
+    }
+    bail!(
+        "the server asks for a login but publishes no protected-resource metadata ({})",
+        failures.join("; ")
+    )
+}
+
+/// The authorization server's metadata: RFC 8414, then OpenID discovery.
+async fn discover_issuer(http: &Http, issuer: &str) -> Result<Value> {
+    let url = url::Url::parse(issuer).with_context(|| format!("{issuer:?} is not a URL"))?;
+    let path = url.path().trim_end_matches('/');
+    let mut candidates = vec![
+        format!(
+            "{}/.well-known/oauth-authorization-server{path}",
+            origin(&url)
+        ),
+        format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        ),
+    ];
+    if !path.is_empty() {
+        candidates.push(format!(
+            "{}/.well-known/openid-configuration{path}",
+            origin(&url)
+        ));
+    }
+    let mut failures = Vec::new();
+    for candidate in candidates {
+        match http.get_json(&candidate).await {
+            Ok(answer) if answer.status.is_success() && answer.json.is_object() => {
+                let named = answer.json["issuer"].as_str().unwrap_or_default();
+                if named != issuer {
+                    bail!("{candidate} names the issuer {named:?}, not {issuer:?}");
+                }
+                return Ok(answer.json);
+            }
+            Ok(answer) => failures.push(format!("{candidate} answered {}", answer.status)),
+            Err(e) => failures.push(format!("{e:#}")),
+        }
+    }
+    bail!(
+        "cannot read the metadata of the authorization server {issuer} ({})",
+        failures.join("; ")
+    )
+}
+
+/// Random bytes as base64url: PKCE verifiers and `state`.
+fn random_token() -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness: {e}"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// The whole flow for `server`, given its 401 challenge.
+async fn login(
+    http: &Http,
+    server: &str,
+    challenge: Option<&str>,
+    options: &Options,
+) -> Result<Login> {
+    let server_url = url::Url::parse(server).with_context(|| format!("{server:?} is not a URL"))?;
+    let params = challenge.map(challenge_params).unwrap_or_default();
+    let param = |name: &str| {
+        params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+
+    let resource_doc =
+        discover_resource(http, &server_url, param("resource_metadata").as_deref()).await?;
+    let resource = resource_doc["resource"]
+        .as_str()
+        .context("the protected-resource metadata has no resource")?
+        .to_owned();
+    let resource_url = url::Url::parse(&resource)
+        .with_context(|| format!("the resource {resource:?} is not a URL"))?;
+    let within = origin(&resource_url) == origin(&server_url)
+        && server_url
+            .path()
+            .starts_with(resource_url.path().trim_end_matches('/'));
+    if !within {
+        bail!("the protected-resource metadata is for {resource}, which is not {server}");
+    }
+    let issuer = resource_doc["authorization_servers"][0]
+        .as_str()
+        .context("the protected-resource metadata names no authorization server")?
+        .to_owned();
+    let meta = discover_issuer(http, &issuer).await?;
+    let endpoint = |name: &str| meta[name].as_str().map(str::to_owned);
+    let authorization_endpoint = endpoint("authorization_endpoint")
+        .context("the authorization server has no authorization_endpoint")?;
+    let token_endpoint =
+        endpoint("token_endpoint").context("the authorization server has no token_endpoint")?;
+    let pkce = meta["code_challenge_methods_supported"]
+        .as_array()
+        .is_some_and(|m| m.iter().any(|v| v == "S256"));
+    if !pkce {
+        bail!(
+            "the authorization server {issuer} does not say it supports PKCE with S256; the MCP authorization spec forbids logging in without it"
+        );
+    }
+    let scope = options
+        .scope
+        .clone()
+        .or_else(|| param("scope"))
+        .or_else(|| {
+            let listed: Vec<&str> = resource_doc["scopes_supported"]
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            (!listed.is_empty()).then(|| listed.join(" "))
+        });
+
+    // The loopback redirect (RFC 8252 §7.3), bound before the client is registered with it.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .context("cannot listen on 127.0.0.1 for the login's redirect")?;
+    let redirect_uri = format!(
+        "http://127.0.0.1:{}/callback",
+        listener.local_addr()?.port()
+    );
+
+    let (client_id, client_secret, auth_method) = match &options.client_id {
+        Some(id) => {
+            let method = if options.client_secret.is_some() {
+                "client_secret_basic"
+            } else {
+                "none"
+            };
+            (id.clone(), options.client_secret.clone(), method.to_owned())
+        }
+        None => register(http, &meta, &issuer, &redirect_uri).await?,
+    };
+
+    let verifier = random_token()?;
+    let state = random_token()?;
+    let challenge_value = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(Sha256::digest(verifier.as_bytes()));
+    let mut authorize = url::Url::parse(&authorization_endpoint).with_context(|| {
+        format!("the authorization endpoint {authorization_endpoint:?} is not a URL")
+    })?;
+    {
+        let mut query = authorize.query_pairs_mut();
+        query
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &client_id)
+            .append_pair("redirect_uri", &redirect_uri)
+            .append_pair("code_challenge", &challenge_value)
+            .append_pair("code_challenge_method", "S256")
+            .append_pair("state", &state)
+            .append_pair("resource", &resource);
+        if let Some(scope) = &scope {
+            query.append_pair("scope", scope);
+        }
+    }
+    eprintln!("To log in to {server}, open this URL in a browser:\n  {authorize}");
+    if options.open_browser {
+        open_browser(authorize.as_str());
+    }
+    let back = callback::wait(listener, options.wait).await?;
+    let get = |name: &str| {
+        back.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    if get("state") != Some(state.as_str()) {
+        bail!("the login came back with another state: not the login this command started");
+    }
+    if let Some(error) = get("error") {
+        bail!(
+            "the authorization server refused the login: {error}{}",
+            get("error_description")
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(iss) = get("iss")
+        && iss != issuer
+    {
+        bail!("the login came back from {iss}, not {issuer} (RFC 9207)");
+    }
+    let code = get("code").context("the login came back without a code")?;
+
+    let mut login = Login {
+        server: server.to_owned(),
+        resource: resource.clone(),
+        issuer,
+        token_endpoint: token_endpoint.clone(),
+        revocation_endpoint: endpoint("revocation_endpoint"),
+        client_id,
+        client_secret,
+        token_endpoint_auth_method: auth_method,
+        access_token: String::new(),
+        refresh_token: None,
+        expires_at: None,
+        scope: None,
+    };
+    let mut form = vec![
+        ("grant_type", "authorization_code"),
+        ("code", code),
+        ("redirect_uri", redirect_uri.as_str()),
+        ("code_verifier", verifier.as_str()),
+        ("resource", resource.as_str()),
+    ];
+    let snapshot = login.clone();
+    let basic = client_auth(&snapshot, &mut form);
+    let answer = http.post_form(&token_endpoint, &form, basic).await?;
+    apply_token_answer(&mut login, answer)?;
+    eprintln!("logged in to {server}");
+    Ok(login)
+}
+
+/// Registers `cargo mcp` as a public client with `redirect_uri` (RFC 7591).
+async fn register(
+    http: &Http,
+    meta: &Value,
+    issuer: &str,
+    redirect_uri: &str,
+) -> Result<(String, Option<String>, String)> {
+    let endpoint = meta["registration_endpoint"].as_str().with_context(|| {
+        format!("the authorization server {issuer} does not allow dynamic registration; register a client there and pass --client-id")
+    })?;
+    let request = serde_json::json!({
+        "client_name": "cargo mcp",
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+    });
+    let answer = http.post_json(endpoint, &request).await?;
+    if !answer.status.is_success() {
+        bail!(
+            "the authorization server refused to register cargo mcp ({}: {})",
+            answer.status,
+            answer.json["error_description"]
+                .as_str()
+                .or(answer.json["error"].as_str())
+                .unwrap_or("no reason given")
+        );
+    }
+    let id = answer.json["client_id"]
+        .as_str()
+        .context("the registration's answer has no client_id")?
+        .to_owned();
+    let secret = answer.json["client_secret"].as_str().map(str::to_owned);
+    let method = answer.json["token_endpoint_auth_method"]
+        .as_str()
+        .unwrap_or(if secret.is_some() {
+            "client_secret_basic"
+        } else {
+            "none"
+        })
+        .to_owned();
+    Ok((id, secret, method))
+}
+
+/// Opens `url` in the user's browser: `$BROWSER` (a command; the URL is its last argument)
+/// when set, else the desktop's opener. Failures are silent: the URL is printed anyway.
+fn open_browser(url: &str) {
+    use std::process::{Command, Stdio};
+    let mut command = match std::env::var("BROWSER")
+        .ok()
+        .filter(|b| !b.trim().is_empty())
+    {
+        Some(browser) => {
+            let mut words = browser.split_whitespace();
+            let Some(program) = words.next() else { return };
+            let mut command = Command::new(program);
+            command.args(words);
+            command
+        }
+        None if cfg!(target_os = "macos") => Command::new("open"),
+        None if cfg!(windows) => {
+            let mut command = Command::new("cmd");
+            command.args(["/C", "start", ""]);
+            command
+        }
+        None => Command::new("xdg-open"),
+    };
+    let _ = command
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+}
+
+mod callback {
+    //! The one-shot loopback server the browser comes back to.
+
+    use anyhow::{Result, anyhow};
+    use bytes::Bytes;
+    use http_body_util::Full;
+    use hyper::server::conn::http1;
+    use hyper::service::service_fn;
+    use hyper_util::rt::TokioIo;
+    use std::time::Duration;
+    use tokio::sync::mpsc;
+
+    const DONE: &str = "<!doctype html><title>cargo mcp</title><p>Logged in. You can close this tab and go back to the terminal.</p>";
+
+    /// Serves `listener` until a request for `/callback` arrives (or `wait` passes) and
+    /// returns its query parameters.
+    pub(super) async fn wait(
+        listener: tokio::net::TcpListener,
+        wait: Duration,
+    ) -> Result<Vec<(String, String)>> {
+        let (tx, mut rx) = mpsc::channel::<Vec<(String, String)>>(1);
+        let serve = async {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    let service =
+                        service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                            let tx = tx.clone();
+                            async move {
+                                let uri = request.uri();
+                                if uri.path() != "/callback" {
+                                    let mut response = hyper::Response::new(Full::new(
+                                        Bytes::from_static(b"not found"),
+                                    ));
+                                    *response.status_mut() = hyper::StatusCode::NOT_FOUND;
+                                    return Ok::<_, std::convert::Infallible>(response);
+                                }
+                                let params = url::form_urlencoded::parse(
+                                    uri.query().unwrap_or("").as_bytes(),
+                                )
+                                .into_owned()
+                                .collect();
+                                let _ = tx.send(params).await;
+                                let mut response = hyper::Response::new(Full::new(
+                                    Bytes::from_static(DONE.as_bytes()),
+                                ));
+                                response.headers_mut().insert(
+                                    hyper::header::CONTENT_TYPE,
+                                    hyper::header::HeaderValue::from_static(
+                                        "text/html; charset=utf-8",
+                                    ),
+                                );
+                                Ok(response)
+                            }
+                        });
+                    let _ = http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        };
+        tokio::select! {
+            () = serve => Err(anyhow!("the login's redirect server stopped")),
+            params = rx.recv() => params.ok_or_else(|| anyhow!("the login's redirect server stopped")),
+            () = tokio::time::sleep(wait) => Err(anyhow!(
+                "the browser did not come back within {} s; run the command again to retry",
+                wait.as_secs()
+            )),
+        }
+    }
+}
