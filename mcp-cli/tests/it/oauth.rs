@@ -147,7 +147,11 @@ fn login_asks_for_the_scopes_given_and_a_token_for_another_server_is_not_reused(
     assert_eq!(stdout(&out), "no notes yet\n", "{}", show(&out));
     let out = user.run(&["call", "add_note", "text=x", "--url", &notes.url]);
     assert!(!out.status.success(), "{}", show(&out));
-    assert!(stderr(&out).contains(r#"requires the scopes "notes:write""#), "{}", show(&out));
+    assert!(
+        stderr(&out).contains(r#"requires the scopes "notes:write""#),
+        "{}",
+        show(&out)
+    );
 
     // The other server (another audience) gets its own login, not this token.
     let out = user.run(&["call", "whoami", "--url", &other.url]);

@@ -1,10 +1,11 @@
 //! The issuer's metadata (discovered once) and its signing keys (cached, refreshed on age and
 //! on unknown `kid`s, served stale for a bounded time while the issuer is unreachable).
 
+use super::signature::PublicKey;
 use crate::net::{NetRequest, NetService};
 use crate::transport::http::AuthError;
-use jsonwebtoken::jwk::{AlgorithmParameters, Jwk, KeyOperations, PublicKeyUse};
-use jsonwebtoken::{Algorithm, AlgorithmFamily, DecodingKey};
+use jsonwebtoken::Algorithm;
+use jsonwebtoken::jwk::{Jwk, KeyOperations, PublicKeyUse};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -52,8 +53,7 @@ pub(super) struct KeySet {
 struct Key {
     kid: Option<String>,
     alg: Option<Algorithm>,
-    family: AlgorithmFamily,
-    key: Arc<DecodingKey>,
+    key: Arc<PublicKey>,
 }
 
 impl KeyStore {
@@ -83,12 +83,12 @@ impl KeyStore {
         kid: Option<&str>,
         alg: Algorithm,
         want_new: bool,
-    ) -> Result<Vec<Arc<DecodingKey>>, AuthError> {
+    ) -> Result<Vec<Arc<PublicKey>>, AuthError> {
         let set = self.keys(want_new).await?;
         Ok(set
             .keys
             .iter()
-            .filter(|k| k.family == alg.family())
+            .filter(|k| k.key.fits(alg))
             .filter(|k| k.alg.is_none_or(|a| a == alg))
             .filter(|k| kid.is_none() || k.kid.as_deref() == kid)
             .map(|k| k.key.clone())
@@ -252,17 +252,13 @@ impl KeyStore {
         })
     }
 
-    /// A JWK as a verification key, if it is one: a public key (never `oct`), for
+    /// A JWK as a verification key, if it is one: a public key (never `oct`; RSA, ECDSA on
+    /// P-256 or P-384, Ed25519), for
     /// signatures (`use` `sig` or absent, `key_ops` with `verify` or absent), with an
     /// accepted `alg` of its family if it names one.
     fn usable(&self, value: &serde_json::Value) -> Option<Key> {
         let jwk: Jwk = serde_json::from_value(value.clone()).ok()?;
-        let family = match &jwk.algorithm {
-            AlgorithmParameters::RSA(_) => AlgorithmFamily::Rsa,
-            AlgorithmParameters::EllipticCurve(_) => AlgorithmFamily::Ec,
-            AlgorithmParameters::OctetKeyPair(_) => AlgorithmFamily::Ed,
-            _ => return None,
-        };
+        let (key, family) = PublicKey::from_jwk(&jwk)?;
         if jwk
             .common
             .public_key_use
@@ -290,11 +286,12 @@ impl KeyStore {
             }
             None => None,
         };
-        let key = DecodingKey::from_jwk(&jwk).ok()?;
+        if alg.is_some_and(|alg| !key.fits(alg)) {
+            return None;
+        }
         Some(Key {
             kid: jwk.common.key_id,
             alg,
-            family,
             key: Arc::new(key),
         })
     }

@@ -30,10 +30,16 @@
 //!   (asymmetric only: `none` and the HMAC algorithms are refused, so a public key can never
 //!   be used as an HMAC secret); the key is chosen from the issuer's JWKS by `kid` among keys
 //!   of the algorithm's family (`kty`), whose `use` is `sig` (or absent) and whose own `alg`,
-//!   if any, is the token's; the signature (by [`jsonwebtoken`] on the RustCrypto backend: no
-//!   cryptography here); `iss` exactly; `aud` must contain the audience (the canonical URI of
-//!   this server); `exp` required, `exp` and `nbf` with [`OAuthBuilder::leeway`] (default 60 s).
-//!   Tokens longer than [`OAuthBuilder::max_token_bytes`] are refused before any parsing.
+//!   if any, is the token's (and for ECDSA, whose curve is the algorithm's); `iss` exactly;
+//!   `aud` must contain the audience (the canonical URI of this server); `exp` required, `exp`
+//!   and `nbf` with [`OAuthBuilder::leeway`] (default 60 s). These claims are checked first,
+//!   so a token for another audience, from another issuer or out of its time costs no
+//!   signature work; then the signature, by `ring` (RSA keys of 2048 bits or more, PKCS#1
+//!   v1.5 and PSS; ECDSA P-256 and P-384; Ed25519; headers and JWKS parsed by
+//!   [`jsonwebtoken`]; no cryptography here). A verified token is remembered by its SHA-256
+//!   until it expires (at most 5 min, 10 000 tokens), so a client sending its token with
+//!   every request pays for the signature once. Tokens longer than
+//!   [`OAuthBuilder::max_token_bytes`] are refused before any parsing.
 //! - **Opaque tokens** (anything that is not a JWT), when
 //!   [`OAuthBuilder::introspection`] is configured: asked of the issuer's
 //!   `introspection_endpoint` (RFC 7662) with the server's client credentials (HTTP Basic);
@@ -74,6 +80,7 @@
 
 mod introspect;
 mod keys;
+mod signature;
 #[cfg(test)]
 mod tests;
 
@@ -81,8 +88,9 @@ use crate::net::{NetError, NetPolicy, NetService};
 use crate::transport::http::{AuthError, Authenticator, Identity, ProtectedResource};
 use futures::future::BoxFuture;
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::{Algorithm, AlgorithmFamily, Validation};
+use jsonwebtoken::{Algorithm, AlgorithmFamily};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -103,6 +111,34 @@ struct Inner {
     introspection: Option<introspect::Introspector>,
     resource: Option<ProtectedResource>,
     metadata_url: Option<String>,
+    /// Tokens whose signature and claims were verified, by SHA-256, until they expire.
+    verified: moka::sync::Cache<[u8; 32], Verified>,
+    /// The longest a verified token is remembered (zero: never).
+    verified_ttl: Duration,
+}
+
+/// A verified token's identity, kept until the token expires (at most
+/// [`OAuthBuilder::remember_verified`]).
+#[derive(Clone)]
+struct Verified {
+    identity: Identity,
+    keep: Duration,
+}
+
+/// How many verified tokens are remembered.
+const VERIFIED_CAPACITY: u64 = 10_000;
+
+struct KeepVerified;
+
+impl moka::Expiry<[u8; 32], Verified> for KeepVerified {
+    fn expire_after_create(
+        &self,
+        _: &[u8; 32],
+        v: &Verified,
+        _: std::time::Instant,
+    ) -> Option<Duration> {
+        Some(v.keep)
+    }
 }
 
 impl std::fmt::Debug for OAuth {
@@ -178,6 +214,7 @@ pub struct OAuthBuilder {
     timeout: Duration,
     net: Option<NetService>,
     resource_name: Option<String>,
+    verified_ttl: Duration,
 }
 
 /// The algorithms accepted unless [`OAuthBuilder::algorithms`] says otherwise: every
@@ -216,6 +253,7 @@ impl OAuth {
             timeout: Duration::from_secs(10),
             net: None,
             resource_name: None,
+            verified_ttl: Duration::from_secs(300),
         }
     }
 
@@ -252,7 +290,25 @@ impl OAuth {
             )));
         }
         match jsonwebtoken::decode_header(token) {
-            Ok(header) => self.verify_jwt(token, header).await,
+            Ok(header) => {
+                let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+                if let Some(verified) = inner.verified.get(&key) {
+                    return Ok(verified.identity);
+                }
+                let (identity, exp) = self.verify_jwt(token, header).await?;
+                let left = exp.saturating_sub(jsonwebtoken::get_current_timestamp());
+                let keep = inner.verified_ttl.min(Duration::from_secs(left));
+                if !keep.is_zero() {
+                    inner.verified.insert(
+                        key,
+                        Verified {
+                            identity: identity.clone(),
+                            keep,
+                        },
+                    );
+                }
+                Ok(identity)
+            }
             Err(_) if looks_like_jwt(token) => Err(AuthError::invalid_token(
                 "the access token is a malformed JWT",
             )),
@@ -270,11 +326,15 @@ impl OAuth {
         }
     }
 
+    /// Verifies a JWT: its claims first (a token for another audience, from another issuer
+    /// or out of its time costs a base64 decode, no key lookup and no signature check), then
+    /// its signature and the claims again, together, by `jsonwebtoken`. Returns the identity
+    /// and the token's `exp`.
     async fn verify_jwt(
         &self,
         token: &str,
         header: jsonwebtoken::Header,
-    ) -> Result<Identity, AuthError> {
+    ) -> Result<(Identity, u64), AuthError> {
         let inner = &*self.inner;
         let alg = header.alg;
         if !inner.algorithms.contains(&alg) {
@@ -282,6 +342,11 @@ impl OAuth {
                 "the access token is signed with {alg:?}, which this server does not accept"
             )));
         }
+        // Read without verification, only to refuse early; nothing here is trusted until
+        // `decode` below has checked the signature.
+        let unverified: PreClaims = jsonwebtoken::dangerous::insecure_decode_claims(token)
+            .map_err(|_| AuthError::invalid_token("the access token's claims cannot be read"))?;
+        self.precheck(&unverified)?;
         let kid = header.kid.as_deref();
         let mut candidates = inner.keys.find(kid, alg, false).await?;
         if candidates.is_empty() && kid.is_some() {
@@ -294,33 +359,59 @@ impl OAuth {
                 None => "the issuer has no key for the access token's algorithm".to_owned(),
             }));
         }
-        let mut validation = Validation::new(alg);
-        validation.leeway = inner.leeway.as_secs();
-        validation.validate_nbf = true;
-        validation.set_issuer(&[&inner.issuer]);
-        match &inner.audience {
-            Some(audience) => {
-                let base = audience.trim_end_matches('/');
-                validation.set_audience(&[base.to_owned(), format!("{base}/")]);
-                validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-            }
-            None => {
-                validation.validate_aud = false;
-                validation.set_required_spec_claims(&["exp", "iss"]);
+        let Some((input, sig)) = signature::signing_parts(token) else {
+            return Err(AuthError::invalid_token(
+                "the access token is a malformed JWT",
+            ));
+        };
+        if !candidates
+            .iter()
+            .any(|key| key.verify(alg, input.as_bytes(), &sig))
+        {
+            return Err(self.refusal(&ErrorKind::InvalidSignature));
+        }
+        // Signed by the issuer: its claims are now the issuer's word.
+        let claims: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
+            .map_err(|_| AuthError::invalid_token("the access token's claims cannot be read"))?;
+        let exp = claims.exp;
+        Ok((claims.identity(), exp))
+    }
+
+    /// The claims checks that need no key, on claims not yet verified.
+    fn precheck(&self, claims: &PreClaims) -> Result<(), AuthError> {
+        let inner = &*self.inner;
+        let now = jsonwebtoken::get_current_timestamp();
+        let leeway = inner.leeway.as_secs();
+        let refuse = |kind: ErrorKind| Err(self.refusal(&kind));
+        if claims.iss.as_deref() != Some(inner.issuer.as_str()) {
+            return match claims.iss {
+                None => refuse(ErrorKind::MissingRequiredClaim("iss".into())),
+                Some(_) => refuse(ErrorKind::InvalidIssuer),
+            };
+        }
+        if let Some(audience) = &inner.audience {
+            match &claims.aud {
+                None => return refuse(ErrorKind::MissingRequiredClaim("aud".into())),
+                Some(aud) if !audience_matches(aud, audience) => {
+                    return refuse(ErrorKind::InvalidAudience);
+                }
+                Some(_) => {}
             }
         }
-        let mut last = None;
-        for key in &candidates {
-            match jsonwebtoken::decode::<Claims>(token, key, &validation) {
-                Ok(data) => return Ok(data.claims.identity()),
-                Err(e) if *e.kind() == ErrorKind::InvalidSignature => last = Some(e),
-                Err(e) => return Err(self.refusal(e.kind())),
+        match claims.exp {
+            None => return refuse(ErrorKind::MissingRequiredClaim("exp".into())),
+            Some(exp) if exp.saturating_add(leeway) < now => {
+                return refuse(ErrorKind::ExpiredSignature);
             }
+            Some(_) => {}
         }
-        Err(self.refusal(
-            last.as_ref()
-                .map_or(&ErrorKind::InvalidSignature, |e| e.kind()),
-        ))
+        if claims
+            .nbf
+            .is_some_and(|nbf| nbf > now.saturating_add(leeway))
+        {
+            return refuse(ErrorKind::ImmatureSignature);
+        }
+        Ok(())
     }
 
     /// What a client is told about a token that failed verification.
@@ -434,6 +525,14 @@ impl OAuthBuilder {
     pub fn introspection_cache(mut self, ttl: Duration, capacity: u64) -> Self {
         self.introspection_ttl = ttl;
         self.introspection_capacity = capacity;
+        self
+    }
+
+    /// How long a verified JWT is remembered (by its SHA-256, never past its `exp`; default
+    /// 5 min), so that a client sending the same token with every request pays for its
+    /// signature once. `Duration::ZERO` verifies every request's token afresh.
+    pub fn remember_verified(mut self, ttl: Duration) -> Self {
+        self.verified_ttl = ttl;
         self
     }
 
@@ -559,6 +658,11 @@ impl OAuthBuilder {
                 keys,
                 introspection,
                 resource,
+                verified_ttl: self.verified_ttl,
+                verified: moka::sync::Cache::builder()
+                    .max_capacity(VERIFIED_CAPACITY)
+                    .expire_after(KeepVerified)
+                    .build(),
             }),
         })
     }
@@ -596,9 +700,19 @@ impl Authenticator for OAuth {
     }
 }
 
+/// The claims checked before the signature (read unverified).
+#[derive(Deserialize)]
+struct PreClaims {
+    iss: Option<String>,
+    aud: Option<serde_json::Value>,
+    exp: Option<u64>,
+    nbf: Option<u64>,
+}
+
 /// The claims an access token's identity is made of (RFC 9068 and common practice).
 #[derive(Deserialize)]
 struct Claims {
+    exp: u64,
     sub: Option<String>,
     client_id: Option<String>,
     scope: Option<String>,

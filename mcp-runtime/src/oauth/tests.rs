@@ -388,6 +388,9 @@ async fn an_unreachable_issuer_is_served_from_cache_then_503() {
     assert!(message.contains("502"), "{message}");
     issuer.down.store(false, Ordering::SeqCst);
     assert!(strict.verify(&token).await.is_ok());
+    // A token verified once is remembered: the issuer's outage does not touch it.
+    issuer.down.store(true, Ordering::SeqCst);
+    assert!(strict.verify(&token).await.is_ok());
 }
 
 #[tokio::test]

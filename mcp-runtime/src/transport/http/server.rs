@@ -44,10 +44,7 @@ fn serve_resource_metadata(
     };
     let preflight = move || async move { (http::StatusCode::NO_CONTENT, cors()).into_response() };
     resource.paths(endpoint).iter().fold(app, |app, path| {
-        app.route(
-            path,
-            axum::routing::get(get.clone()).options(preflight.clone()),
-        )
+        app.route(path, axum::routing::get(get.clone()).options(preflight))
     })
 }
 
