@@ -72,13 +72,14 @@
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
 //! | `net` | `context` `pipeline` |
 //! | `command` | `context` `pipeline` `fs` |
+//! | `oauth` | `net` `server` `transport` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
 //! | `client` | `protocol` `server` `transport` |
 //! | `testing` | `protocol` `client` `server` `transport` |
-//! | `launch` | `protocol` `pipeline` `server` `transport` `shared` |
+//! | `launch` | `protocol` `pipeline` `server` `transport` `shared` `oauth` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` `command` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` `command` `oauth` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
@@ -126,6 +127,7 @@
 //! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
 //! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill, output caps, resource limits; Unix) |
 //! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP when the standard `OTEL_*` variables ask |
+//! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out

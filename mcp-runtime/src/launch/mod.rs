@@ -70,6 +70,10 @@ use std::fmt::Display;
 use std::process::ExitCode;
 
 mod logs;
+#[cfg(feature = "oauth")]
+mod oauth;
+#[cfg(feature = "oauth")]
+pub use oauth::OAUTH_CLIENT_SECRET_ENV;
 #[cfg(test)]
 mod tests;
 
@@ -80,10 +84,6 @@ pub use logs::{LogGuard, init_tracing};
 /// and the audit trail (one [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET) event per
 /// request).
 pub const DEFAULT_LOG_FILTER: &str = "warn,mcp::audit=info";
-
-/// The variable `--oauth-client-id`'s secret is read from.
-#[cfg(feature = "oauth")]
-pub const OAUTH_CLIENT_SECRET_ENV: &str = "MCP_OAUTH_CLIENT_SECRET";
 
 /// Where `--transport http` listens unless told otherwise: loopback, on a free port.
 pub const DEFAULT_BIND: &str = "127.0.0.1:0";
@@ -405,43 +405,6 @@ impl ServeArgs {
                 .await;
         }
         HttpServer::bind_with_access(self.bind.as_str(), server, self.http_options(), &access).await
-    }
-
-    /// The OAuth verifier `--oauth-issuer` and `--oauth-audience` ask for, if they do
-    /// (with the scopes, and introspection when `--oauth-client-id` is given).
-    ///
-    /// ```
-    /// use clap::Parser;
-    /// use mcp_runtime::launch::ServeArgs;
-    ///
-    /// #[derive(Parser)]
-    /// struct Cli {
-    ///     #[command(flatten)]
-    ///     serve: ServeArgs,
-    /// }
-    ///
-    /// let cli = Cli::try_parse_from([
-    ///     "demo", "--transport", "http",
-    ///     "--oauth-issuer", "https://auth.example.com",
-    ///     "--oauth-audience", "https://mcp.example.com/mcp",
-    /// ])?;
-    /// let oauth = cli.serve.oauth()?.expect("configured");
-    /// assert_eq!(oauth.audience(), Some("https://mcp.example.com/mcp"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "oauth")]
-    pub fn oauth(&self) -> Result<Option<crate::oauth::OAuth>, crate::oauth::OAuthError> {
-        let (Some(issuer), Some(audience)) = (&self.oauth_issuer, &self.oauth_audience) else {
-            return Ok(None);
-        };
-        let mut builder = crate::oauth::OAuth::issuer(issuer)
-            .audience(audience)
-            .scopes_supported(self.oauth_scopes.iter().cloned());
-        if let Some(id) = &self.oauth_client_id {
-            let secret = std::env::var(OAUTH_CLIENT_SECRET_ENV).unwrap_or_default();
-            builder = builder.introspection(id, secret);
-        }
-        builder.build().map(Some)
     }
 
     /// Serves `server` on the chosen transport until the client goes away (stdio: stdin

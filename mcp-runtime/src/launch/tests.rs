@@ -281,7 +281,7 @@ mod http {
 
     /// Sends one raw HTTP/1.1 request to `/mcp` (a POST is an `initialize`) and returns the
     /// status code.
-    async fn status(addr: SocketAddr, method: &str, headers: &[(&str, &str)]) -> u16 {
+    pub(super) async fn status(addr: SocketAddr, method: &str, headers: &[(&str, &str)]) -> u16 {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
         let mut request = format!(
             "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
@@ -438,4 +438,102 @@ fn the_default_filter_keeps_the_audit_trail() {
         DEFAULT_LOG_FILTER,
         format!("warn,{}=info", crate::pipeline::AUDIT_TARGET)
     );
+}
+
+#[cfg(feature = "oauth")]
+mod oauth {
+    use super::http::status;
+    use super::*;
+    use std::net::SocketAddr;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn server() -> Server {
+        Server::builder("demo", "1.2.3").build().unwrap()
+    }
+
+    const ISSUER: &str = "http://127.0.0.1:9";
+    const AUDIENCE: &str = "https://mcp.example.com/mcp";
+
+    #[test]
+    fn issuer_and_audience_go_together() {
+        let only_issuer = parse(&["--oauth-issuer", ISSUER]).unwrap_err();
+        assert_eq!(only_issuer.kind(), ErrorKind::MissingRequiredArgument);
+        let only_audience = parse(&["--oauth-audience", AUDIENCE]).unwrap_err();
+        assert_eq!(only_audience.kind(), ErrorKind::MissingRequiredArgument);
+        let both = parse(&["--oauth-issuer", ISSUER, "--oauth-audience", AUDIENCE]).unwrap();
+        assert_eq!(both.oauth().unwrap().unwrap().audience(), Some(AUDIENCE));
+        assert!(parse(&[]).unwrap().oauth().unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn oauth_serves_a_non_loopback_address_and_publishes_the_metadata() {
+        let args = parse(&[
+            "--bind",
+            "0.0.0.0:0",
+            "--oauth-issuer",
+            ISSUER,
+            "--oauth-audience",
+            AUDIENCE,
+            "--oauth-scope",
+            "notes:read",
+        ])
+        .unwrap();
+        let http = args.bind_http(server()).await.unwrap();
+        assert!(http.local_addr().ip().is_unspecified());
+        let port = http.local_addr().port();
+        let stop = tokio_util::sync::CancellationToken::new();
+        let until = stop.clone();
+        tokio::spawn(http.run_until(async move { until.cancelled().await }));
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        // No token: 401 (the issuer is never asked).
+        assert_eq!(status(addr, "POST", &[]).await, 401);
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream
+            .write_all(
+                b"GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+            )
+            .await
+            .unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.unwrap();
+        let response = String::from_utf8_lossy(&response);
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        assert!(
+            response.contains(r#""resource":"https://mcp.example.com/mcp""#),
+            "{response}"
+        );
+        assert!(
+            response.contains(r#""scopes_supported":["notes:read"]"#),
+            "{response}"
+        );
+        stop.cancel();
+    }
+
+    #[tokio::test]
+    async fn oauth_and_bearer_tokens_are_one_or_the_other_and_http_issuers_must_be_loopback() {
+        let dir = tempfile::tempdir().unwrap();
+        let tokens = dir.path().join("tokens");
+        std::fs::write(&tokens, "0123456789abcdef0123456789abcdef\n").unwrap();
+        let both = parse(&[
+            "--token-file",
+            tokens.to_str().unwrap(),
+            "--oauth-issuer",
+            ISSUER,
+            "--oauth-audience",
+            AUDIENCE,
+        ])
+        .unwrap();
+        let error = both.bind_http(server()).await.unwrap_err();
+        assert!(error.to_string().contains("cannot be combined"), "{error}");
+
+        let plain = parse(&[
+            "--oauth-issuer",
+            "http://auth.example.com",
+            "--oauth-audience",
+            AUDIENCE,
+        ])
+        .unwrap();
+        let error = plain.bind_http(server()).await.unwrap_err();
+        assert!(error.to_string().contains("http://"), "{error}");
+    }
 }

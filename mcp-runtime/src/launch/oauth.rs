@@ -1,0 +1,45 @@
+//! `--oauth-issuer`, `--oauth-audience`, `--oauth-scope` and `--oauth-client-id` made into
+//! the [`OAuth`](crate::oauth::OAuth) verifier [`ServeArgs::bind_http`] serves with.
+
+use super::ServeArgs;
+
+/// The variable `--oauth-client-id`'s secret is read from.
+pub const OAUTH_CLIENT_SECRET_ENV: &str = "MCP_OAUTH_CLIENT_SECRET";
+
+impl ServeArgs {
+    /// The OAuth verifier `--oauth-issuer` and `--oauth-audience` ask for, if they do
+    /// (with the scopes, and introspection when `--oauth-client-id` is given).
+    ///
+    /// ```
+    /// use clap::Parser;
+    /// use mcp_runtime::launch::ServeArgs;
+    ///
+    /// #[derive(Parser)]
+    /// struct Cli {
+    ///     #[command(flatten)]
+    ///     serve: ServeArgs,
+    /// }
+    ///
+    /// let cli = Cli::try_parse_from([
+    ///     "demo", "--transport", "http",
+    ///     "--oauth-issuer", "https://auth.example.com",
+    ///     "--oauth-audience", "https://mcp.example.com/mcp",
+    /// ])?;
+    /// let oauth = cli.serve.oauth()?.expect("configured");
+    /// assert_eq!(oauth.audience(), Some("https://mcp.example.com/mcp"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn oauth(&self) -> Result<Option<crate::oauth::OAuth>, crate::oauth::OAuthError> {
+        let (Some(issuer), Some(audience)) = (&self.oauth_issuer, &self.oauth_audience) else {
+            return Ok(None);
+        };
+        let mut builder = crate::oauth::OAuth::issuer(issuer)
+            .audience(audience)
+            .scopes_supported(self.oauth_scopes.iter().cloned());
+        if let Some(id) = &self.oauth_client_id {
+            let secret = std::env::var(OAUTH_CLIENT_SECRET_ENV).unwrap_or_default();
+            builder = builder.introspection(id, secret);
+        }
+        builder.build().map(Some)
+    }
+}
