@@ -224,20 +224,28 @@ async fn discover_resource(http: &Http, server: &url::Url, named: Option<&str>) 
         origin(server)
     ));
     candidates.dedup();
+    match first_document(http, candidates).await {
+        Ok((_, document)) => Ok(document),
+        Err(failures) => bail!(
+            "the server asks for a login but publishes no protected-resource metadata ({failures})"
+        ),
+    }
+}
+
+/// The first of `candidates` that answers a JSON object, with its URL; else what each
+/// answered.
+async fn first_document(http: &Http, candidates: Vec<String>) -> Result<(String, Value), String> {
     let mut failures = Vec::new();
     for candidate in candidates {
         match http.get_json(&candidate).await {
             Ok(answer) if answer.status.is_success() && answer.json.is_object() => {
-                return Ok(answer.json);
+                return Ok((candidate, answer.json));
             }
             Ok(answer) => failures.push(format!("{candidate} answered {}", answer.status)),
             Err(e) => failures.push(format!("{e:#}")),
         }
     }
-    bail!(
-        "the server asks for a login but publishes no protected-resource metadata ({})",
-        failures.join("; ")
-    )
+    Err(failures.join("; "))
 }
 
 /// The authorization server's metadata: RFC 8414, then OpenID discovery.
@@ -260,24 +268,14 @@ async fn discover_issuer(http: &Http, issuer: &str) -> Result<Value> {
             origin(&url)
         ));
     }
-    let mut failures = Vec::new();
-    for candidate in candidates {
-        match http.get_json(&candidate).await {
-            Ok(answer) if answer.status.is_success() && answer.json.is_object() => {
-                let named = answer.json["issuer"].as_str().unwrap_or_default();
-                if named != issuer {
-                    bail!("{candidate} names the issuer {named:?}, not {issuer:?}");
-                }
-                return Ok(answer.json);
-            }
-            Ok(answer) => failures.push(format!("{candidate} answered {}", answer.status)),
-            Err(e) => failures.push(format!("{e:#}")),
-        }
+    let (found, document) = first_document(http, candidates).await.map_err(|failures| {
+        anyhow!("cannot read the metadata of the authorization server {issuer} ({failures})")
+    })?;
+    let named = document["issuer"].as_str().unwrap_or_default();
+    if named != issuer {
+        bail!("{found} names the issuer {named:?}, not {issuer:?}");
     }
-    bail!(
-        "cannot read the metadata of the authorization server {issuer} ({})",
-        failures.join("; ")
-    )
+    Ok(document)
 }
 
 /// Random bytes as base64url: PKCE verifiers and `state`.
