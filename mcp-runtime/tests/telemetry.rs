@@ -42,6 +42,18 @@ fn server() -> Server {
             ),
             |_args, cx| async move { cx.roots().await.map(|roots| roots.len().to_string()) },
         ))
+        .tool(
+            tool_fn(
+                ToolDefinition::new("slow", "Runs as a task.", json!({"type": "object"})),
+                |_args, _cx| async move {
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                    "done"
+                },
+            )
+            .with_policy(
+                mcp_runtime::tool::ToolPolicy::new().task(mcp_runtime::task::TaskSupport::Required),
+            ),
+        )
         .prompt(prompt_fn(
             PromptDefinition::new("greet", "Greets."),
             |_args, _cx| async move { "Hello" },
@@ -99,8 +111,16 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         .await
         .unwrap();
     assert_eq!(r["content"][0]["text"], SECRET.len().to_string());
+    // A method the dispatcher answers itself joins the client's trace too.
+    let _: Value = legacy
+        .request(
+            "tools/list",
+            Some(json!({"_meta": {"traceparent": traceparent}})),
+        )
+        .await
+        .unwrap();
     let r = legacy.call_tool("fails", json!({})).await.unwrap();
-    assert_eq!(legacy.list_tools().await.unwrap().len(), 3);
+    assert_eq!(legacy.list_tools().await.unwrap().len(), 4);
     assert!(r.is_error());
 
     let modern = Client::memory(&server());
@@ -113,6 +133,8 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         .get_prompt("greet", &Default::default())
         .await
         .unwrap();
+    let done = modern.call_tool("slow", json!({})).await.unwrap();
+    assert!(!done.is_error(), "{done:?}");
 
     // A request the server sends while serving one carries the serving span's context.
     let asked_with = asks_with_trace(&traceparent).await;
@@ -138,6 +160,11 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
         .find(|s| s.span_context.trace_id().to_string() == CLIENT_TRACE)
         .expect("the legacy call joined the client's trace");
     assert_eq!(joined.parent_span_id.to_string(), CLIENT_SPAN);
+    let listed = spans
+        .iter()
+        .find(|s| s.name == "tools/list" && s.span_context.trace_id().to_string() == CLIENT_TRACE)
+        .expect("the tools/list with a traceparent joined the client's trace");
+    assert_eq!(listed.parent_span_id.to_string(), CLIENT_SPAN);
     assert_eq!(joined.span_kind, SpanKind::Server);
     for (key, value) in [
         ("mcp.method.name", "tools/call"),
@@ -235,6 +262,8 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
     assert!(!all.contains(SECRET));
     let mut durations = Vec::new();
     let mut requests = 0;
+    let mut tasks: Vec<(String, u64)> = Vec::new();
+    let mut active_tasks = i64::MIN;
     // Cumulative: the last export holds everything.
     for resource in exported.last().into_iter() {
         for scope in resource.scope_metrics() {
@@ -266,12 +295,32 @@ async fn requests_become_spans_and_metrics_by_the_conventions() {
                             .map(|p| p.value())
                             .sum::<u64>();
                     }
+                    ("mcp.server.tasks", AggregatedMetrics::U64(MetricData::Sum(s))) => {
+                        for point in s.data_points() {
+                            let status = point
+                                .attributes()
+                                .find(|kv| kv.key.as_str() == "mcp.task.status")
+                                .map(|kv| kv.value.to_string())
+                                .unwrap_or_default();
+                            tasks.push((status, point.value()));
+                        }
+                    }
+                    ("mcp.server.active_tasks", AggregatedMetrics::I64(MetricData::Sum(s))) => {
+                        active_tasks = s.data_points().map(|p| p.value()).sum::<i64>();
+                    }
                     _ => {}
                 }
             }
         }
     }
-    assert_eq!(requests, 5, "{all}");
+    tasks.sort();
+    assert_eq!(
+        tasks,
+        [("completed".to_owned(), 1), ("created".to_owned(), 1)],
+        "{all}"
+    );
+    assert_eq!(active_tasks, 0, "{all}");
+    assert_eq!(requests, 6, "{all}");
     let failed: Vec<_> = durations
         .iter()
         .filter(|(a, _)| a.contains(&"error.type=tool_error".to_owned()))

@@ -65,19 +65,14 @@ pub struct ServerArgs {
     pub url: Option<String>,
 
     /// With --url: send this bearer token instead of logging in (for scripts; `MCP_TOKEN`
-    /// keeps it out of `ps` and the shell history).
-    #[arg(
-        long,
-        value_name = "TOKEN",
-        env = "MCP_TOKEN",
-        hide_env_values = true,
-        requires = "url"
-    )]
+    /// keeps it out of `ps` and the shell history). Ignored without --url (not an error, so
+    /// an exported `MCP_TOKEN` does not break stdio servers).
+    #[arg(long, value_name = "TOKEN", env = "MCP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
 
     /// With --url: log in as this OAuth client (registered beforehand at the authorization
     /// server) instead of registering dynamically.
-    #[arg(long, value_name = "ID", env = "MCP_CLIENT_ID", requires = "url")]
+    #[arg(long, value_name = "ID", env = "MCP_CLIENT_ID")]
     pub client_id: Option<String>,
 
     /// The project's `Cargo.toml` (default: the one for the current folder).

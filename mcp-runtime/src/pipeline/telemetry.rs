@@ -33,12 +33,16 @@
 //! `network.transport`), `mcp.server.requests` (counter; method and `outcome`) and
 //! `mcp.server.refusals` (counter; the refusal's kind: rate limits, busy, timeouts),
 //! `mcp.server.session.duration` (histogram, seconds) and `mcp.server.active_sessions`
-//! (up-down counter) for 2025 sessions, from `initialize` to the connection's end. Names
+//! (up-down counter) for 2025 sessions, from `initialize` to the connection's end;
+//! `mcp.server.tasks` (counter; `mcp.task.status`: `created`, `completed`, `failed`,
+//! `cancelled`) and `mcp.server.active_tasks` (up-down counter) for tasks this instance runs
+//! (`gen_ai.tool.name` on both). Names
 //! come from the server's registry (a request that reaches this layer names a registered
 //! tool or prompt), resource URIs are never metric attributes: cardinality stays bounded.
 
 use super::Outcome;
 use crate::context::RequestContext;
+use crate::protocol::meta::TraceContext;
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram, Meter};
 use std::sync::OnceLock;
@@ -76,6 +80,8 @@ pub(crate) struct Instruments {
     active_sessions: opentelemetry::metrics::UpDownCounter<i64>,
     requests: Counter<u64>,
     refusals: Counter<u64>,
+    tasks: Counter<u64>,
+    active_tasks: opentelemetry::metrics::UpDownCounter<i64>,
     options: TelemetryOptions,
 }
 
@@ -125,6 +131,14 @@ pub fn enable(meter: &Meter, options: TelemetryOptions) {
             refusals: meter
                 .u64_counter("mcp.server.refusals")
                 .with_description("Requests refused by a policy (rate limit, concurrency, timeout)")
+                .build(),
+            tasks: meter
+                .u64_counter("mcp.server.tasks")
+                .with_description("Tasks created, and ended by status")
+                .build(),
+            active_tasks: meter
+                .i64_up_down_counter("mcp.server.active_tasks")
+                .with_description("Tasks running on this instance now")
                 .build(),
             options,
         }
@@ -250,9 +264,13 @@ pub(crate) struct Immediate {
 }
 
 /// Starts [`Immediate`] telemetry for `method`, when telemetry is on.
+/// `params` (the request's, unparsed) and `outside` (the transport's headers) give the
+/// client's trace context, `_meta`'s values first, as for the pipeline's requests.
 pub(crate) fn start_immediate(
     method: &'static str,
     id: &crate::protocol::RequestId,
+    params: Option<&serde_json::value::RawValue>,
+    outside: impl FnOnce() -> Option<TraceContext>,
 ) -> Option<Immediate> {
     INSTRUMENTS.get()?;
     let span = tracing::info_span!(
@@ -265,11 +283,45 @@ pub(crate) fn start_immediate(
         "jsonrpc.request.id" = %id,
         "error.type" = tracing::field::Empty,
     );
+    if !span.is_disabled()
+        && let Some(trace) = immediate_trace(params, outside)
+    {
+        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&Carrier(&trace))
+        });
+        let _ = span.set_parent(parent);
+    }
     Some(Immediate {
         span: span.entered(),
         start: Instant::now(),
         method,
     })
+}
+
+/// The trace context of a request the dispatcher answers itself: `_meta`'s keys (read only
+/// now that telemetry is on), else the transport's.
+fn immediate_trace(
+    params: Option<&serde_json::value::RawValue>,
+    outside: impl FnOnce() -> Option<TraceContext>,
+) -> Option<TraceContext> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Keys>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Keys {
+        traceparent: Option<String>,
+        tracestate: Option<String>,
+        baggage: Option<String>,
+    }
+    let keys = params
+        .and_then(|p| serde_json::from_str::<Params>(p.get()).ok())
+        .and_then(|p| p.meta)
+        .map(|k| TraceContext::new(k.traceparent, k.tracestate, k.baggage))
+        .unwrap_or_default();
+    let trace = keys.or(outside());
+    (!trace.is_empty()).then_some(trace)
 }
 
 impl Immediate {
@@ -630,4 +682,57 @@ where
         .with_filter(tracing_subscriber::filter::filter_fn(|metadata| {
             metadata.target() == SPAN_TARGET
         }))
+}
+
+/// A task's telemetry: counted `created` and active from when it is stored, then counted
+/// by how it ended (`end`), or `cancelled` when dropped without an end.
+#[derive(Debug)]
+pub(crate) struct Task {
+    tool: std::sync::Arc<str>,
+    ended: bool,
+}
+
+impl Task {
+    /// Counts a task of `tool` stored, when telemetry is on.
+    pub(crate) fn start(tool: &std::sync::Arc<str>) -> Option<Self> {
+        let instruments = INSTRUMENTS.get()?;
+        let tool_name = KeyValue::new("gen_ai.tool.name", tool.to_string());
+        instruments.tasks.add(
+            1,
+            &[
+                KeyValue::new("mcp.task.status", "created"),
+                tool_name.clone(),
+            ],
+        );
+        instruments.active_tasks.add(1, &[tool_name]);
+        Some(Self {
+            tool: tool.clone(),
+            ended: false,
+        })
+    }
+
+    /// Counts the task's end: `completed` or `failed`.
+    pub(crate) fn end(mut self, failed: bool) {
+        self.count(if failed { "failed" } else { "completed" });
+    }
+
+    fn count(&mut self, status: &'static str) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
+        }
+        if let Some(instruments) = INSTRUMENTS.get() {
+            let tool_name = KeyValue::new("gen_ai.tool.name", self.tool.to_string());
+            instruments.tasks.add(
+                1,
+                &[KeyValue::new("mcp.task.status", status), tool_name.clone()],
+            );
+            instruments.active_tasks.add(-1, &[tool_name]);
+        }
+    }
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        self.count("cancelled");
+    }
 }

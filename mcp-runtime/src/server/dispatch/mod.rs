@@ -364,7 +364,10 @@ impl Connection {
                 // The methods answered at once (lists, the handshake, ping, ...) get a span
                 // and a duration of their own; the others are traced by the pipeline.
                 #[cfg(feature = "otel")]
-                let traced = crate::pipeline::telemetry::start_immediate(row.name, &id);
+                let traced =
+                    crate::pipeline::telemetry::start_immediate(row.name, &id, params, || {
+                        scope.checks.and_then(|c| c.trace_context())
+                    });
                 let handled = handle(self, &id, row, params, scope.checks);
                 #[cfg(feature = "otel")]
                 if let Some(traced) = traced {

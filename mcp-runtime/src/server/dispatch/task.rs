@@ -243,7 +243,11 @@ impl Connection {
         }
         // The handle is encoded before the record goes to the store.
         let handle = encode_result(&id, &Modern::task(&wire(&record), &server.server_info_raw));
-        let already_ended = record.status.is_terminal();
+        // How a task that ended before it was stored ended: failed or not.
+        let already_ended = record
+            .status
+            .is_terminal()
+            .then_some(record.status == TaskStatus::Failed);
         // Boxed with its type spelled out, as in `serve`: the runtime's task must be `Send`,
         // which the compiler cannot prove through the stack's nested future types inside an
         // `async` block on its own.
@@ -265,7 +269,16 @@ impl Connection {
                         "task created"
                     );
                     let _ = answer.send((handle, Disposition::Answered));
-                    run_task(&hub, &task_id, &tool, call, cancel, budget, already_ended).await;
+                    #[cfg(feature = "otel")]
+                    let counted = crate::pipeline::telemetry::Task::start(&tool.name);
+                    let failed =
+                        run_task(&hub, &task_id, &tool, call, cancel, budget, already_ended).await;
+                    #[cfg(feature = "otel")]
+                    if let (Some(counted), Some(failed)) = (counted, failed) {
+                        counted.end(failed);
+                    }
+                    #[cfg(not(feature = "otel"))]
+                    let _ = failed;
                     cx.finish();
                     hub.unregister(&task_id);
                     return;
@@ -520,7 +533,8 @@ fn ack(id: &RequestId, server_info: &RawValue) -> (Vec<u8>, Disposition) {
 }
 
 /// Runs a stored task's stack to its end, unless it is cancelled (here, or in the store by
-/// another instance) or expires first; records how it ended.
+/// another instance) or expires first; records how it ended. Returns whether it failed, or
+/// `None` when it was cancelled.
 async fn run_task(
     hub: &Arc<TaskHub>,
     id: &str,
@@ -528,10 +542,10 @@ async fn run_task(
     call: BoxFuture<'static, Result<Outcome, BoxError>>,
     cancel: CancellationToken,
     budget: usize,
-    already_ended: bool,
-) {
-    if already_ended {
-        return;
+    already_ended: Option<bool>,
+) -> Option<bool> {
+    if already_ended.is_some() {
+        return already_ended;
     }
     let shared = hub.store().is_shared();
     let out = tokio::select! {
@@ -539,11 +553,11 @@ async fn run_task(
         () = cancel.cancelled() => None,
         () = hub.ended_elsewhere(id), if shared => None,
     };
-    let Some(out) = out else {
-        return;
-    };
+    let out = out?;
     let end = end_of(tool, out, budget);
+    let failed = matches!(end, TaskEnd::Failed(_));
     if let Err(error) = hub.store().finish(id, end).await {
         tracing::warn!(task = id, %error, "a task's end could not be recorded");
     }
+    Some(failed)
 }
