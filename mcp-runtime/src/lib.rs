@@ -117,6 +117,7 @@
 //! | --- | --- | --- |
 //! | `server` | on | the server stack: everything but [`protocol`] and [`client`] (the registry, the pipeline, the transports, the macros) |
 //! | `client-http` | with `http` | the client's Streamable HTTP transport, `Client::http`, without the server's |
+//! | `client-https` | off | the same over `https://` (rustls on ring, Mozilla's roots and `SSL_CERT_FILE`'s) |
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
 //! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |

@@ -9,6 +9,7 @@ pub mod http;
 pub mod oauth;
 pub mod policy;
 pub mod redis;
+pub mod tls;
 pub mod transports;
 
 use std::path::{Path, PathBuf};

@@ -170,6 +170,30 @@ fn list_and_call_over_http_in_stateless_legacy_mode() {
 }
 
 #[test]
+fn list_and_call_over_https_with_the_root_from_ssl_cert_file() {
+    let server = Spawned::start("echo-server", &[]);
+    let proxy = mcp_tests::tls::TlsProxy::start(server.addr);
+    let dir = crate::support::outside_tempdir();
+    let root = dir.path().join("root.pem");
+    std::fs::write(&root, &proxy.cert_pem).unwrap();
+    let url = format!("https://localhost:{}/mcp", proxy.port);
+    let out = output(
+        cargo_mcp()
+            .args(["call", "add", "a=1", "b=2", "--url", &url])
+            .env("SSL_CERT_FILE", &root),
+    );
+    assert_eq!(stdout(&out), "3\n", "{}", show(&out));
+    // Without the root, the certificate is not trusted.
+    let out = output(
+        cargo_mcp()
+            .args(["list", "--url", &url])
+            .env_remove("SSL_CERT_FILE"),
+    );
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(stderr(&out).contains("certificate"), "{}", show(&out));
+}
+
+#[test]
 fn an_unreachable_server_is_one_error_line() {
     let out = output(cargo_mcp().args(["list", "--url", "http://127.0.0.1:1/mcp"]));
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));

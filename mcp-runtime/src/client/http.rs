@@ -13,8 +13,8 @@
 //! An HTTP failure without a JSON-RPC body (403 for a foreign `Origin`, a refused connection)
 //! is answered locally as a JSON-RPC error (`-32603`, `data: {"transport": "http"}`) naming
 //! the status, so no request waits forever.
-//! Plain `http://` only (put TLS in a proxy); one connection per request, which keeps
-//! concurrent requests independent.
+//! `https://` with the `client-https` feature (rustls, Mozilla's roots and `SSL_CERT_FILE`'s);
+//! one connection per request, which keeps concurrent requests independent.
 
 use super::{Client, ClientError};
 use crate::protocol::headers::MCP_SESSION_ID;
@@ -47,7 +47,12 @@ struct Learnt {
 #[derive(Debug)]
 struct Endpoint {
     uri: Uri,
+    /// The `Host` header: the URL's authority.
     authority: String,
+    /// Where to connect: host and port (the scheme's when the URL has none).
+    address: String,
+    /// TLS for `https://`.
+    tls: Option<Tls>,
     /// `Bearer …`, sent with every request when the client was given a token.
     authorization: Option<::http::HeaderValue>,
     learnt: Mutex<Learnt>,
@@ -57,8 +62,10 @@ impl Client {
     /// A client of the Streamable HTTP endpoint at `url` (`http://127.0.0.1:8000/mcp`).
     ///
     /// Nothing is sent until the first request; connect with [`Client::connect`] as over
-    /// any transport. Fails only on a URL that is not an absolute `http://` URL. Must be
-    /// called inside a Tokio runtime.
+    /// any transport. Fails only on a URL that is not an absolute `http://` URL, or an
+    /// `https://` one without the `client-https` feature (with it, the server's certificate
+    /// is checked against Mozilla's roots and those of the file `SSL_CERT_FILE` names). Must
+    /// be called inside a Tokio runtime.
     pub fn http(url: &str) -> Result<Self, ClientError> {
         Self::http_endpoint(url, None)
     }
@@ -104,23 +111,29 @@ impl Client {
                 format!("{url:?}: {why}"),
             ))
         };
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(invalid(
-                    "https is not supported by this client; reach the server over http (e.g. through a local proxy)",
-                ));
-            }
-            _ => return Err(invalid("expected an http:// URL")),
-        }
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            _ => return Err(invalid("expected an http:// or https:// URL")),
+        };
         let authority = uri
             .authority()
             .ok_or_else(|| invalid("the URL has no host"))?
             .as_str()
             .to_owned();
+        let host = uri.host().unwrap_or_default();
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let address = format!("{host}:{port}");
+        let tls = if https {
+            Some(tls_for(host).map_err(|why| invalid(&why))?)
+        } else {
+            None
+        };
         let endpoint = Arc::new(Endpoint {
             uri,
             authority,
+            address,
+            tls,
             authorization,
             learnt: Mutex::default(),
         });
@@ -159,7 +172,7 @@ impl Endpoint {
             .unwrap_or_default()
             .to_owned();
         let sent = match self.request(&message, &method, body) {
-            Ok(request) => send(&self.authority, request).await,
+            Ok(request) => send(&self.address, self.tls.as_ref(), request).await,
             Err(e) => Err(format!("cannot build the HTTP request: {e}")),
         };
         let response = match sent {
@@ -354,28 +367,77 @@ impl Endpoint {
         }
         let request = request.body(Full::new(Bytes::new()));
         if let Ok(request) = request {
-            let _ = send(&self.authority, request).await;
+            let _ = send(&self.address, self.tls.as_ref(), request).await;
         }
     }
 }
 
 /// Sends one request on a new connection.
+/// TLS for `host`: with the `client-https` feature, rustls (see `tls.rs`); without it, a
+/// clear refusal.
+#[cfg(feature = "client-https")]
+fn tls_for(host: &str) -> Result<Tls, String> {
+    Tls::from_env(host)
+}
+
+#[cfg(not(feature = "client-https"))]
+fn tls_for(_host: &str) -> Result<Tls, String> {
+    Err(
+        "https needs the `client-https` feature of mcp-runtime; reach the server over http \
+         (e.g. through a local proxy)"
+            .to_owned(),
+    )
+}
+
+/// Without the `client-https` feature there is no TLS to hold.
+#[cfg(not(feature = "client-https"))]
+#[derive(Debug)]
+enum Tls {}
+
+#[cfg(feature = "client-https")]
+use super::tls::Tls;
+
 async fn send(
-    authority: &str,
+    address: &str,
+    tls: Option<&Tls>,
     request: Request<Full<Bytes>>,
 ) -> Result<Response<Incoming>, String> {
-    let stream = TcpStream::connect(authority)
+    let stream = TcpStream::connect(address)
         .await
-        .map_err(|e| format!("cannot connect to {authority}: {e}"))?;
+        .map_err(|e| format!("cannot connect to {address}: {e}"))?;
     let _ = stream.set_nodelay(true);
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+    match tls {
+        None => exchange(address, TokioIo::new(stream), request).await,
+        #[cfg(feature = "client-https")]
+        Some(tls) => {
+            let stream = tls
+                .connect(stream)
+                .await
+                .map_err(|e| format!("TLS with {address} failed: {e}"))?;
+            exchange(address, TokioIo::new(stream), request).await
+        }
+        #[cfg(not(feature = "client-https"))]
+        Some(never) => match *never {},
+    }
+}
+
+/// One request over a fresh HTTP/1.1 connection on `io`.
+async fn exchange<T>(
+    address: &str,
+    io: T,
+    request: Request<Full<Bytes>>,
+) -> Result<Response<Incoming>, String>
+where
+    T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
         .await
-        .map_err(|e| format!("HTTP handshake with {authority} failed: {e}"))?;
+        .map_err(|e| format!("HTTP handshake with {address} failed: {e}"))?;
     tokio::spawn(connection);
     sender
         .send_request(request)
         .await
-        .map_err(|e| format!("the request to {authority} failed: {e}"))
+        .map_err(|e| format!("the request to {address} failed: {e}"))
 }
 
 /// A JSON-RPC error answering `id`, made here because the server sent none.
@@ -445,7 +507,11 @@ mod tests {
             .build()
             .unwrap();
         runtime.block_on(async {
-            assert!(Client::http("https://example.com/mcp").is_err());
+            // `https://` needs the `client-https` feature.
+            assert_eq!(
+                Client::http("https://example.com/mcp").is_ok(),
+                cfg!(feature = "client-https")
+            );
             assert!(Client::http("not a url").is_err());
             assert!(Client::http("http://127.0.0.1:9/mcp").is_ok());
         });

@@ -31,6 +31,8 @@ use tokio::sync::{mpsc, oneshot};
 mod http;
 mod input;
 mod task;
+#[cfg(feature = "client-https")]
+mod tls;
 
 pub use input::{InputHandler, MAX_INPUT_ROUNDS};
 
