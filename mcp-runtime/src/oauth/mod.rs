@@ -373,7 +373,7 @@ impl OAuth {
         // Signed by the issuer: its claims are now the issuer's word.
         let claims: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| AuthError::invalid_token("the access token's claims cannot be read"))?;
-        let exp = claims.exp;
+        let exp = claims.exp.unwrap_or_default();
         Ok((claims.identity(), exp))
     }
 
@@ -705,14 +705,25 @@ impl Authenticator for OAuth {
 struct PreClaims {
     iss: Option<String>,
     aud: Option<serde_json::Value>,
+    #[serde(default, deserialize_with = "numeric_date")]
     exp: Option<u64>,
+    #[serde(default, deserialize_with = "numeric_date")]
     nbf: Option<u64>,
+}
+
+/// A NumericDate (RFC 7519 §2): seconds, possibly with a fraction (kept whole).
+fn numeric_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let seconds: Option<f64> = Option::deserialize(d)?;
+    Ok(seconds
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| s as u64))
 }
 
 /// The claims an access token's identity is made of (RFC 9068 and common practice).
 #[derive(Deserialize)]
 struct Claims {
-    exp: u64,
+    #[serde(default, deserialize_with = "numeric_date")]
+    exp: Option<u64>,
     sub: Option<String>,
     client_id: Option<String>,
     scope: Option<String>,

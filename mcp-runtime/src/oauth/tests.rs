@@ -157,6 +157,16 @@ async fn a_valid_token_becomes_the_identity() {
         .await
         .unwrap();
     assert_eq!(identity.scopes(), ["files:read"]);
+    // NumericDates may carry a fraction (RFC 7519 §2).
+    let mut c = claims(&issuer);
+    c["exp"] = json!(now() as f64 + 600.5);
+    c["nbf"] = json!(now() as f64 - 0.25);
+    assert!(
+        oauth
+            .verify(&sign(&c, RSA_A, Algorithm::RS256, Some("a")))
+            .await
+            .is_ok()
+    );
     // Keys fetched once for both.
     assert_eq!(issuer.jwks_fetches.load(Ordering::SeqCst), 1);
 }
