@@ -1,6 +1,6 @@
 //! OpenTelemetry end to end: `echo-server` exports its traces over OTLP/HTTP (JSON and
-//! protobuf) to a receiver this test runs on 127.0.0.1, configured by the standard variables
-//! alone; the client's trace context, sent in `_meta` and as an HTTP header, is the parent of
+//! protobuf) and OTLP/gRPC to a receiver this test runs on 127.0.0.1, configured by the
+//! standard variables alone; the client's trace context, sent in `_meta` and as an HTTP header, is the parent of
 //! the server's spans; no argument reaches an exported byte.
 
 use http::Method;
@@ -55,6 +55,60 @@ async fn receiver() -> (u16, Received) {
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(hyper_util::rt::TokioIo::new(conn), service)
                     .await;
+            });
+        }
+    });
+    (port, received)
+}
+
+/// An OTLP/gRPC receiver on 127.0.0.1 (HTTP/2 without TLS, as the exporter speaks to an
+/// `http://` endpoint) that keeps every export (the gRPC frame: a 5-byte prefix and the
+/// protobuf message) and answers success (an empty message, `grpc-status: 0`).
+async fn grpc_receiver() -> (u16, Received) {
+    use http_body_util::StreamBody;
+    use hyper::body::Frame;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let received: Received = Arc::default();
+    let keep = received.clone();
+    tokio::spawn(async move {
+        while let Ok((conn, _)) = listener.accept().await {
+            let keep = keep.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    move |request: http::Request<hyper::body::Incoming>| {
+                        let keep = keep.clone();
+                        async move {
+                            let path = request.uri().path().to_owned();
+                            let media = request
+                                .headers()
+                                .get("content-type")
+                                .and_then(|v| v.to_str().ok())
+                                .unwrap_or("")
+                                .to_owned();
+                            let body = request.into_body().collect().await.unwrap().to_bytes();
+                            keep.lock().unwrap().push((path, media, body.to_vec()));
+                            let mut trailers = http::HeaderMap::new();
+                            trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+                            let frames = futures::stream::iter([
+                                Ok::<_, std::convert::Infallible>(Frame::data(Bytes::from_static(
+                                    &[0, 0, 0, 0, 0],
+                                ))),
+                                Ok(Frame::trailers(trailers)),
+                            ]);
+                            Ok::<_, std::convert::Infallible>(
+                                http::Response::builder()
+                                    .header("content-type", "application/grpc")
+                                    .body(StreamBody::new(frames))
+                                    .unwrap(),
+                            )
+                        }
+                    },
+                );
+                let _ =
+                    hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                        .serve_connection(hyper_util::rt::TokioIo::new(conn), service)
+                        .await;
             });
         }
     });
@@ -135,7 +189,7 @@ async fn wait_for(received: &Received, needles: &[&[u8]]) -> Vec<(String, String
         let got = received.lock().unwrap().clone();
         let traces: Vec<u8> = got
             .iter()
-            .filter(|(path, _, _)| path == "/v1/traces")
+            .filter(|(path, _, _)| path == "/v1/traces" || path.ends_with("TraceService/Export"))
             .flat_map(|(_, _, body)| body.clone())
             .collect();
         if needles
@@ -162,9 +216,13 @@ fn hex_bytes(hex: &str) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
     // "" leaves the protocol unset: the specification's default, protobuf.
-    for protocol in ["http/json", "http/protobuf", ""] {
+    for protocol in ["http/json", "http/protobuf", "", "grpc"] {
         let started = Instant::now();
-        let (port, received) = receiver().await;
+        let (port, received) = if protocol == "grpc" {
+            grpc_receiver().await
+        } else {
+            receiver().await
+        };
         let (mut child, url) = echo_server(port, protocol);
         let in_meta = "0af7651916cd43dd8448eb211c80319c";
         let in_header = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -188,17 +246,25 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
             (hex_bytes(in_meta), hex_bytes(in_header))
         };
         let got = wait_for(&received, &[&meta_id, &header_id, b"tools/call echo"]).await;
-        let expected_media = if protocol == "http/json" {
-            "application/json"
+        let expected_media = match protocol {
+            "http/json" => "application/json",
+            "grpc" => "application/grpc",
+            _ => "application/x-protobuf",
+        };
+        let (traces_path, metrics_path) = if protocol == "grpc" {
+            (
+                "/opentelemetry.proto.collector.trace.v1.TraceService/Export",
+                "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export",
+            )
         } else {
-            "application/x-protobuf"
+            ("/v1/traces", "/v1/metrics")
         };
         for (path, media, _) in &got {
             assert_eq!(media, expected_media, "{protocol}: {path}");
         }
         let traces: Vec<u8> = got
             .iter()
-            .filter(|(p, _, _)| p == "/v1/traces")
+            .filter(|(p, _, _)| p == traces_path)
             .flat_map(|(_, _, b)| b.clone())
             .collect();
         for needle in [
@@ -216,7 +282,7 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
         // Metrics arrive too (the periodic reader, every 200 ms).
         let deadline = Instant::now() + Duration::from_secs(60);
         while !received.lock().unwrap().iter().any(|(p, _, b)| {
-            p == "/v1/metrics" && b.windows(29).any(|w| w == b"mcp.server.operation.duration")
+            p == metrics_path && b.windows(29).any(|w| w == b"mcp.server.operation.duration")
         }) {
             assert!(Instant::now() < deadline, "{protocol}: no metrics export");
             tokio::time::sleep(Duration::from_millis(100)).await;

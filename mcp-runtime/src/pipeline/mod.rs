@@ -81,6 +81,8 @@ mod audit_sink;
 mod cache;
 mod concurrency;
 mod invoke;
+#[cfg(feature = "otel-grpc")]
+mod otlp_grpc;
 mod output;
 mod panic;
 mod rate_limit;

@@ -593,64 +593,73 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
         protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
         protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
     );
-    if traces_protocol.as_deref() == Some("grpc") || metrics_protocol.as_deref() == Some("grpc") {
+    let grpc = |p: &Option<String>| p.as_deref() == Some("grpc");
+    #[cfg(not(feature = "otel-grpc"))]
+    if grpc(&traces_protocol) || grpc(&metrics_protocol) {
         return Err(
-            "OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not built in: use http/protobuf (port 4318) or http/json"
+            "OTEL_EXPORTER_OTLP_PROTOCOL=grpc needs mcp-runtime's `otel-grpc` feature: use \
+             http/protobuf (port 4318) or http/json, or build with it"
                 .to_owned(),
         );
     }
+    #[cfg(feature = "otel-grpc")]
+    let grpc_runtime = if grpc(&traces_protocol) || grpc(&metrics_protocol) {
+        Some(super::otlp_grpc::runtime()?)
+    } else {
+        None
+    };
     let mut resource = opentelemetry_sdk::Resource::builder();
     if std::env::var_os("OTEL_SERVICE_NAME").is_none() {
         resource = resource.with_service_name(service.to_owned());
     }
     let resource = resource.build();
     let tracer = if traces {
-        // Unset, the protocol is the specification's default, `http/protobuf` (the exporter
-        // crate would pick JSON, having both built in).
+        let provider =
+            opentelemetry_sdk::trace::SdkTracerProvider::builder().with_resource(resource.clone());
         let builder = opentelemetry_otlp::SpanExporter::builder();
-        let exporter = match traces_protocol {
-            None => builder
-                .with_http()
-                .with_protocol(Protocol::HttpBinary)
-                .build(),
-            Some(_) => builder.build(),
-        }
-        .map_err(|e| format!("OTLP trace exporter: {e}"))?;
-        Some(
-            opentelemetry_sdk::trace::SdkTracerProvider::builder()
-                .with_resource(resource.clone())
-                .with_batch_exporter(exporter)
-                .build(),
-        )
+        let trace_error =
+            |e: opentelemetry_otlp::ExporterBuildError| format!("OTLP trace exporter: {e}");
+        let provider = match (&traces_protocol, grpc(&traces_protocol)) {
+            #[cfg(feature = "otel-grpc")]
+            (_, true) => provider.with_batch_exporter(super::otlp_grpc::spans(
+                grpc_runtime.as_ref().expect("started for grpc"),
+            )?),
+            // Unset, the protocol is the specification's default, `http/protobuf` (the
+            // exporter crate would pick JSON, having both built in).
+            (None, _) => provider.with_batch_exporter(
+                builder
+                    .with_http()
+                    .with_protocol(Protocol::HttpBinary)
+                    .build()
+                    .map_err(trace_error)?,
+            ),
+            (Some(_), _) => provider.with_batch_exporter(builder.build().map_err(trace_error)?),
+        };
+        Some(provider.build())
     } else {
         None
     };
     let meter = if metrics {
+        let provider =
+            opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_resource(resource);
         let builder = opentelemetry_otlp::MetricExporter::builder();
-        let exporter = match metrics_protocol {
-            None => builder
-                .with_http()
-                .with_protocol(Protocol::HttpBinary)
-                .build(),
-            Some(_) => builder.build(),
-        }
-        .map_err(|e| format!("OTLP metric exporter: {e}"))?;
-        // `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds, 60 s by default) is read here: the
-        // SDK's reader does not.
-        let mut reader = opentelemetry_sdk::metrics::PeriodicReader::builder(exporter);
-        if let Some(ms) = std::env::var("OTEL_METRIC_EXPORT_INTERVAL")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .filter(|ms| *ms > 0)
-        {
-            reader = reader.with_interval(std::time::Duration::from_millis(ms));
-        }
-        Some(
-            opentelemetry_sdk::metrics::SdkMeterProvider::builder()
-                .with_resource(resource)
-                .with_reader(reader.build())
-                .build(),
-        )
+        let metric_error =
+            |e: opentelemetry_otlp::ExporterBuildError| format!("OTLP metric exporter: {e}");
+        let provider = match (&metrics_protocol, grpc(&metrics_protocol)) {
+            #[cfg(feature = "otel-grpc")]
+            (_, true) => provider.with_reader(periodic(super::otlp_grpc::metrics(
+                grpc_runtime.as_ref().expect("started for grpc"),
+            )?)),
+            (None, _) => provider.with_reader(periodic(
+                builder
+                    .with_http()
+                    .with_protocol(Protocol::HttpBinary)
+                    .build()
+                    .map_err(metric_error)?,
+            )),
+            (Some(_), _) => provider.with_reader(periodic(builder.build().map_err(metric_error)?)),
+        };
+        Some(provider.build())
     } else {
         None
     };
@@ -664,6 +673,22 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
     };
     enable(&meter_ref.meter("mcp-runtime"), TelemetryOptions::default());
     Ok(Some(Providers { tracer, meter }))
+}
+
+/// A periodic reader of `exporter` at `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds, 60 s by
+/// default; read here, the SDK's reader does not).
+fn periodic<E: opentelemetry_sdk::metrics::exporter::PushMetricExporter>(
+    exporter: E,
+) -> opentelemetry_sdk::metrics::PeriodicReader<E> {
+    let mut reader = opentelemetry_sdk::metrics::PeriodicReader::builder(exporter);
+    if let Some(ms) = std::env::var("OTEL_METRIC_EXPORT_INTERVAL")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|ms| *ms > 0)
+    {
+        reader = reader.with_interval(std::time::Duration::from_millis(ms));
+    }
+    reader.build()
 }
 
 /// The `tracing` layer that turns request spans ([`SPAN_TARGET`]) into OpenTelemetry spans
