@@ -130,6 +130,7 @@
 //! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP when the standard `OTEL_*` variables ask |
 //! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |
+//! | `otel-prometheus` | off | a Prometheus scrape endpoint for the request metrics (`OTEL_METRICS_EXPORTER=prometheus`: `/metrics` on `OTEL_EXPORTER_PROMETHEUS_HOST`:`..._PORT`, default localhost:9464) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
 //!
 //! A server that only speaks stdio can leave the others out

@@ -1,7 +1,8 @@
 //! OpenTelemetry end to end: `echo-server` exports its traces over OTLP/HTTP (JSON and
 //! protobuf) and OTLP/gRPC to a receiver this test runs on 127.0.0.1, configured by the
-//! standard variables alone; the client's trace context, sent in `_meta` and as an HTTP header, is the parent of
-//! the server's spans; no argument reaches an exported byte.
+//! standard variables alone; the client's trace context, sent in `_meta` and as an HTTP
+//! header, is the parent of the server's spans; no argument reaches an exported byte. And the
+//! Prometheus scrape endpoint that `OTEL_METRICS_EXPORTER=prometheus` opens.
 
 use http::Method;
 use http_body_util::{BodyExt, Full};
@@ -305,4 +306,60 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
             "{protocol}: an argument was exported"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prometheus_scrapes_the_request_metrics_from_a_listener_of_their_own() {
+    let port = mcp_tests::oauth::free_port();
+    let mut child = Command::new(mcp_tests::example_bin("echo-server"))
+        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+        .env("OTEL_METRICS_EXPORTER", "prometheus")
+        .env("OTEL_EXPORTER_PROMETHEUS_HOST", "127.0.0.1")
+        .env("OTEL_EXPORTER_PROMETHEUS_PORT", port.to_string())
+        .env("OTEL_TRACES_EXPORTER", "none")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_SDK_DISABLED")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(url) = line.split_whitespace().find(|w| w.ends_with("/mcp"))
+                && let Some(tx) = tx.take()
+            {
+                let _ = tx.send(url.to_owned());
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the server prints its URL");
+    call(&url, 1, None, None).await;
+    let scrape = format!("http://127.0.0.1:{port}/metrics");
+    let scraped = send(Method::GET, &scrape, &[], String::new()).await;
+    assert_eq!(scraped.status, 200, "{}", scraped.text());
+    assert!(
+        scraped
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("text/plain")),
+        "{:?}",
+        scraped.header("content-type")
+    );
+    let text = scraped.text();
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    assert!(
+        text.contains("mcp_server_operation_duration_seconds_bucket"),
+        "{text}"
+    );
+    assert!(text.contains(r#"gen_ai_tool_name="echo""#), "{text}");
+    assert!(!text.contains(SECRET), "{text}");
 }

@@ -85,6 +85,8 @@ mod invoke;
 mod otlp_grpc;
 mod output;
 mod panic;
+#[cfg(feature = "otel-prometheus")]
+mod prometheus;
 mod rate_limit;
 mod stack;
 #[cfg(feature = "otel")]

@@ -549,7 +549,8 @@ impl Drop for Providers {
 ///
 /// Export is on when an endpoint is set (`OTEL_EXPORTER_OTLP_ENDPOINT`, or the per-signal
 /// `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` / `..._METRICS_ENDPOINT`) or the signal's exporter
-/// is `otlp` (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`); `none` switches a signal off,
+/// is `otlp` (`OTEL_TRACES_EXPORTER`, `OTEL_METRICS_EXPORTER`; for metrics also
+/// `prometheus`, a scrape endpoint); `none` switches a signal off,
 /// and `OTEL_SDK_DISABLED=true` switches everything off.
 pub fn wanted_by_env() -> (bool, bool) {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
@@ -559,7 +560,7 @@ pub fn wanted_by_env() -> (bool, bool) {
     let common = var("OTEL_EXPORTER_OTLP_ENDPOINT").is_some();
     let signal = |endpoint: &str, exporter: &str| match var(exporter) {
         Some(e) if e.eq_ignore_ascii_case("none") => false,
-        Some(e) if e.eq_ignore_ascii_case("otlp") => true,
+        Some(e) if e.eq_ignore_ascii_case("otlp") || e.eq_ignore_ascii_case("prometheus") => true,
         _ => common || var(endpoint).is_some(),
     };
     (
@@ -639,9 +640,23 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
     } else {
         None
     };
+    let prometheus = std::env::var("OTEL_METRICS_EXPORTER")
+        .is_ok_and(|e| e.trim().eq_ignore_ascii_case("prometheus"));
+    #[cfg(not(feature = "otel-prometheus"))]
+    if prometheus && metrics {
+        return Err(
+            "OTEL_METRICS_EXPORTER=prometheus needs mcp-runtime's `otel-prometheus` feature"
+                .to_owned(),
+        );
+    }
     let meter = if metrics {
         let provider =
             opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_resource(resource);
+        #[cfg(feature = "otel-prometheus")]
+        if prometheus {
+            let reader = super::prometheus::start()?;
+            return finish(tracer, Some(provider.with_reader(reader).build()));
+        }
         let builder = opentelemetry_otlp::MetricExporter::builder();
         let metric_error =
             |e: opentelemetry_otlp::ExporterBuildError| format!("OTLP metric exporter: {e}");
@@ -663,6 +678,14 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
     } else {
         None
     };
+    finish(tracer, meter)
+}
+
+/// Telemetry [enabled](enable) on `meter` (or on nothing, metrics off), and the providers.
+fn finish(
+    tracer: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    meter: Option<opentelemetry_sdk::metrics::SdkMeterProvider>,
+) -> Result<Option<Providers>, String> {
     let noop;
     let meter_ref: &dyn opentelemetry::metrics::MeterProvider = match &meter {
         Some(m) => m,
