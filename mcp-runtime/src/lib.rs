@@ -67,7 +67,7 @@
 //! | `shared` | `protocol` `context` `task` |
 //! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` `shared` |
 //! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` `shared` |
-//! | `transport` | `protocol` `context` `server` `shared` |
+//! | `transport` | `protocol` `context` `server` `shared` `pipeline` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
 //! | `net` | `context` `pipeline` |

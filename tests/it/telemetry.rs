@@ -342,6 +342,44 @@ async fn prometheus_scrapes_the_request_metrics_from_a_listener_of_their_own() {
         .expect("the server prints its URL");
     call(&url, 1, None, None).await;
     let scrape = format!("http://127.0.0.1:{port}/metrics");
+    // A 2025 session's GET stream, open while scraped: one active stream; then none.
+    let initialized = mcp_tests::http::post(&url, &[], &mcp_tests::http::initialize(1)).await;
+    let session = initialized
+        .header("mcp-session-id")
+        .expect("a sessionful server mints a session")
+        .to_owned();
+    let stream = mcp_tests::http::open(
+        Method::GET,
+        &url,
+        &[
+            ("mcp-session-id", &session),
+            ("accept", "text/event-stream"),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(stream.status(), 200);
+    let streams = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("mcp_server_active_streams"))
+            .and_then(|l| l.rsplit(' ').next())
+            .map(str::to_owned)
+    };
+    let open_now = send(Method::GET, &scrape, &[], String::new()).await.text();
+    assert_eq!(streams(&open_now).as_deref(), Some("1"), "{open_now}");
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let now = send(Method::GET, &scrape, &[], String::new()).await.text();
+        if streams(&now).as_deref() == Some("0") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the stream is still counted: {now}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let scraped = send(Method::GET, &scrape, &[], String::new()).await;
     assert_eq!(scraped.status, 200, "{}", scraped.text());
     assert!(

@@ -36,7 +36,8 @@
 //! (up-down counter) for 2025 sessions, from `initialize` to the connection's end;
 //! `mcp.server.tasks` (counter; `mcp.task.status`: `created`, `completed`, `failed`,
 //! `cancelled`) and `mcp.server.active_tasks` (up-down counter) for tasks this instance runs
-//! (`gen_ai.tool.name` on both). Names
+//! (`gen_ai.tool.name` on both); `mcp.server.active_streams` (up-down counter) for the HTTP
+//! transport's event streams (a GET stream, a streamed answer) while they are open. Names
 //! come from the server's registry (a request that reaches this layer names a registered
 //! tool or prompt), resource URIs are never metric attributes: cardinality stays bounded.
 
@@ -82,6 +83,7 @@ pub(crate) struct Instruments {
     refusals: Counter<u64>,
     tasks: Counter<u64>,
     active_tasks: opentelemetry::metrics::UpDownCounter<i64>,
+    active_streams: opentelemetry::metrics::UpDownCounter<i64>,
     options: TelemetryOptions,
 }
 
@@ -139,6 +141,12 @@ pub fn enable(meter: &Meter, options: TelemetryOptions) {
             active_tasks: meter
                 .i64_up_down_counter("mcp.server.active_tasks")
                 .with_description("Tasks running on this instance now")
+                .build(),
+            active_streams: meter
+                .i64_up_down_counter("mcp.server.active_streams")
+                .with_description(
+                    "Server-sent event streams open now (GET streams and streamed answers)",
+                )
                 .build(),
             options,
         }
@@ -782,5 +790,25 @@ impl Task {
 impl Drop for Task {
     fn drop(&mut self) {
         self.count("cancelled");
+    }
+}
+
+/// An open event stream, counted in `mcp.server.active_streams` until dropped.
+#[derive(Debug)]
+pub(crate) struct OpenStream(());
+
+impl OpenStream {
+    /// Counts a stream opened, when telemetry is on.
+    pub(crate) fn start() -> Option<Self> {
+        INSTRUMENTS.get()?.active_streams.add(1, &[]);
+        Some(Self(()))
+    }
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        if let Some(instruments) = INSTRUMENTS.get() {
+            instruments.active_streams.add(-1, &[]);
+        }
     }
 }

@@ -215,7 +215,15 @@ where
     S: Stream<Item = Event> + Send + 'static,
 {
     use futures::StreamExt as _;
-    let mut resp = Sse::new(events.map(Ok::<_, Infallible>))
+    // Counted as an open stream (telemetry) for as long as the body lives.
+    #[cfg(feature = "otel")]
+    let open = crate::pipeline::telemetry::OpenStream::start();
+    let events = events.map(move |event| {
+        #[cfg(feature = "otel")]
+        let _ = &open;
+        Ok::<_, Infallible>(event)
+    });
+    let mut resp = Sse::new(events)
         .keep_alive(KeepAlive::new().interval(keep_alive).text("keep-alive"))
         .into_response();
     resp.headers_mut()
