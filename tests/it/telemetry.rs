@@ -18,6 +18,22 @@ const SECRET: &str = "sk-otel-secret-7f3a";
 /// What the receiver got: (path, content type, body).
 type Received = Arc<Mutex<Vec<(String, String, Vec<u8>)>>>;
 
+/// Keeps one export (path, content type, body) and returns its content type.
+async fn keep_export(keep: &Received, request: http::Request<hyper::body::Incoming>) -> String {
+    let path = request.uri().path().to_owned();
+    let media = request
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned();
+    let body = request.into_body().collect().await.unwrap().to_bytes();
+    keep.lock()
+        .unwrap()
+        .push((path, media.clone(), body.to_vec()));
+    media
+}
+
 /// An OTLP/HTTP receiver on 127.0.0.1 that keeps every export and answers success.
 async fn receiver() -> (u16, Received) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -32,17 +48,7 @@ async fn receiver() -> (u16, Received) {
                     move |request: http::Request<hyper::body::Incoming>| {
                         let keep = keep.clone();
                         async move {
-                            let path = request.uri().path().to_owned();
-                            let media = request
-                                .headers()
-                                .get("content-type")
-                                .and_then(|v| v.to_str().ok())
-                                .unwrap_or("")
-                                .to_owned();
-                            let body = request.into_body().collect().await.unwrap().to_bytes();
-                            keep.lock()
-                                .unwrap()
-                                .push((path, media.clone(), body.to_vec()));
+                            let media = keep_export(&keep, request).await;
                             let answer = if media.contains("json") { "{}" } else { "" };
                             Ok::<_, std::convert::Infallible>(
                                 http::Response::builder()
@@ -80,15 +86,7 @@ async fn grpc_receiver() -> (u16, Received) {
                     move |request: http::Request<hyper::body::Incoming>| {
                         let keep = keep.clone();
                         async move {
-                            let path = request.uri().path().to_owned();
-                            let media = request
-                                .headers()
-                                .get("content-type")
-                                .and_then(|v| v.to_str().ok())
-                                .unwrap_or("")
-                                .to_owned();
-                            let body = request.into_body().collect().await.unwrap().to_bytes();
-                            keep.lock().unwrap().push((path, media, body.to_vec()));
+                            keep_export(&keep, request).await;
                             let mut trailers = http::HeaderMap::new();
                             trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
                             let frames = futures::stream::iter([
