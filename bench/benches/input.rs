@@ -7,10 +7,9 @@
 //! and what a whole two-round exchange costs (two calls plus an HMAC each way).
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_bench::InProcess;
 use mcp_runtime::input::Elicitation;
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::Connection;
-use mcp_runtime::transport::Peer;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -38,48 +37,29 @@ async fn greet(cx: RequestContext) -> Result<String, mcp_runtime::input::InputEr
     })
 }
 
-struct Bench {
-    rt: tokio::runtime::Runtime,
-    connection: Connection,
-    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
-}
-
-impl Bench {
-    fn new() -> Self {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let (tx, rx) = tokio::sync::mpsc::channel(16);
-        let server = Server::builder("bench", "1.0.0")
+fn harness() -> InProcess {
+    InProcess::new(
+        Server::builder("bench", "1.0.0")
             .tool(echo::tool())
             .tool(greet::tool())
             .build()
-            .expect("a valid server");
-        let connection = rt.block_on(async { server.connect(Peer::new(tx)) });
-        Self { rt, connection, rx }
-    }
+            .expect("a valid server"),
+    )
+}
 
-    fn dispatch(&mut self, line: &[u8]) -> Vec<u8> {
-        self.rt
-            .block_on(self.connection.handle_line(black_box(line)));
-        self.rx.try_recv().expect("answered inline")
-    }
-
-    /// Both rounds of the eliciting call; returns the final answer.
-    fn exchange(&mut self) -> Vec<u8> {
-        let first = self.dispatch(format!("{ASK}}}}}").as_bytes());
-        let first: serde_json::Value = serde_json::from_slice(&first).expect("JSON");
-        let state = first["result"]["requestState"].as_str().expect("a state");
-        let retry = format!(
-            r#"{ASK},"requestState":"{state}","inputResponses":{{"who":{{"action":"accept","content":{{"name":"Ada"}}}}}}}}}}"#
-        );
-        self.dispatch(retry.as_bytes())
-    }
+/// Both rounds of the eliciting call; returns the final answer.
+fn exchange(bench: &mut InProcess) -> Vec<u8> {
+    let first = bench.dispatch(format!("{ASK}}}}}").as_bytes());
+    let first: serde_json::Value = serde_json::from_slice(&first).expect("JSON");
+    let state = first["result"]["requestState"].as_str().expect("a state");
+    let retry = format!(
+        r#"{ASK},"requestState":"{state}","inputResponses":{{"who":{{"action":"accept","content":{{"name":"Ada"}}}}}}}}}}"#
+    );
+    bench.dispatch(retry.as_bytes())
 }
 
 fn dispatch(c: &mut Criterion) {
-    let mut bench = Bench::new();
+    let mut bench = harness();
     for (name, line) in [
         ("dispatch_call_legacy", LEGACY_CALL),
         ("dispatch_call_modern", MODERN_CALL),
@@ -88,24 +68,24 @@ fn dispatch(c: &mut Criterion) {
         assert!(answer.contains("0123456789abcdef"), "{name}: {answer}");
         c.bench_function(name, |b| b.iter(|| black_box(bench.dispatch(line))));
     }
-    let answer = String::from_utf8(bench.exchange()).expect("UTF-8");
+    let answer = String::from_utf8(exchange(&mut bench)).expect("UTF-8");
     assert!(
         answer.contains("Ada") && answer.contains("complete"),
         "{answer}"
     );
     c.bench_function("input_round_trip_modern", |b| {
-        b.iter(|| black_box(bench.exchange()))
+        b.iter(|| black_box(exchange(&mut bench)))
     });
 }
 
 /// The modern paths as multiples of the legacy `tools/call`, timed interleaved in rounds
 /// (the median round is printed).
 fn input_ratios(_: &mut Criterion) {
-    let mut bench = Bench::new();
+    let mut bench = harness();
     let n = 50_000;
     let mut rounds = Vec::new();
     for _ in 0..5 {
-        let mut time = |f: &mut dyn FnMut(&mut Bench)| {
+        let mut time = |f: &mut dyn FnMut(&mut InProcess)| {
             let started = Instant::now();
             for _ in 0..n {
                 f(&mut bench);
@@ -114,7 +94,7 @@ fn input_ratios(_: &mut Criterion) {
         };
         let legacy = time(&mut |b| drop(black_box(b.dispatch(LEGACY_CALL))));
         let modern = time(&mut |b| drop(black_box(b.dispatch(MODERN_CALL))));
-        let exchange = time(&mut |b| drop(black_box(b.exchange())));
+        let exchange = time(&mut |b| drop(black_box(exchange(b))));
         rounds.push([legacy, modern, exchange]);
     }
     for (i, name) in [

@@ -8,14 +8,13 @@
 //! 1.5×).
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_bench::InProcess;
 use mcp_runtime::prelude::*;
 use mcp_runtime::prompt::prompt_fn;
 use mcp_runtime::protocol::{
     PromptArgument, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition,
 };
 use mcp_runtime::resource::{resource_fn, template_fn};
-use mcp_runtime::server::Connection;
-use mcp_runtime::transport::Peer;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -57,32 +56,8 @@ fn server() -> Server {
         .expect("a valid server")
 }
 
-struct Bench {
-    rt: tokio::runtime::Runtime,
-    connection: Connection,
-    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
-}
-
-impl Bench {
-    fn new() -> Self {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let (tx, rx) = tokio::sync::mpsc::channel(16);
-        let connection = rt.block_on(async { server().connect(Peer::new(tx)) });
-        Self { rt, connection, rx }
-    }
-
-    fn dispatch(&mut self, line: &[u8]) -> Vec<u8> {
-        self.rt
-            .block_on(self.connection.handle_line(black_box(line)));
-        self.rx.try_recv().expect("answered inline")
-    }
-}
-
 fn dispatch(c: &mut Criterion) {
-    let mut bench = Bench::new();
+    let mut bench = InProcess::new(server());
     for (name, line) in [
         ("dispatch_call_echo", CALL),
         ("dispatch_read", READ),
@@ -101,7 +76,7 @@ fn dispatch(c: &mut Criterion) {
 /// Each primitive's dispatch as a multiple of `tools/call`'s, timed interleaved in rounds
 /// (the median round is printed), so a noisy machine moves both sides alike.
 fn primitive_ratios(_: &mut Criterion) {
-    let mut bench = Bench::new();
+    let mut bench = InProcess::new(server());
     let n = 100_000;
     let mut time = |line: &[u8]| {
         let started = Instant::now();

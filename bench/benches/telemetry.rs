@@ -12,10 +12,9 @@
 //! exporting within 1.15 × not configured.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_bench::InProcess;
 use mcp_runtime::pipeline::telemetry::{self, TelemetryOptions};
 use mcp_runtime::prelude::*;
-use mcp_runtime::server::Connection;
-use mcp_runtime::transport::Peer;
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::data::ResourceMetrics;
@@ -65,60 +64,41 @@ impl PushMetricExporter for DiscardMetrics {
     }
 }
 
-struct Bench {
-    rt: tokio::runtime::Runtime,
-    connection: Connection,
-    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
-}
-
-impl Bench {
-    fn new() -> Self {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        let (tx, rx) = tokio::sync::mpsc::channel(16);
-        let server = Server::builder("bench", "1.0.0")
+fn harness() -> InProcess {
+    InProcess::new(
+        Server::builder("bench", "1.0.0")
             .tool(echo::tool())
             .build()
-            .expect("a valid server");
-        let connection = rt.block_on(async { server.connect(Peer::new(tx)) });
-        Self { rt, connection, rx }
-    }
+            .expect("a valid server"),
+    )
+}
 
-    fn dispatch(&mut self) -> Vec<u8> {
-        self.rt
-            .block_on(self.connection.handle_line(black_box(CALL)));
-        self.rx.try_recv().expect("answered inline")
-    }
-
-    /// The median of 5 rounds of `n` dispatches, in ns per dispatch.
-    fn median_ns(&mut self, n: u32) -> f64 {
-        let mut rounds: Vec<f64> = (0..5)
-            .map(|_| {
-                let started = Instant::now();
-                for _ in 0..n {
-                    black_box(self.dispatch());
-                }
-                started.elapsed().as_secs_f64() / f64::from(n) * 1e9
-            })
-            .collect();
-        rounds.sort_by(f64::total_cmp);
-        rounds[2]
-    }
+/// The median of 5 rounds of `n` dispatches of `CALL`, in ns per dispatch.
+fn median_ns(bench: &mut InProcess, n: u32) -> f64 {
+    let mut rounds: Vec<f64> = (0..5)
+        .map(|_| {
+            let started = Instant::now();
+            for _ in 0..n {
+                black_box(bench.dispatch(CALL));
+            }
+            started.elapsed().as_secs_f64() / f64::from(n) * 1e9
+        })
+        .collect();
+    rounds.sort_by(f64::total_cmp);
+    rounds[2]
 }
 
 fn telemetry_cost(c: &mut Criterion) {
-    let mut bench = Bench::new();
+    let mut bench = harness();
     assert!(
-        String::from_utf8(bench.dispatch())
+        String::from_utf8(bench.dispatch(CALL))
             .unwrap()
             .contains("0123456789abcdef")
     );
     let n = 50_000;
-    let off = bench.median_ns(n);
+    let off = median_ns(&mut bench, n);
     c.bench_function("telemetry/tools_call_not_configured", |b| {
-        b.iter(|| black_box(bench.dispatch()))
+        b.iter(|| black_box(bench.dispatch(CALL)))
     });
 
     let tracer = SdkTracerProvider::builder()
@@ -132,13 +112,13 @@ fn telemetry_cost(c: &mut Criterion) {
     )
     .expect("the first subscriber");
     telemetry::enable(&meter.meter("bench"), TelemetryOptions::new());
-    let on = bench.median_ns(n);
+    let on = median_ns(&mut bench, n);
     eprintln!(
         "telemetry: tools/call {off:.0} ns not configured, {on:.0} ns exporting: {:.2} × (target ≤ 1.15 ×)",
         on / off
     );
     c.bench_function("telemetry/tools_call_exporting", |b| {
-        b.iter(|| black_box(bench.dispatch()))
+        b.iter(|| black_box(bench.dispatch(CALL)))
     });
     let _ = tracer.shutdown();
     let _ = meter.shutdown();

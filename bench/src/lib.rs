@@ -149,3 +149,41 @@ pub fn server_with(tool: impl Tool) -> Server {
         .build()
         .expect("valid tool")
 }
+
+/// A server's connection driven on this thread without a transport: a line in, its answer
+/// out. What the dispatch micro-benchmarks (`input`, `primitives`, `telemetry`) measure.
+#[derive(Debug)]
+pub struct InProcess {
+    rt: tokio::runtime::Runtime,
+    connection: mcp_runtime::server::Connection,
+    rx: tokio::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl InProcess {
+    /// Connects to `server` on a current-thread runtime of its own.
+    ///
+    /// # Panics
+    ///
+    /// When the runtime cannot be started.
+    pub fn new(server: Server) -> Self {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        let connection =
+            rt.block_on(async { server.connect(mcp_runtime::transport::Peer::new(tx)) });
+        Self { rt, connection, rx }
+    }
+
+    /// Dispatches one line and returns the answer it wrote.
+    ///
+    /// # Panics
+    ///
+    /// When the line was not answered while it was handled (a request that waits).
+    pub fn dispatch(&mut self, line: &[u8]) -> Vec<u8> {
+        self.rt
+            .block_on(self.connection.handle_line(std::hint::black_box(line)));
+        self.rx.try_recv().expect("answered inline")
+    }
+}
