@@ -93,9 +93,11 @@ impl Drop for Task {
 }
 
 /// An open event stream, counted in `mcp.server.active_streams` until dropped.
+#[cfg(feature = "http")]
 #[derive(Debug)]
 pub(crate) struct OpenStream(());
 
+#[cfg(feature = "http")]
 impl OpenStream {
     /// Counts a stream opened, when telemetry is on.
     pub(crate) fn start() -> Option<Self> {
@@ -104,6 +106,7 @@ impl OpenStream {
     }
 }
 
+#[cfg(feature = "http")]
 impl Drop for OpenStream {
     fn drop(&mut self) {
         if let Some(instruments) = INSTRUMENTS.get() {

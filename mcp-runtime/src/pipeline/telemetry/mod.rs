@@ -51,7 +51,9 @@ use std::time::Instant;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 mod counted;
-pub(crate) use counted::{OpenStream, Session, Task};
+#[cfg(feature = "http")]
+pub(crate) use counted::OpenStream;
+pub(crate) use counted::{Session, Task};
 
 /// The `tracing` target of the request spans (and of their events).
 pub const SPAN_TARGET: &str = super::REQUEST_TARGET;
@@ -86,6 +88,7 @@ pub(crate) struct Instruments {
     refusals: Counter<u64>,
     tasks: Counter<u64>,
     active_tasks: opentelemetry::metrics::UpDownCounter<i64>,
+    #[cfg_attr(not(feature = "http"), allow(dead_code, reason = "HTTP streams only"))]
     active_streams: opentelemetry::metrics::UpDownCounter<i64>,
     options: TelemetryOptions,
 }
