@@ -117,9 +117,8 @@ async fn grpc_receiver() -> (u16, Received) {
 /// Starts `echo-server` over HTTP exporting to `port` with `protocol`; returns the child and
 /// its endpoint URL.
 fn echo_server(port: u16, protocol: &str) -> (std::process::Child, String) {
-    let mut child = Command::new(mcp_tests::example_bin("echo-server"))
-        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
-        .env(
+    echo_server_with(|c| {
+        c.env(
             "OTEL_EXPORTER_OTLP_ENDPOINT",
             format!("http://127.0.0.1:{port}"),
         )
@@ -129,21 +128,33 @@ fn echo_server(port: u16, protocol: &str) -> (std::process::Child, String) {
         .env("OTEL_SERVICE_NAME", "echo-under-test")
         .env("OTEL_BSP_SCHEDULE_DELAY", "100")
         .env("OTEL_METRIC_EXPORT_INTERVAL", "200")
-        .env_remove("OTEL_SDK_DISABLED")
         .env_remove("OTEL_TRACES_EXPORTER")
-        .env_remove("OTEL_METRICS_EXPORTER")
+        .env_remove("OTEL_METRICS_EXPORTER");
+    })
+}
+
+/// Starts `echo-server --transport http` with the environment `configure` sets; returns
+/// the child and its endpoint URL (the `/mcp` URL it prints; a Prometheus endpoint's line
+/// may come first).
+fn echo_server_with(configure: impl FnOnce(&mut Command)) -> (std::process::Child, String) {
+    let mut command = Command::new(mcp_tests::example_bin("echo-server"));
+    command
+        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+        .env_remove("OTEL_SDK_DISABLED")
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .stderr(Stdio::piped());
+    configure(&mut command);
+    let mut child = command.spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let mut tx = Some(tx);
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://"))
+            if let Some(url) = line
+                .split_whitespace()
+                .find(|w| w.starts_with("http://") && w.ends_with("/mcp"))
                 && let Some(tx) = tx.take()
             {
                 let _ = tx.send(url.to_owned());
@@ -309,35 +320,13 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prometheus_scrapes_the_request_metrics_from_a_listener_of_their_own() {
     let port = mcp_tests::oauth::free_port();
-    let mut child = Command::new(mcp_tests::example_bin("echo-server"))
-        .args(["--transport", "http", "--bind", "127.0.0.1:0"])
-        .env("OTEL_METRICS_EXPORTER", "prometheus")
-        .env("OTEL_EXPORTER_PROMETHEUS_HOST", "127.0.0.1")
-        .env("OTEL_EXPORTER_PROMETHEUS_PORT", port.to_string())
-        .env("OTEL_TRACES_EXPORTER", "none")
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .env_remove("OTEL_SDK_DISABLED")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut tx = Some(tx);
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(url) = line.split_whitespace().find(|w| w.ends_with("/mcp"))
-                && let Some(tx) = tx.take()
-            {
-                let _ = tx.send(url.to_owned());
-            }
-        }
+    let (mut child, url) = echo_server_with(|c| {
+        c.env("OTEL_METRICS_EXPORTER", "prometheus")
+            .env("OTEL_EXPORTER_PROMETHEUS_HOST", "127.0.0.1")
+            .env("OTEL_EXPORTER_PROMETHEUS_PORT", port.to_string())
+            .env("OTEL_TRACES_EXPORTER", "none")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT");
     });
-    let url = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("the server prints its URL");
     call(&url, 1, None, None).await;
     let scrape = format!("http://127.0.0.1:{port}/metrics");
     // A 2025 session's GET stream, open while scraped: one active stream; then none.
