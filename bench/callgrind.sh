@@ -8,6 +8,10 @@
 #                                               default audit trail and without it; `release`)
 #
 # A COMMAND may start with NAME=VALUE words, set in its environment (as compare.sh does).
+# WITHOUT_OTEL=1 also builds echo-server without its `otel` feature (as
+# target/release/echo-server-without-otel) and, with no servers given, measures it beside
+# the default build: what OpenTelemetry costs a server that is compiled with it but never
+# configured (the target is 2%).
 # Needs valgrind (Debian: `apt-get install valgrind`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -16,11 +20,19 @@ N1=${N1:-2000}
 N2=${N2:-12000}
 ERA=${ERA:-legacy}
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind is not installed" >&2; exit 1; }
-cargo build --release --quiet -p mcp-bench -p mcp-examples
 bin=target/release
+if [ -n "${WITHOUT_OTEL:-}" ]; then
+    # Same target folder: the two builds share every dependency but mcp-runtime.
+    cargo build --release --quiet -p mcp-examples --no-default-features --bin echo-server
+    cp "$bin/echo-server" "$bin/echo-server-without-otel"
+fi
+cargo build --release --quiet -p mcp-bench -p mcp-examples
 if [ $# -eq 0 ]; then
     set -- "floor=$bin/stdio-floor" "validating-floor=$bin/validating-floor" \
         "echo-server=$bin/echo-server" "echo-server-quiet=RUST_LOG=warn $bin/echo-server"
+    [ -z "${WITHOUT_OTEL:-}" ] || set -- "$@" \
+        "echo-server-without-otel=$bin/echo-server-without-otel" \
+        "echo-server-without-otel-quiet=RUST_LOG=warn $bin/echo-server-without-otel"
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -5,6 +5,8 @@
 #   bench/compare.sh                 full run (several minutes, two builds the first time)
 #   ROUNDS=3 bench/compare.sh        fewer rounds
 #   SMOKE=1 bench/compare.sh         tiny counts: proves the harness works, measures nothing
+#   OTEL=1 bench/compare.sh          adds echo-server exporting its traces and metrics over
+#                                    OTLP/HTTP to a discarding receiver (bench/src/bin/otlp-sink.rs)
 #   EXTRA_STDIO="rmcp=/path/to/rmcp-echo" EXTRA_HTTP="rmcp=/path/to/rmcp-echo-http --bind 127.0.0.1:0" bench/compare.sh
 #                                    adds a peer server to the comparison (see bench/README.md)
 #
@@ -41,6 +43,16 @@ stdio=(--server "floor=$bin/stdio-floor" --server "validating-floor=$bin/validat
 http=(--server "http-floor=$bin/http-floor --bind 127.0.0.1:0"
       --server "echo-server=$bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0"
       --server "echo-server-quiet=RUST_LOG=warn $bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0")
+if [ -n "${OTEL:-}" ]; then
+    # The receiver reads its stdin (fd 9 here) and exits when this script does.
+    sink_log=$(mktemp)
+    exec 9> >("$bin/otlp-sink" 2>"$sink_log")
+    for _ in $(seq 100); do grep -q "receiving at" "$sink_log" && break; sleep 0.1; done
+    otlp=$(sed -n 's/.*receiving at \(http[^ ]*\).*/\1/p' "$sink_log")
+    [ -n "$otlp" ] || { echo "compare.sh: otlp-sink did not start" >&2; exit 1; }
+    stdio+=(--server "echo-server-otlp=OTEL_EXPORTER_OTLP_ENDPOINT=$otlp $bin/echo-server")
+    http+=(--server "echo-server-otlp=OTEL_EXPORTER_OTLP_ENDPOINT=$otlp $bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0")
+fi
 [ -n "${EXTRA_STDIO:-}" ] && stdio+=(--server "$EXTRA_STDIO")
 [ -n "${EXTRA_HTTP:-}" ] && http+=(--server "$EXTRA_HTTP")
 

@@ -5,9 +5,14 @@
 //!    (one `OnceLock` check per request);
 //! 2. exporting: the semantic-convention span through `tracing-opentelemetry` into the
 //!    SDK's batch processor, and the duration histogram and counters, with exporters that
-//!    discard what they are given (the cost of the network is the collector's, not ours).
+//!    discard what they are given (the cost of the network is the collector's, not ours);
+//! 3. exporting the request's `DEBUG` children too (`validate arguments`, `tool`), as
+//!    `RUST_LOG=mcp::request=debug` asks.
 //!
-//! Turning telemetry on is for the whole process and cannot be undone, so the two phases run
+//! What a real server pays, exporter thread and network included, is measured by
+//! `OTEL=1 bench/compare.sh` (a discarding OTLP/HTTP receiver, `otlp-sink`).
+//!
+//! Turning telemetry on is for the whole process and cannot be undone, so the phases run
 //! one after the other (5 rounds each) and the printed ratio is of their medians. Target:
 //! exporting within 1.15 × not configured.
 
@@ -22,6 +27,7 @@ use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider, Temporality};
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tracing_subscriber::layer::SubscriberExt as _;
 
@@ -33,12 +39,16 @@ async fn echo(text: String) -> String {
     text
 }
 
-/// Spans, dropped.
+/// Spans, counted and dropped.
 #[derive(Debug)]
 struct DiscardSpans;
 
+/// Spans exported so far.
+static EXPORTED: AtomicU64 = AtomicU64::new(0);
+
 impl SpanExporter for DiscardSpans {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        EXPORTED.fetch_add(batch.len() as u64, Ordering::Relaxed);
         black_box(batch);
         Ok(())
     }
@@ -107,17 +117,48 @@ fn telemetry_cost(c: &mut Criterion) {
     let meter = SdkMeterProvider::builder()
         .with_reader(PeriodicReader::builder(DiscardMetrics).build())
         .build();
+    // As `launch::init_tracing` exports: the request spans, their `DEBUG` children only
+    // when asked for (switched on for the last phase).
+    static CHILDREN: AtomicBool = AtomicBool::new(false);
     tracing::subscriber::set_global_default(
-        tracing_subscriber::registry().with(telemetry::layer(&tracer)),
+        tracing_subscriber::registry()
+            .with(telemetry::layer(&tracer))
+            // Dynamic: a plain `filter_fn`'s verdict is cached per callsite.
+            .with(tracing_subscriber::filter::dynamic_filter_fn(
+                |metadata, _| {
+                    *metadata.level() <= tracing::Level::INFO || CHILDREN.load(Ordering::Relaxed)
+                },
+            )),
     )
     .expect("the first subscriber");
     telemetry::enable(&meter.meter("bench"), TelemetryOptions::new());
+    // Spans per call, from what reached the exporter (the batch processor drops spans when
+    // its queue is full, which would make exporting look cheaper than it is).
+    let spans_per_call = |bench: &mut InProcess| {
+        let _ = tracer.force_flush();
+        let before = EXPORTED.load(Ordering::Relaxed);
+        for _ in 0..1000 {
+            black_box(bench.dispatch(CALL));
+        }
+        let _ = tracer.force_flush();
+        (EXPORTED.load(Ordering::Relaxed) - before) as f64 / 1000.0
+    };
     let on = median_ns(&mut bench, n);
-    eprintln!(
-        "telemetry: tools/call {off:.0} ns not configured, {on:.0} ns exporting: {:.2} × (target ≤ 1.15 ×)",
-        on / off
-    );
+    let on_spans = spans_per_call(&mut bench);
     c.bench_function("telemetry/tools_call_exporting", |b| {
+        b.iter(|| black_box(bench.dispatch(CALL)))
+    });
+    CHILDREN.store(true, Ordering::Relaxed);
+    let children = median_ns(&mut bench, n);
+    let children_spans = spans_per_call(&mut bench);
+    eprintln!(
+        "telemetry: tools/call {off:.0} ns not configured, {on:.0} ns exporting \
+         ({on_spans:.1} spans a call): {:.2} × (target ≤ 1.15 ×); with the children spans \
+         {children:.0} ns ({children_spans:.1} spans a call): {:.2} ×",
+        on / off,
+        children / off
+    );
+    c.bench_function("telemetry/tools_call_exporting_children", |b| {
         b.iter(|| black_box(bench.dispatch(CALL)))
     });
     let _ = tracer.shutdown();

@@ -1,6 +1,7 @@
 //! What the stdio floors answer: a fixed-shape response for each method the load client sends
 //! (`echo` echoes its text, `add` sums its numbers, so every check passes), with no protocol
-//! logic. Shared by `stdio-floor` and `validating-floor`, which differ only in `check`.
+//! logic. Shared by `stdio-floor` and `validating-floor`, which differ only in `check`. And
+//! the HTTP servers' loop, shared by `http-floor` and `otlp-sink`.
 
 use serde_json::{Value, json};
 use std::io::{self, BufRead, BufWriter, Write};
@@ -68,4 +69,45 @@ pub fn serve(server: &str, check: impl Fn(&str, &Value) -> Vec<String>) -> io::R
         }
     }
     Ok(())
+}
+
+/// What `--bind ADDR` says in this process's arguments (`127.0.0.1:0` without it): where the
+/// HTTP floor and `otlp-sink` listen.
+pub fn bind_arg() -> String {
+    std::env::args()
+        .skip_while(|a| a != "--bind")
+        .nth(1)
+        .unwrap_or_else(|| "127.0.0.1:0".into())
+}
+
+/// Serves HTTP/1.1 keep-alive connections accepted on `listener` (`TCP_NODELAY`, one task
+/// each), answering every request with `handle`, until accepting fails.
+///
+/// # Errors
+///
+/// Accepting a connection failed.
+pub async fn serve_http1<F, Fut>(listener: tokio::net::TcpListener, handle: F) -> io::Result<()>
+where
+    F: Fn(hyper::Request<hyper::body::Incoming>) -> Fut + Clone + Send + 'static,
+    Fut: Future<
+            Output = Result<
+                hyper::Response<http_body_util::Full<hyper::body::Bytes>>,
+                std::convert::Infallible,
+            >,
+        > + Send
+        + 'static,
+{
+    loop {
+        let (stream, _) = listener.accept().await?;
+        stream.set_nodelay(true)?;
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(
+                    hyper_util::rt::TokioIo::new(stream),
+                    hyper::service::service_fn(handle),
+                )
+                .await;
+        });
+    }
 }

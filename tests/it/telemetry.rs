@@ -2,7 +2,8 @@
 //! protobuf) and OTLP/gRPC to a receiver this test runs on 127.0.0.1, configured by the
 //! standard variables alone; the client's trace context, sent in `_meta` and as an HTTP
 //! header, is the parent of the server's spans; no argument reaches an exported byte. And the
-//! Prometheus scrape endpoint that `OTEL_METRICS_EXPORTER=prometheus` opens.
+//! Prometheus scrape endpoint that `OTEL_METRICS_EXPORTER=prometheus` opens. A request is
+//! exported as one span; its children too when `RUST_LOG` names `mcp::request` at `debug`.
 
 use http::Method;
 use http_body_util::{BodyExt, Full};
@@ -387,4 +388,50 @@ async fn prometheus_scrapes_the_request_metrics_from_a_listener_of_their_own() {
     );
     assert!(text.contains(r#"gen_ai_tool_name="echo""#), "{text}");
     assert!(!text.contains(SECRET), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_is_one_span_unless_rust_log_asks_for_its_children() {
+    for (rust_log, children) in [
+        (None, false),
+        (Some("warn,mcp::audit=info,mcp::request=debug"), true),
+    ] {
+        let (port, received) = receiver().await;
+        let (mut child, url) = echo_server_with(|c| {
+            c.env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{port}"),
+            )
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+            .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+            .env("OTEL_METRICS_EXPORTER", "none")
+            .env_remove("OTEL_TRACES_EXPORTER");
+            if let Some(filter) = rust_log {
+                c.env("RUST_LOG", filter);
+            }
+        });
+        call(&url, 1, None, None).await;
+        wait_for(&received, &[b"tools/call echo"]).await;
+        // A graceful stop exports what is left, so an absent span is absent, not late.
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+        let traces: Vec<u8> = received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(path, _, _)| path == "/v1/traces")
+            .flat_map(|(_, _, b)| b.clone())
+            .collect();
+        for name in [&b"\"validate arguments\""[..], b"\"tool\""] {
+            assert_eq!(
+                traces.windows(name.len()).any(|w| w == name),
+                children,
+                "RUST_LOG={rust_log:?}: span {} {}",
+                String::from_utf8_lossy(name),
+                if children { "missing" } else { "exported" }
+            );
+        }
+    }
 }

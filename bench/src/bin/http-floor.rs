@@ -5,10 +5,8 @@
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
+use mcp_bench::floor;
 use serde_json::{Value, json};
 use std::convert::Infallible;
 
@@ -47,22 +45,10 @@ async fn handle(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Inf
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let bind = std::env::args()
-        .skip_while(|a| a != "--bind")
-        .nth(1)
-        .unwrap_or_else(|| "127.0.0.1:0".into());
-    let listener = tokio::net::TcpListener::bind(&bind).await?;
+    let listener = tokio::net::TcpListener::bind(floor::bind_arg()).await?;
     eprintln!(
         "http-floor: serving at http://{}/mcp",
         listener.local_addr()?
     );
-    loop {
-        let (stream, _) = listener.accept().await?;
-        stream.set_nodelay(true)?;
-        tokio::spawn(async move {
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service_fn(handle))
-                .await;
-        });
-    }
+    floor::serve_http1(listener, handle).await
 }

@@ -23,10 +23,13 @@
 //! a span `{mcp.method.name}` with the method, the request id and `error.type` (the
 //! JSON-RPC code), and the same metrics; their `_meta` is not read for a parent.
 //!
-//! **Children and events** (at `DEBUG` on the same target, so free unless asked for):
-//! `validate arguments`, `tool` (the tool's body), `ask client` (a question to the client:
-//! elicitation, sampling, roots), `file operation` (each `FileService` operation), and the
-//! events `progress` (each progress report) and `cancelled` (a request dropped unanswered).
+//! **Children and events** (at `DEBUG` on the same target, so free unless asked for:
+//! `RUST_LOG=warn,mcp::audit=info,mcp::request=debug` with `launch::init_tracing`, which
+//! otherwise exports the request spans alone): `validate arguments`, `tool` (the tool's
+//! body), `ask client` (a question to the client: elicitation, sampling, roots), `file
+//! operation` (each `FileService` operation), and the events `progress` (each progress
+//! report) and `cancelled` (a request dropped unanswered). They triple what a tool call's
+//! telemetry costs (three spans instead of one), which is why they are not on by default.
 //!
 //! **Metrics.** `mcp.server.operation.duration` (histogram, seconds; `mcp.method.name`,
 //! `gen_ai.tool.name` or `gen_ai.prompt.name`, `error.type`, `mcp.protocol.version`,
@@ -190,58 +193,52 @@ pub(crate) fn start(
     } else {
         "pipe"
     };
+    // Every attribute is known now and given to the span at its creation: each later
+    // `record` is a registry lookup and a lock in `tracing-opentelemetry`.
+    let (tool, prompt, uri) = match method {
+        "tools/call" => (Some(&**target), None, None),
+        "prompts/get" => (None, Some(&**target), None),
+        "resources/read" => (None, None, Some(&**target)),
+        _ => (None, None, None),
+    };
+    let name = tool
+        .map(|_| ("gen_ai.tool.name", target.clone()))
+        .or(prompt.map(|_| ("gen_ai.prompt.name", target.clone())));
+    let otel_name = if target.is_empty() {
+        method.to_owned()
+    } else {
+        let mut name = String::with_capacity(method.len() + 1 + target.len());
+        name.push_str(method);
+        name.push(' ');
+        name.push_str(target);
+        name
+    };
+    let session = cx.caller().session_tag();
+    let caller = if instruments.options.record_caller {
+        cx.caller().identity()
+    } else {
+        None
+    };
     let span = tracing::info_span!(
         target: SPAN_TARGET,
         "mcp_request",
-        otel.name = tracing::field::Empty,
+        otel.name = otel_name.as_str(),
         otel.kind = "server",
         otel.status_code = tracing::field::Empty,
         "mcp.method.name" = method,
-        "gen_ai.operation.name" = tracing::field::Empty,
-        "gen_ai.tool.name" = tracing::field::Empty,
-        "gen_ai.prompt.name" = tracing::field::Empty,
-        "mcp.resource.uri" = tracing::field::Empty,
+        "gen_ai.operation.name" = tool.map(|_| "execute_tool"),
+        "gen_ai.tool.name" = tool,
+        "gen_ai.prompt.name" = prompt,
+        "mcp.resource.uri" = uri,
         "jsonrpc.request.id" = %cx.request_id(),
         "mcp.protocol.version" = cx.protocol_version(),
-        "mcp.session.id" = tracing::field::Empty,
+        "mcp.session.id" = session.as_deref(),
         "network.transport" = transport,
-        "enduser.id" = tracing::field::Empty,
+        "enduser.id" = caller,
         "error.type" = tracing::field::Empty,
     );
     if span.is_disabled() {
         return None;
-    }
-    span.record(
-        "otel.name",
-        if target.is_empty() {
-            method.to_owned()
-        } else {
-            format!("{method} {target}")
-        },
-    );
-    let name = match method {
-        "tools/call" => {
-            span.record("gen_ai.operation.name", "execute_tool");
-            span.record("gen_ai.tool.name", &**target);
-            Some(("gen_ai.tool.name", target.clone()))
-        }
-        "prompts/get" => {
-            span.record("gen_ai.prompt.name", &**target);
-            Some(("gen_ai.prompt.name", target.clone()))
-        }
-        "resources/read" => {
-            span.record("mcp.resource.uri", &**target);
-            None
-        }
-        _ => None,
-    };
-    if let Some(tag) = cx.caller().session_tag() {
-        span.record("mcp.session.id", tag.as_str());
-    }
-    if instruments.options.record_caller
-        && let Some(identity) = cx.caller().identity()
-    {
-        span.record("enduser.id", identity);
     }
     if let Some(trace) = cx.trace_context() {
         let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
@@ -405,11 +402,11 @@ impl Call {
         }
         let mut attributes = vec![
             KeyValue::new("mcp.method.name", self.method),
-            KeyValue::new("mcp.protocol.version", self.version.to_string()),
+            KeyValue::new("mcp.protocol.version", self.version.clone()),
             KeyValue::new("network.transport", self.transport),
         ];
         if let Some((key, name)) = &self.name {
-            attributes.push(KeyValue::new(*key, name.to_string()));
+            attributes.push(KeyValue::new(*key, name.clone()));
         }
         if let Some(error) = &error {
             attributes.push(KeyValue::new("error.type", error.clone()));
@@ -697,6 +694,11 @@ fn periodic<E: opentelemetry_sdk::metrics::exporter::PushMetricExporter>(
 /// The `tracing` layer that turns request spans ([`SPAN_TARGET`]) into OpenTelemetry spans
 /// of `provider`, filtered to them: other `tracing` spans (hyper's, the application's own)
 /// are not exported.
+///
+/// The spans carry the semantic conventions' attributes and nothing else: not the source
+/// location, the thread (a request moves between a runtime's threads, so neither says
+/// anything about it) or `tracing-opentelemetry`'s busy and idle times, which would cost
+/// every request a clock reading at each poll and three more attributes.
 pub fn layer<S>(
     provider: &opentelemetry_sdk::trace::SdkTracerProvider,
 ) -> impl tracing_subscriber::Layer<S>
@@ -707,7 +709,15 @@ where
     use tracing_subscriber::Layer as _;
     tracing_opentelemetry::layer()
         .with_tracer(provider.tracer("mcp-runtime"))
-        .with_filter(tracing_subscriber::filter::filter_fn(|metadata| {
-            metadata.target() == SPAN_TARGET
-        }))
+        .with_location(false)
+        .with_threads(false)
+        .with_tracked_inactivity(false)
+        // Asked at every span, not cached per callsite: with a cached verdict a span skips
+        // `enabled()` and reads the per-layer filter state the last `enabled()` left, and
+        // `tracing::enabled!` (the audit layer asks it right after starting the request span)
+        // leaves this filter's "no" for the audit target there, which silently dropped the
+        // next child span (`validate arguments`) from the export.
+        .with_filter(tracing_subscriber::filter::dynamic_filter_fn(
+            |metadata, _| metadata.target() == SPAN_TARGET,
+        ))
 }
