@@ -1,5 +1,6 @@
 //! The harness in smoke mode (small counts, no thresholds), so it never rots: every phase runs
-//! against the stdio floor and `echo-server`, and every response checks out.
+//! against the stdio floor and `echo-server`, and every response checks out; and `otlp-sink`,
+//! the discarding receiver `OTEL=1 bench/compare.sh` exports to, receives what a server sends.
 
 use mcp_bench::compare::{Candidate, compare, table};
 use mcp_bench::load::{Era, Settings};
@@ -132,4 +133,54 @@ fn the_validating_floor_rejects_arguments_its_schemas_forbid() {
     );
     assert_eq!(answers[2]["result"].get("isError"), None, "{answers:?}");
     assert_eq!(text(&answers[2]).as_deref(), Some("3"), "{answers:?}");
+}
+
+/// `otlp-sink`, as `OTEL=1 bench/compare.sh` runs it: `echo-server` exports its spans and
+/// metrics to it (flushed when its stdin ends), and the sink counts what it received.
+#[test]
+fn echo_server_exports_to_the_otlp_sink() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut sink = Command::new(env!("CARGO_BIN_EXE_otlp-sink"))
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("otlp-sink starts");
+    let mut lines = BufReader::new(sink.stderr.take().unwrap()).lines();
+    let first = lines.next().expect("a line").expect("text");
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .expect("the sink prints its URL")
+        .to_owned();
+    let mut server = Command::new(mcp_tests::example_bin("echo-server"))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+        .env_remove("OTEL_TRACES_EXPORTER")
+        .env_remove("OTEL_METRICS_EXPORTER")
+        .env_remove("OTEL_SDK_DISABLED")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("echo-server starts");
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut stdin = server.stdin.take().unwrap();
+    writeln!(stdin, "{call}").unwrap();
+    drop(stdin);
+    let answered = server.wait_with_output().expect("echo-server ends");
+    assert!(String::from_utf8_lossy(&answered.stdout).contains("\"hi\""));
+    // The server flushed its exports before exiting; closing the sink's stdin ends it.
+    drop(sink.stdin.take());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let _ = sink.wait();
+    let received: u64 = rest
+        .iter()
+        .find_map(|l| {
+            l.strip_prefix("otlp-sink: ")?
+                .strip_suffix(" bytes received")
+        })
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the sink reports what it received: {rest:?}"));
+    assert!(received > 0, "nothing was exported: {rest:?}");
 }
