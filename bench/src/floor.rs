@@ -80,6 +80,17 @@ pub fn bind_arg() -> String {
         .unwrap_or_else(|| "127.0.0.1:0".into())
 }
 
+/// The whole body of `request` (empty if it could not be read).
+pub async fn body(request: hyper::Request<hyper::body::Incoming>) -> hyper::body::Bytes {
+    use http_body_util::BodyExt as _;
+    request
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default()
+}
+
 /// Serves HTTP/1.1 keep-alive connections accepted on `listener` (`TCP_NODELAY`, one task
 /// each), answering every request with `handle`, until accepting fails.
 ///

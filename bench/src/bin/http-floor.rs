@@ -3,7 +3,7 @@
 //! `echo`'s text, summing `add`'s numbers). No MCP logic, no header checks, one thread.
 //! Prints `http-floor: serving at http://ADDR/mcp` on stderr, as the examples do.
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 use mcp_bench::floor;
@@ -27,12 +27,7 @@ fn answer(request: &Value) -> Value {
 }
 
 async fn handle(request: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
-    let body = request
-        .into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_default();
+    let body = floor::body(request).await;
     let reply = match serde_json::from_slice::<Value>(&body) {
         Ok(v) => serde_json::to_vec(&answer(&v)).unwrap_or_default(),
         Err(_) => b"{}".to_vec(),

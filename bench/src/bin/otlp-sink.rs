@@ -8,7 +8,7 @@
 //! `127.0.0.1:0`). Counts the bytes it received and prints them when stdin closes, so a
 //! script can check that the server exported at all.
 
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Request, Response};
 use mcp_bench::floor;
@@ -20,12 +20,7 @@ async fn handle(
     request: Request<Incoming>,
     received: Arc<AtomicU64>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
-    let body = request
-        .into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_default();
+    let body = floor::body(request).await;
     received.fetch_add(body.len() as u64, Ordering::Relaxed);
     Ok(Response::builder()
         .header("content-type", "application/x-protobuf")
