@@ -131,7 +131,10 @@ pub struct ResourceRegistry {
     next_order: AtomicU64,
     advertised: bool,
     policies: ServerPolicies,
-    updates: broadcast::Sender<Arc<str>>,
+    /// Made at the first subscription: the channel's backlog is [`UPDATE_BACKLOG`] slots
+    /// allocated at once (about 50 KiB), which a server nobody subscribes to (most of them)
+    /// would otherwise fault in at every start.
+    updates: std::sync::OnceLock<broadcast::Sender<Arc<str>>>,
     /// Tells other instances of updates (when they share state).
     #[cfg(feature = "redis")]
     feed: ChangeFeed,
@@ -161,7 +164,7 @@ impl ResourceRegistry {
             next_order: AtomicU64::new(0),
             advertised: true,
             policies,
-            updates: broadcast::channel(UPDATE_BACKLOG).0,
+            updates: std::sync::OnceLock::new(),
             #[cfg(feature = "redis")]
             feed,
         }
@@ -210,13 +213,17 @@ impl ResourceRegistry {
 
     /// Tells this instance's subscribers only (an update another instance told of).
     pub(crate) fn updated_here(&self, uri: &str) {
-        // No receiver means nobody subscribed: nothing to do.
-        let _ = self.updates.send(uri.into());
+        // No channel or no receiver means nobody subscribed: nothing to do.
+        if let Some(updates) = self.updates.get() {
+            let _ = updates.send(uri.into());
+        }
     }
 
     /// A receiver of every later announced update.
     pub(crate) fn subscribe_updates(&self) -> broadcast::Receiver<Arc<str>> {
-        self.updates.subscribe()
+        self.updates
+            .get_or_init(|| broadcast::channel(UPDATE_BACKLOG).0)
+            .subscribe()
     }
 
     pub(crate) fn set_advertised(&mut self, advertised: bool) {

@@ -6,9 +6,11 @@ use super::access::Access;
 use super::options::HttpOptions;
 use super::service::McpHttpService;
 use crate::server::Server;
+use futures::FutureExt as _;
+use futures::future::Either;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -19,6 +21,7 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio_io_timeout::TimeoutStream;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt as _;
 
 /// Adds the protected-resource metadata routes (RFC 9728) to `app`: public (no token is
 /// needed to learn where to get one) and readable by browser clients from any origin, the
@@ -145,10 +148,14 @@ impl HttpServer {
     /// whatever is left.
     pub async fn run_until(self, signal: impl Future<Output = ()> + Send) -> io::Result<()> {
         let options = self.service.options().clone();
-        let mut app = axum::Router::new().route_service(options.path(), self.service.clone());
+        // Every other path (the protected-resource metadata, 404 elsewhere) goes through an
+        // axum `Router`; the endpoint's requests skip it: matching one path needs no router,
+        // and its boxing, routing and response mapping were a twentieth of a call's work.
+        let mut app = axum::Router::new();
         if let Some(resource) = options.auth.as_ref().and_then(|a| a.protected_resource()) {
             app = serve_resource_metadata(app, resource, options.path());
         }
+        let endpoint: Arc<str> = options.path().into();
         let mut http = http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(options.header_read_timeout)
@@ -184,18 +191,22 @@ impl HttpServer {
                     if let Err(e) = stream.set_nodelay(true) {
                         tracing::debug!(error = %e, "TCP_NODELAY could not be set");
                     }
-                    // The peer's address, where axum's own `ConnectInfo` puts it: what tells
-                    // callers apart when they have no identity or session.
-                    let service = tower::util::MapRequest::new(
-                        app.clone(),
+                    let (mcp, app, endpoint) =
+                        (self.service.clone(), app.clone(), endpoint.clone());
+                    let service = hyper::service::service_fn(
                         move |mut request: http::Request<hyper::body::Incoming>| {
+                            // The peer's address, where axum's own `ConnectInfo` puts it: what
+                            // tells callers apart when they have no identity or session.
                             request
                                 .extensions_mut()
                                 .insert(axum::extract::ConnectInfo(peer));
-                            request
+                            if request.uri().path() == &*endpoint {
+                                Either::Left(mcp.respond(request).map(Ok::<_, Infallible>))
+                            } else {
+                                Either::Right(app.clone().oneshot(request))
+                            }
                         },
                     );
-                    let service = TowerToHyperService::new(service);
                     // A client that stops reading is cut off after the write timeout, which
                     // releases what its response held.
                     let mut io = TimeoutStream::new(stream);

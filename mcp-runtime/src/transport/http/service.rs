@@ -148,17 +148,32 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
+        let response = self.respond(request);
+        Box::pin(async move { Ok(response.await) })
+    }
+}
+
+impl McpHttpService {
+    /// Answers `request`: what [`call`](tower::Service::call) does, without boxing the
+    /// future, for [`HttpServer`](super::HttpServer), which holds it in the connection's own
+    /// task.
+    pub(crate) fn respond<B>(
+        &self,
+        request: Request<B>,
+    ) -> impl Future<Output = Response<Body>> + Send + use<B>
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         use tracing::Instrument as _;
         let shared = self.shared.clone();
         let span = tracing::debug_span!("mcp_http", method = %request.method());
-        Box::pin(
-            async move {
-                let response = shared.handle(request).await;
-                tracing::debug!(status = response.status().as_u16(), "answered");
-                Ok(response)
-            }
-            .instrument(span),
-        )
+        async move {
+            let response = shared.handle(request).await;
+            tracing::debug!(status = response.status().as_u16(), "answered");
+            response
+        }
+        .instrument(span)
     }
 }
 
