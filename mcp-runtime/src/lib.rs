@@ -44,7 +44,8 @@
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
 //! resources, and registers them with a server; `net` (a feature) fetches URLs for tools and refuses
-//! the server's own network; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
+//! the server's own network; `tls` (with `net` or `client-https`) is the TLS client
+//! configuration both use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
 //! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
 //! keeps what instances of one server share in Redis, under the pipeline and the server
@@ -58,6 +59,7 @@
 //! | module | may use |
 //! | --- | --- |
 //! | `protocol` | |
+//! | `tls` | |
 //! | `task` | `protocol` |
 //! | `completion` | `protocol` |
 //! | `context` | `protocol` `task` |
@@ -70,16 +72,16 @@
 //! | `transport` | `protocol` `context` `server` `shared` `pipeline` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
-//! | `net` | `context` `pipeline` |
+//! | `net` | `context` `pipeline` `tls` |
 //! | `command` | `context` `pipeline` `fs` |
 //! | `oauth` | `net` `server` `transport` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
-//! | `client` | `protocol` `server` `transport` |
+//! | `client` | `protocol` `server` `transport` `tls` |
 //! | `testing` | `protocol` `client` `server` `transport` |
 //! | `launch` | `protocol` `pipeline` `server` `transport` `shared` `oauth` |
 //! | `fuzzing` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `lib` |
-//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` `command` `oauth` |
+//! | `lib` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `server` `transport` `fs` `skill` `client` `task` `shared` `net` `command` `oauth` `tls` |
 //! <!-- layering:end -->
 //!
 //! The attributes make each primitive from an async function: [`mcp_tool`] (and
@@ -192,6 +194,8 @@ pub mod task;
 mod test_log;
 #[cfg(feature = "server")]
 pub mod testing;
+#[cfg(any(feature = "client-https", feature = "net"))]
+pub mod tls;
 #[cfg(feature = "server")]
 pub mod tool;
 #[cfg(feature = "server")]

@@ -167,20 +167,11 @@ impl NetServiceBuilder {
             connect: self.connect,
         };
         let tls = |e: &dyn std::fmt::Display| NetError::Transport(format!("TLS setup: {e}"));
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        for der in &policy.roots {
-            roots
-                .add(rustls::pki_types::CertificateDer::from(der.clone()))
-                .map_err(|e| tls(&e))?;
-        }
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| tls(&e))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        let roots = policy
+            .roots
+            .iter()
+            .map(|der| rustls::pki_types::CertificateDer::from(der.as_slice()));
+        let config = crate::tls::client_config(roots).map_err(|e| tls(&e))?;
         let https = hyper_rustls::HttpsConnectorBuilder::new()
             .with_tls_config(config)
             .https_or_http()

@@ -1,5 +1,6 @@
 //! The HTTP the OAuth flow needs (metadata, registration, tokens, the 401 probe): hyper's
-//! client with rustls (Mozilla's roots), bounded in time and size. The MCP traffic itself goes
+//! client with rustls (`mcp_runtime::tls`: Mozilla's roots and `SSL_CERT_FILE`'s), bounded
+//! in time and size. The MCP traffic itself goes
 //! through `mcp_runtime`'s client.
 
 use anyhow::{Context as _, Result, anyhow};
@@ -13,7 +14,6 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
-use std::sync::Arc;
 use std::time::Duration;
 
 /// How long one request to a server or an authorization server may take.
@@ -46,15 +46,10 @@ impl std::fmt::Debug for Http {
 impl Http {
     /// A client that speaks `http` and `https`.
     pub fn new() -> Result<Self> {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .context("cannot set up TLS")?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        // The roots the MCP connection trusts: Mozilla's and those of `SSL_CERT_FILE`, so a
+        // server behind a private CA is reached for its OAuth metadata as for its tools.
+        let roots = mcp_runtime::tls::env_roots().map_err(|e| anyhow!(e))?;
+        let config = mcp_runtime::tls::client_config(roots).context("cannot set up TLS")?;
         let https = hyper_rustls::HttpsConnectorBuilder::new()
             .with_tls_config(config)
             .https_or_http()
