@@ -12,6 +12,9 @@
 # target/release/echo-server-without-otel) and, with no servers given, measures it beside
 # the default build: what OpenTelemetry costs a server that is compiled with it but never
 # configured (the target is 2%).
+# HTTP=1 measures instructions per HTTP call instead (`mcp-bench http`: 16 keep-alive
+# connections, modern stateless `tools/call`s), for the HTTP floor and echo-server with and
+# without its audit trail; a COMMAND then gets `--bind 127.0.0.1:0` appended.
 # Needs valgrind (Debian: `apt-get install valgrind`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,7 +30,11 @@ if [ -n "${WITHOUT_OTEL:-}" ]; then
     cp "$bin/echo-server" "$bin/echo-server-without-otel"
 fi
 cargo build --release --quiet -p mcp-bench -p mcp-examples
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [ -n "${HTTP:-}" ]; then
+    http_args="--transport http --legacy-mode stateless"
+    set -- "http-floor=$bin/http-floor" "echo-server=$bin/echo-server $http_args" \
+        "echo-server-quiet=RUST_LOG=warn $bin/echo-server $http_args"
+elif [ $# -eq 0 ]; then
     set -- "floor=$bin/stdio-floor" "validating-floor=$bin/validating-floor" \
         "echo-server=$bin/echo-server" "echo-server-quiet=RUST_LOG=warn $bin/echo-server"
     [ -z "${WITHOUT_OTEL:-}" ] || set -- "$@" \
@@ -42,9 +49,16 @@ instructions() { # [NAME=VALUE...] command... -> total Ir of one run with $1 cal
     local file="$out/cg.$RANDOM"
     local env=()
     while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do env+=("$1"); shift; done
-    "$bin/mcp-bench" run --json --era "$ERA" --calls "$calls" --in-flight 64 \
-        --cold-starts 0 --sequential 0 --lists 0 -- \
-        "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null
+    if [ -n "${HTTP:-}" ]; then
+        # The server is stopped with SIGTERM at the end, and callgrind writes its file then.
+        "$bin/mcp-bench" http --rounds 1 --calls "$calls" --server \
+            "x=${env[*]} valgrind --tool=callgrind --callgrind-out-file=$file $* --bind 127.0.0.1:0" \
+            >/dev/null
+    else
+        "$bin/mcp-bench" run --json --era "$ERA" --calls "$calls" --in-flight 64 \
+            --cold-starts 0 --sequential 0 --lists 0 -- \
+            "${env[@]}" valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null
+    fi
     callgrind_annotate "$file" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
 }
 
