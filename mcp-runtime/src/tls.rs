@@ -47,7 +47,7 @@ pub fn client_config<'a>(
 /// A block is malformed; the message says so.
 pub fn pem_certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, String> {
     CertificateDer::pem_slice_iter(pem)
-        .map(|cert| cert.map_err(|e| format!("root certificates: {e}")))
+        .map(|cert| cert.map_err(|e| format!("root certificate PEM: {e}")))
         .collect()
 }
 
@@ -132,7 +132,7 @@ mod tests {
     fn a_malformed_block_is_an_error_not_a_missing_root() {
         let pem = b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n";
         let e = pem_certificates(pem).unwrap_err();
-        assert!(e.starts_with("root certificates:"), "{e}");
+        assert!(e.starts_with("root certificate PEM:"), "{e}");
         assert!(client_config([CertificateDer::from(&b"junk"[..])]).is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! ring, Mozilla's roots, plus the certificates of the file `SSL_CERT_FILE` names (the
 //! variable OpenSSL and most HTTP clients read) for a server behind a private CA.
 
-use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::pki_types::ServerName;
 use std::sync::Arc;
 
 /// How to open TLS to one server.
@@ -20,9 +20,10 @@ impl std::fmt::Debug for Tls {
 
 impl Tls {
     /// TLS to `host` (a DNS name or an IP literal, brackets allowed), trusting Mozilla's
-    /// roots and `extra`.
-    pub(crate) fn new(host: &str, extra: Vec<CertificateDer<'static>>) -> Result<Self, String> {
-        let config = crate::tls::client_config(extra).map_err(|e| e.to_string())?;
+    /// roots and those of `SSL_CERT_FILE`, when it is set.
+    pub(crate) fn from_env(host: &str) -> Result<Self, String> {
+        let config =
+            crate::tls::client_config(crate::tls::env_roots()?).map_err(|e| e.to_string())?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let name = ServerName::try_from(host.to_owned())
             .map_err(|_| format!("{host:?} is not a host name TLS can check"))?;
@@ -30,11 +31,6 @@ impl Tls {
             connector: tokio_rustls::TlsConnector::from(Arc::new(config)),
             name,
         })
-    }
-
-    /// TLS to `host` with the roots of `SSL_CERT_FILE` too, when it is set.
-    pub(crate) fn from_env(host: &str) -> Result<Self, String> {
-        Self::new(host, crate::tls::env_roots()?)
     }
 
     /// The handshake over `stream`.

@@ -182,20 +182,13 @@ impl NetPolicy {
     /// Mozilla's, which are always trusted: for an internal service with its own CA behind an
     /// [`allow_origin`](Self::allow_origin). Fails when `pem` holds no certificate.
     pub fn add_root_certificates_pem(mut self, pem: &[u8]) -> Result<Self, super::NetError> {
-        use rustls::pki_types::CertificateDer;
-        use rustls::pki_types::pem::PemObject;
-        let before = self.roots.len();
-        for cert in CertificateDer::pem_slice_iter(pem) {
-            let cert = cert.map_err(|e| {
-                super::NetError::InvalidRequest(format!("root certificate PEM: {e}"))
-            })?;
-            self.roots.push(cert.to_vec());
-        }
-        if self.roots.len() == before {
+        let certs = crate::tls::pem_certificates(pem).map_err(super::NetError::InvalidRequest)?;
+        if certs.is_empty() {
             return Err(super::NetError::InvalidRequest(
                 "root certificate PEM: no CERTIFICATE block".to_owned(),
             ));
         }
+        self.roots.extend(certs.iter().map(|cert| cert.to_vec()));
         Ok(self)
     }
 
