@@ -75,6 +75,7 @@ pub(crate) async fn resolve(
     shared: &Arc<Shared>,
     parts: &http::request::Parts,
     identity: &Identity,
+    client: Option<std::net::IpAddr>,
     lookup: Lookup,
 ) -> Result<Lookup, Response<Body>> {
     let Some(redis) = shared.server().redis() else {
@@ -122,7 +123,7 @@ pub(crate) async fn resolve(
                 tracing::warn!(target: "mcp::redis", session = id, "a shared session's initialize no longer succeeds");
                 return Ok(Lookup::Unknown);
             }
-            let caller = limits::caller_key(parts, identity, &shared.options.trusted_proxies);
+            let caller = limits::caller_key(identity, client);
             let Ok(session) =
                 shared
                     .sessions

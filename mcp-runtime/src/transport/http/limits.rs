@@ -99,26 +99,23 @@ impl Drop for CallerSlot {
 
 /// Who a request is from, for per-caller caps: its authenticated identity, else the
 /// client's network ([`client_network`]).
-pub(crate) fn caller_key(
-    parts: &http::request::Parts,
-    identity: &Identity,
-    trusted: &[IpNet],
-) -> Option<CallerKey> {
+pub(crate) fn caller_key(identity: &Identity, client: Option<IpAddr>) -> Option<CallerKey> {
     if let Some(subject) = identity.subject_arc() {
         return Some(CallerKey::Identity(subject.clone()));
     }
-    client_address(parts, trusted).map(|ip| CallerKey::Address(client_network(ip)))
+    client.map(|ip| CallerKey::Address(client_network(ip)))
 }
 
-/// The client's address: the peer's (recorded by `HttpServer` as axum's `ConnectInfo`),
-/// or, when the peer is a trusted proxy, the nearest address in `Forwarded` (else
-/// `X-Forwarded-For`) that is not a trusted proxy itself. Headers from any other peer are
-/// ignored: they are the client's to forge.
-pub(crate) fn client_address(parts: &http::request::Parts, trusted: &[IpNet]) -> Option<IpAddr> {
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|axum::extract::ConnectInfo(peer)| unmapped(peer.ip()))?;
+/// The client's address: the peer's (`HttpServer` passes it; a service in an axum router
+/// reads axum's `ConnectInfo`), or, when the peer is a trusted proxy, the nearest address
+/// in `Forwarded` (else `X-Forwarded-For`) that is not a trusted proxy itself. Headers from
+/// any other peer are ignored: they are the client's to forge.
+pub(crate) fn client_address(
+    parts: &http::request::Parts,
+    peer: Option<std::net::SocketAddr>,
+    trusted: &[IpNet],
+) -> Option<IpAddr> {
+    let peer = unmapped(peer?.ip());
     let is_trusted = |ip: IpAddr| trusted.iter().any(|net| net.contains(&ip));
     if !is_trusted(peer) {
         return Some(peer);
@@ -226,25 +223,41 @@ pub(crate) fn shown(network: IpAddr) -> String {
     }
 }
 
+/// [`shown`] as the shared text a `Caller` holds. Every request names its caller, and a
+/// client's requests come in runs (keep-alive connections), so each thread remembers the
+/// last network it showed: a repeat costs a reference count, not two allocations.
+pub(crate) fn shown_shared(network: IpAddr) -> Arc<str> {
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<Option<(IpAddr, Arc<str>)>> = const { RefCell::new(None) };
+    }
+    LAST.with_borrow_mut(|last| match last {
+        Some((ip, text)) if *ip == network => text.clone(),
+        _ => {
+            let text: Arc<str> = shown(network).into();
+            *last = Some((network, text.clone()));
+            text
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn request(peer: &str, headers: &[(&str, &str)]) -> http::request::Parts {
+    fn request(headers: &[(&str, &str)]) -> http::request::Parts {
         let mut builder = http::Request::builder();
         for (k, v) in headers {
             builder = builder.header(*k, *v);
         }
-        let (mut parts, ()) = builder.body(()).unwrap().into_parts();
-        let peer: std::net::SocketAddr = peer.parse().unwrap();
-        parts.extensions.insert(axum::extract::ConnectInfo(peer));
-        parts
+        builder.body(()).unwrap().into_parts().0
     }
 
     fn network(peer: &str, headers: &[(&str, &str)], trusted: &[&str]) -> String {
         let trusted: Vec<IpNet> = trusted.iter().map(|t| t.parse().unwrap()).collect();
+        let peer = Some(peer.parse().unwrap());
         shown(client_network(
-            client_address(&request(peer, headers), &trusted).unwrap(),
+            client_address(&request(headers), peer, &trusted).unwrap(),
         ))
     }
 
@@ -260,6 +273,17 @@ mod tests {
             let ip: IpAddr = address.parse().unwrap();
             assert_eq!(shown(ip), ip.to_string());
         }
+    }
+
+    #[test]
+    fn the_shared_text_follows_the_network_it_is_asked_for() {
+        let a: IpAddr = [192, 0, 2, 7].into();
+        let b: IpAddr = "2001:db8::".parse().unwrap();
+        let first = shown_shared(a);
+        assert_eq!(&*first, "192.0.2.7");
+        assert!(Arc::ptr_eq(&first, &shown_shared(a)), "a repeat is shared");
+        assert_eq!(&*shown_shared(b), "2001:db8::/64");
+        assert_eq!(&*shown_shared(a), "192.0.2.7");
     }
 
     #[test]

@@ -42,6 +42,7 @@ use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
 use serde_json::value::RawValue;
 use std::collections::VecDeque;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
@@ -138,6 +139,7 @@ pub(crate) async fn handle<B>(
     parts: http::request::Parts,
     body: B,
     identity: Identity,
+    client: Option<IpAddr>,
 ) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -157,11 +159,7 @@ where
             "accept application/json and text/event-stream",
         );
     }
-    let slot = shared.callers.take(limits::caller_key(
-        &parts,
-        &identity,
-        &shared.options.trusted_proxies,
-    ));
+    let slot = shared.callers.take(limits::caller_key(&identity, client));
     let bytes = {
         let Ok(_reading) = shared.bodies.try_acquire() else {
             return response::unavailable("too many request bodies are arriving; retry shortly");
@@ -212,7 +210,7 @@ where
         LegacyMode::Sessionful => shared.sessions.lookup(&parts.headers, &identity),
     };
     #[cfg(feature = "redis")]
-    let lookup = match super::fleet::resolve(shared, &parts, &identity, lookup).await {
+    let lookup = match super::fleet::resolve(shared, &parts, &identity, client, lookup).await {
         Ok(lookup) => lookup,
         Err(refused) => return refused,
     };
@@ -229,12 +227,23 @@ where
         &parts,
         message,
         &lookup,
-        &identity,
+        Sender {
+            identity: &identity,
+            client,
+        },
         accept,
         hold.clone(),
     )
     .await;
     response::holding(answered, hold)
+}
+
+/// Who sent a request, as far as the transport knows: its credentials' identity and the
+/// client's address (`limits::client_address`), found once per request.
+#[derive(Clone, Copy)]
+struct Sender<'a> {
+    identity: &'a Identity,
+    client: Option<IpAddr>,
 }
 
 /// Serves one decoded message; `hold` is kept by whatever outlives this (a running call).
@@ -243,10 +252,11 @@ async fn serve(
     parts: &http::request::Parts,
     message: Message<'_>,
     lookup: &Lookup,
-    identity: &Identity,
+    sender: Sender<'_>,
     accept: Accept,
     hold: Arc<Hold>,
 ) -> Response<Body> {
+    let Sender { identity, client } = sender;
     match message {
         Message::Request { id, method, params } => {
             if method == "subscriptions/listen" && !accept.sse {
@@ -256,7 +266,7 @@ async fn serve(
                 );
             }
             if method == "initialize" && shared.options.legacy == LegacyMode::Sessionful {
-                return initialize(shared, parts, id, params, identity, accept, hold).await;
+                return initialize(shared, parts, id, params, sender, accept, hold).await;
             }
             let (sessionless, connection) = match lookup {
                 Lookup::Found(s) => (Sessionless::Serve, &s.connection),
@@ -274,10 +284,7 @@ async fn serve(
                 Lookup::Found(s) => Some(&s.id),
                 _ => None,
             };
-            let (exchange, pending) = Pending::new(
-                hold,
-                caller(parts, identity, session, &shared.options.trusted_proxies),
-            );
+            let (exchange, pending) = Pending::new(hold, caller(identity, session, client));
             let exchange = if accept.sse {
                 exchange
             } else {
@@ -351,20 +358,18 @@ async fn initialize(
     parts: &http::request::Parts,
     id: RequestId,
     params: Option<&RawValue>,
-    identity: &Identity,
+    sender: Sender<'_>,
     accept: Accept,
     hold: Arc<Hold>,
 ) -> Response<Body> {
+    let Sender { identity, client } = sender;
     let (tx, outbox) = mpsc::channel(session::OUTBOX);
     let connection = shared.server().connect(Peer::new(tx));
     let checks = HttpChecks {
         headers: &parts.headers,
         sessionless: Sessionless::Serve,
     };
-    let (exchange, pending) = Pending::new(
-        hold,
-        caller(parts, identity, None, &shared.options.trusted_proxies),
-    );
+    let (exchange, pending) = Pending::new(hold, caller(identity, None, client));
     let Dispatched::Reply { line, disposition } =
         connection.request(id, "initialize", params, &checks, exchange)
     else {
@@ -374,7 +379,7 @@ async fn initialize(
         // Refused (bad params, bad header): no session.
         return pending.now(line, disposition, accept, shared);
     }
-    let caller = limits::caller_key(parts, identity, &shared.options.trusted_proxies);
+    let caller = limits::caller_key(identity, client);
     let session = match shared.sessions.insert(connection, outbox, identity, caller) {
         Ok(session) => session,
         Err(session::Refused::CallerFull) => {
@@ -404,12 +409,7 @@ async fn initialize(
 /// Who sent a request: the authenticated identity, the legacy session, the client's network
 /// (its address, an IPv6 /64, this machine as `127.0.0.1`; through trusted proxies, the
 /// address they forward: `limits::client_address`).
-fn caller(
-    parts: &http::request::Parts,
-    identity: &Identity,
-    session: Option<&Arc<str>>,
-    trusted: &[ipnet::IpNet],
-) -> Caller {
+fn caller(identity: &Identity, session: Option<&Arc<str>>, client: Option<IpAddr>) -> Caller {
     // Every HTTP caller is held to scope requirements: an unauthenticated one has none.
     // The identity's own `Arc`s are shared, not copied: this runs on every request.
     let mut caller = Caller::connection().with_granted_scopes(identity.scope_set().clone());
@@ -419,8 +419,8 @@ fn caller(
     if let Some(session) = session {
         caller = caller.with_session(session.clone());
     }
-    if let Some(client) = limits::client_address(parts, trusted) {
-        caller = caller.with_address(limits::shown(limits::client_network(client)));
+    if let Some(client) = client {
+        caller = caller.with_address(limits::shown_shared(limits::client_network(client)));
     }
     caller
 }

@@ -195,14 +195,17 @@ impl HttpServer {
                         (self.service.clone(), app.clone(), endpoint.clone());
                     let service = hyper::service::service_fn(
                         move |mut request: http::Request<hyper::body::Incoming>| {
-                            // The peer's address, where axum's own `ConnectInfo` puts it: what
-                            // tells callers apart when they have no identity or session.
-                            request
-                                .extensions_mut()
-                                .insert(axum::extract::ConnectInfo(peer));
+                            // The peer's address tells callers apart when they have no
+                            // identity or session: the endpoint is given it directly, other
+                            // routes find it where axum's own `ConnectInfo` puts it.
                             if request.uri().path() == &*endpoint {
-                                Either::Left(mcp.respond(request).map(Ok::<_, Infallible>))
+                                Either::Left(
+                                    mcp.respond(request, Some(peer)).map(Ok::<_, Infallible>),
+                                )
                             } else {
+                                request
+                                    .extensions_mut()
+                                    .insert(axum::extract::ConnectInfo(peer));
                                 Either::Right(app.clone().oneshot(request))
                             }
                         },

@@ -17,6 +17,7 @@ use futures::future::BoxFuture;
 use http::{Method, Request, Response, StatusCode};
 use std::convert::Infallible;
 use std::fmt;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::sync::Semaphore;
@@ -148,18 +149,26 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let response = self.respond(request);
+        // In a user's axum router, the peer is where `into_make_service_with_connect_info`
+        // records it.
+        let peer = request
+            .extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|axum::extract::ConnectInfo(peer)| *peer);
+        let response = self.respond(request, peer);
         Box::pin(async move { Ok(response.await) })
     }
 }
 
 impl McpHttpService {
-    /// Answers `request`: what [`call`](tower::Service::call) does, without boxing the
-    /// future, for [`HttpServer`](super::HttpServer), which holds it in the connection's own
-    /// task.
+    /// Answers `request` from `peer`: what [`call`](tower::Service::call) does, without
+    /// boxing the future, for [`HttpServer`](super::HttpServer), which holds it in the
+    /// connection's own task and knows the peer without putting it in the request's
+    /// extensions (three allocations a request).
     pub(crate) fn respond<B>(
         &self,
         request: Request<B>,
+        peer: Option<std::net::SocketAddr>,
     ) -> impl Future<Output = Response<Body>> + Send + use<B>
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -169,7 +178,7 @@ impl McpHttpService {
         let shared = self.shared.clone();
         let span = tracing::debug_span!("mcp_http", method = %request.method());
         async move {
-            let response = shared.handle(request).await;
+            let response = shared.handle(request, peer).await;
             tracing::debug!(status = response.status().as_u16(), "answered");
             response
         }
@@ -182,7 +191,11 @@ impl Shared {
         &self.server
     }
 
-    async fn handle<B>(self: Arc<Self>, request: Request<B>) -> Response<Body>
+    async fn handle<B>(
+        self: Arc<Self>,
+        request: Request<B>,
+        peer: Option<std::net::SocketAddr>,
+    ) -> Response<Body>
     where
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -198,14 +211,15 @@ impl Shared {
             },
             None => Identity::anonymous(),
         };
+        let client = limits::client_address(&parts, peer, &self.options.trusted_proxies);
         let allow = match self.options.legacy {
             LegacyMode::Sessionful => "POST, GET, DELETE",
             LegacyMode::Stateless => "POST",
         };
         match parts.method {
-            Method::POST => post::handle(&self, parts, body, identity).await,
+            Method::POST => post::handle(&self, parts, body, identity, client).await,
             Method::GET | Method::DELETE if self.options.legacy == LegacyMode::Sessionful => {
-                self.session_method(&parts, &identity).await
+                self.session_method(&parts, &identity, client).await
             }
             _ => response::method_not_allowed(allow),
         }
@@ -216,6 +230,7 @@ impl Shared {
         self: &Arc<Self>,
         parts: &http::request::Parts,
         identity: &Identity,
+        client: Option<IpAddr>,
     ) -> Response<Body> {
         if let Err(e) = headers::legacy_version(&parts.headers) {
             return response::error(StatusCode::BAD_REQUEST, None, &e);
@@ -228,7 +243,7 @@ impl Shared {
         }
         let lookup = self.sessions.lookup(&parts.headers, identity);
         #[cfg(feature = "redis")]
-        let lookup = match super::fleet::resolve(self, parts, identity, lookup).await {
+        let lookup = match super::fleet::resolve(self, parts, identity, client, lookup).await {
             Ok(lookup) => lookup,
             Err(refused) => return refused,
         };
@@ -245,11 +260,7 @@ impl Shared {
                 let Ok(stream) = self.streams.clone().try_acquire_owned() else {
                     return response::unavailable("too many streams are open; retry shortly");
                 };
-                match self.callers.take(limits::caller_key(
-                    parts,
-                    identity,
-                    &self.options.trusted_proxies,
-                )) {
+                match self.callers.take(limits::caller_key(identity, client)) {
                     Ok(slot) => {
                         let last_event = parts
                             .headers
