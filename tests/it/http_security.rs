@@ -2,13 +2,16 @@
 //! body cap, read timeouts (a slow client holds nobody up), the concurrency cap, and the
 //! authentication hook.
 
+use futures::future::BoxFuture;
 use http::{Method, StatusCode};
-use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
+use mcp_runtime::transport::http::{AuthError, Authenticator, BearerTokens, HttpOptions, Identity};
 use mcp_tests::http::{
     self as t, Spawned, eventually, fixture, initialize, post, post_modern, serve,
 };
 use serde_json::json;
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -309,6 +312,42 @@ async fn the_auth_hook_guards_every_request() {
     // GET and DELETE are guarded too.
     let reply = t::send(Method::GET, &s.url, &[("accept", "text/event-stream")], "").await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+}
+
+/// An authenticator that accepts everyone and remembers the peer each request came from.
+struct PeerSeen(Arc<Mutex<Vec<Option<SocketAddr>>>>);
+
+impl Authenticator for PeerSeen {
+    fn authenticate<'a>(
+        &'a self,
+        _token: Option<&'a str>,
+        request: &'a http::request::Parts,
+    ) -> BoxFuture<'a, Result<Identity, AuthError>> {
+        let peer = request
+            .extensions
+            .get::<axum::extract::ConnectInfo<SocketAddr>>()
+            .map(|c| c.0);
+        self.0.lock().unwrap().push(peer);
+        Box::pin(async { Ok(Identity::subject("anyone")) })
+    }
+}
+
+#[tokio::test]
+async fn the_auth_hook_sees_the_peer_address() {
+    let (server, _) = fixture();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = serve(server, HttpOptions::default().auth(PeerSeen(seen.clone()))).await;
+    let reply = post_modern(&s.url, 1, "tools/list", json!({})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let peer = seen[0].expect("the authenticator is given the peer as ConnectInfo");
+    assert!(peer.ip().is_loopback(), "{peer}");
+    assert_ne!(
+        peer.port(),
+        s.addr.port(),
+        "the client's port, not the server's"
+    );
 }
 
 #[tokio::test]

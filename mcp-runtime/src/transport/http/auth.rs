@@ -50,7 +50,10 @@ use std::sync::Arc;
 /// ```
 pub trait Authenticator: Send + Sync + 'static {
     /// Checks one request. `token` is the value of `Authorization: Bearer …`, `None` when
-    /// the request has none; `request` has the method, URI and every header.
+    /// the request has none; `request` has the method, URI and every header, and the peer's
+    /// address as axum's `ConnectInfo<SocketAddr>` extension (under
+    /// [`HttpServer`](super::HttpServer), or an axum router served with
+    /// `into_make_service_with_connect_info`).
     fn authenticate<'a>(
         &'a self,
         token: Option<&'a str>,

@@ -200,15 +200,28 @@ impl Shared {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         if let Err(refused) = security::check(&self.options.hosts, &parts) {
             return refused.into_response();
         }
         let identity = match &self.options.auth {
-            Some(a) => match auth::check(a.as_ref(), &parts).await {
-                Ok(identity) => identity,
-                Err(refused) => return *refused,
-            },
+            Some(a) => {
+                // An authenticator (and the audit line of a refusal) finds the peer where
+                // axum's `ConnectInfo` puts it, as behind any axum router. Only then: the
+                // map it goes in costs three allocations a request.
+                if let Some(peer) = peer
+                    && parts
+                        .extensions
+                        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                        .is_none()
+                {
+                    parts.extensions.insert(axum::extract::ConnectInfo(peer));
+                }
+                match auth::check(a.as_ref(), &parts).await {
+                    Ok(identity) => identity,
+                    Err(refused) => return *refused,
+                }
+            }
             None => Identity::anonymous(),
         };
         let client = limits::client_address(&parts, peer, &self.options.trusted_proxies);
