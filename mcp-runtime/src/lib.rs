@@ -44,8 +44,8 @@
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
 //! resources, and registers them with a server; `net` (a feature) fetches URLs for tools and refuses
-//! the server's own network; `tls` (with `net` or `client-https`) is the TLS client
-//! configuration both use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
+//! the server's own network; `tls` (with `net`, `client-https` or `otel`) is the TLS client
+//! configuration they and the OTLP exporters use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
 //! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
 //! keeps what instances of one server share in Redis, under the pipeline and the server
@@ -67,7 +67,7 @@
 //! | `resource` | `protocol` `context` `completion` |
 //! | `prompt` | `protocol` `context` `completion` `resource` `tool` |
 //! | `shared` | `protocol` `context` `task` |
-//! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` `shared` |
+//! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` `shared` `tls` |
 //! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` `shared` |
 //! | `transport` | `protocol` `context` `server` `shared` `pipeline` |
 //! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
@@ -129,7 +129,7 @@
 //! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
 //! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
 //! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill, output caps, resource limits; Unix) |
-//! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP when the standard `OTEL_*` variables ask |
+//! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
 //! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |
 //! | `otel-prometheus` | off | a Prometheus scrape endpoint for the request metrics (`OTEL_METRICS_EXPORTER=prometheus`: `/metrics` on `OTEL_EXPORTER_PROMETHEUS_HOST`:`..._PORT`, default localhost:9464) |
@@ -194,7 +194,7 @@ pub mod task;
 mod test_log;
 #[cfg(feature = "server")]
 pub mod testing;
-#[cfg(any(feature = "client-https", feature = "net"))]
+#[cfg(any(feature = "client-https", feature = "net", feature = "otel"))]
 pub mod tls;
 #[cfg(feature = "server")]
 pub mod tool;

@@ -1,5 +1,6 @@
 //! The TLS client configuration of every connection this crate opens (the client's
-//! `https://` transport, the `net` feature's `NetService`), public so that programs
+//! `https://` transport, the `net` feature's `NetService`, the `otel` feature's OTLP/HTTP
+//! exports), public so that programs
 //! built on the crate (`cargo mcp`'s OAuth requests) trust the same roots: rustls on ring,
 //! its safe default protocol versions (TLS 1.2 and 1.3), Mozilla's roots (`webpki-roots`,
 //! built in, so a server needs no system certificate store) plus whatever roots the caller

@@ -168,6 +168,15 @@ fn echo_server_with(configure: impl FnOnce(&mut Command)) -> (std::process::Chil
     (child, url)
 }
 
+/// Stops `child` gracefully (SIGTERM), as a service manager does, and waits for it: a
+/// graceful stop exports what is left, so what the receiver lacks then is absent, not late.
+fn stop(child: &mut std::process::Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
 async fn call(
     url: &str,
     id: i64,
@@ -299,10 +308,7 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         eprintln!("{protocol:?}: exported in {:?}", started.elapsed());
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let _ = child.wait();
+        stop(&mut child);
         let everything: Vec<u8> = received
             .lock()
             .unwrap()
@@ -378,10 +384,7 @@ async fn prometheus_scrapes_the_request_metrics_from_a_listener_of_their_own() {
         scraped.header("content-type")
     );
     let text = scraped.text();
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let _ = child.wait();
+    stop(&mut child);
     assert!(
         text.contains("mcp_server_operation_duration_seconds_bucket"),
         "{text}"
@@ -412,11 +415,7 @@ async fn a_request_is_one_span_unless_rust_log_asks_for_its_children() {
         });
         call(&url, 1, None, None).await;
         wait_for(&received, &[b"tools/call echo"]).await;
-        // A graceful stop exports what is left, so an absent span is absent, not late.
-        let _ = Command::new("kill")
-            .args(["-TERM", &child.id().to_string()])
-            .status();
-        let _ = child.wait();
+        stop(&mut child);
         let traces: Vec<u8> = received
             .lock()
             .unwrap()
@@ -433,5 +432,99 @@ async fn a_request_is_one_span_unless_rust_log_asks_for_its_children() {
                 if children { "missing" } else { "exported" }
             );
         }
+    }
+}
+
+/// A plain test: the TLS proxy runs a runtime of its own, which cannot start or stop inside
+/// the test's.
+#[test]
+fn spans_reach_an_https_collector_whose_root_ssl_cert_file_names() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let certs = tempfile::tempdir().unwrap();
+    // Trusted through SSL_CERT_FILE: exported; untrusted (Mozilla's roots only): nothing.
+    for trusted in [true, false] {
+        let (port, received) = runtime.block_on(receiver());
+        let proxy = mcp_tests::tls::TlsProxy::start(([127, 0, 0, 1], port).into());
+        let cert_file = certs.path().join(format!("collector-{trusted}.pem"));
+        std::fs::write(&cert_file, &proxy.cert_pem).unwrap();
+        let (mut child, url) = echo_server_with(|c| {
+            c.env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("https://localhost:{}", proxy.port),
+            )
+            .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "3000")
+            .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+            .env("OTEL_METRICS_EXPORTER", "none")
+            .env_remove("OTEL_TRACES_EXPORTER");
+            if trusted {
+                c.env("SSL_CERT_FILE", &cert_file);
+            } else {
+                c.env_remove("SSL_CERT_FILE");
+            }
+        });
+        runtime.block_on(call(&url, 1, None, None));
+        if trusted {
+            let got = runtime.block_on(wait_for(&received, &[b"tools/call echo"]));
+            assert!(
+                got.iter()
+                    .all(|(_, media, _)| media == "application/x-protobuf")
+            );
+        }
+        stop(&mut child);
+        if !trusted {
+            let got = received.lock().unwrap().clone();
+            assert!(
+                got.is_empty(),
+                "exported to an untrusted collector: {got:?}"
+            );
+        }
+    }
+}
+
+/// An exporter that cannot be built leaves the server serving without export, and says why:
+/// gRPC to an `https://` collector (tonic is built without TLS), an endpoint that is no URL
+/// (which once panicked the server: the gRPC exporters' runtime was dropped on its async
+/// `main`). Neither connects anywhere.
+#[test]
+fn a_bad_otlp_configuration_is_reported_and_the_server_serves() {
+    use std::io::Write as _;
+    for (endpoint, says) in [
+        (
+            "https://localhost:4317",
+            "reaches `http://` collectors only",
+        ),
+        ("http://exa mple:4317", "invalid endpoint"),
+    ] {
+        let mut child = Command::new(mcp_tests::example_bin("echo-server"))
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+            .env_remove("OTEL_SDK_DISABLED")
+            .env_remove("OTEL_TRACES_EXPORTER")
+            .env_remove("OTEL_METRICS_EXPORTER")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{initialize}").unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{endpoint}: {stderr}");
+        assert!(
+            stdout.contains(r#""id":1,"result""#),
+            "{endpoint}: {stdout}"
+        );
+        assert!(
+            stderr.contains("OpenTelemetry export is off") && stderr.contains(says),
+            "{endpoint}: {stderr}"
+        );
     }
 }

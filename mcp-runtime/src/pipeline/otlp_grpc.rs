@@ -19,23 +19,46 @@ use std::time::Duration;
 #[derive(Debug)]
 pub(crate) struct OnRuntime<E> {
     inner: E,
-    runtime: Arc<tokio::runtime::Runtime>,
+    runtime: Arc<Runtime>,
 }
 
 /// The runtime the gRPC exporters share: one worker thread, `otlp-grpc`.
-pub(crate) fn runtime() -> Result<Arc<tokio::runtime::Runtime>, String> {
+#[derive(Debug)]
+pub(crate) struct Runtime(Option<tokio::runtime::Runtime>);
+
+impl std::ops::Deref for Runtime {
+    type Target = tokio::runtime::Runtime;
+
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().expect("only taken by drop")
+    }
+}
+
+impl Drop for Runtime {
+    /// Without waiting: the last holder may be on a thread that drives a runtime (the
+    /// server's `main`, when an exporter could not be built), where a blocking shutdown
+    /// panics. Exports are over by then: the exporters' own shutdown ran on it.
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// Starts the runtime the gRPC exporters share.
+pub(crate) fn runtime() -> Result<Arc<Runtime>, String> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("otlp-grpc")
         .enable_all()
         .build()
-        .map(Arc::new)
+        .map(|runtime| Arc::new(Runtime(Some(runtime))))
         .map_err(|e| format!("cannot start the OTLP gRPC runtime: {e}"))
 }
 
 /// The span exporter the standard environment configures, over gRPC.
 pub(crate) fn spans(
-    runtime: &Arc<tokio::runtime::Runtime>,
+    runtime: &Arc<Runtime>,
 ) -> Result<OnRuntime<opentelemetry_otlp::SpanExporter>, String> {
     let _inside = runtime.enter();
     let inner = opentelemetry_otlp::SpanExporter::builder()
@@ -50,7 +73,7 @@ pub(crate) fn spans(
 
 /// The metric exporter the standard environment configures, over gRPC.
 pub(crate) fn metrics(
-    runtime: &Arc<tokio::runtime::Runtime>,
+    runtime: &Arc<Runtime>,
 ) -> Result<OnRuntime<opentelemetry_otlp::MetricExporter>, String> {
     let _inside = runtime.enter();
     let inner = opentelemetry_otlp::MetricExporter::builder()

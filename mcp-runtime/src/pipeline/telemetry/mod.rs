@@ -55,6 +55,7 @@ use std::time::Instant;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 mod counted;
+mod otlp_http;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
 pub(crate) use counted::{Session, Task};
@@ -556,7 +557,7 @@ pub fn wanted_by_env() -> (bool, bool) {
 /// [enabled](enable) on them. `None` when the environment asks for nothing
 /// ([`wanted_by_env`]); `Err` says why an exporter could not be built.
 pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
-    use opentelemetry_otlp::{Protocol, WithExportConfig as _};
+    use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
     let (traces, metrics) = wanted_by_env();
     if !traces && !metrics {
         return Ok(None);
@@ -581,6 +582,23 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
                 .to_owned(),
         );
     }
+    // tonic is built without TLS (a second TLS stack beside the one `tls` configures):
+    // OTLP/HTTP reaches `https://` collectors, gRPC only `http://` ones.
+    #[cfg(feature = "otel-grpc")]
+    for (protocol, endpoint) in [
+        (&traces_protocol, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+        (&metrics_protocol, "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"),
+    ] {
+        let endpoint = std::env::var(endpoint)
+            .or_else(|_| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT"))
+            .unwrap_or_default();
+        if grpc(protocol) && endpoint.trim().starts_with("https://") {
+            return Err(format!(
+                "OTLP over gRPC reaches `http://` collectors only, not {endpoint}: use \
+                 http/protobuf (the default; port 4318), which speaks to `https://` ones"
+            ));
+        }
+    }
     #[cfg(feature = "otel-grpc")]
     let grpc_runtime = if grpc(&traces_protocol) || grpc(&metrics_protocol) {
         Some(super::otlp_grpc::runtime()?)
@@ -603,16 +621,14 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
             (_, true) => provider.with_batch_exporter(super::otlp_grpc::spans(
                 grpc_runtime.as_ref().expect("started for grpc"),
             )?),
-            // Unset, the protocol is the specification's default, `http/protobuf` (the
-            // exporter crate would pick JSON, having both built in).
-            (None, _) => provider.with_batch_exporter(
+            (protocol, _) => provider.with_batch_exporter(
                 builder
                     .with_http()
-                    .with_protocol(Protocol::HttpBinary)
+                    .with_http_client(otlp_http::client("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")?)
+                    .with_protocol(http_protocol(protocol.as_deref())?)
                     .build()
                     .map_err(trace_error)?,
             ),
-            (Some(_), _) => provider.with_batch_exporter(builder.build().map_err(trace_error)?),
         };
         Some(provider.build())
     } else {
@@ -643,20 +659,35 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
             (_, true) => provider.with_reader(periodic(super::otlp_grpc::metrics(
                 grpc_runtime.as_ref().expect("started for grpc"),
             )?)),
-            (None, _) => provider.with_reader(periodic(
+            (protocol, _) => provider.with_reader(periodic(
                 builder
                     .with_http()
-                    .with_protocol(Protocol::HttpBinary)
+                    .with_http_client(otlp_http::client("OTEL_EXPORTER_OTLP_METRICS_TIMEOUT")?)
+                    .with_protocol(http_protocol(protocol.as_deref())?)
                     .build()
                     .map_err(metric_error)?,
             )),
-            (Some(_), _) => provider.with_reader(periodic(builder.build().map_err(metric_error)?)),
         };
         Some(provider.build())
     } else {
         None
     };
     finish(tracer, meter)
+}
+
+/// The OTLP/HTTP encoding `protocol` (the signal's `OTEL_EXPORTER_OTLP_*PROTOCOL`) names.
+/// Unset, it is the specification's default, `http/protobuf` (the exporter crate would pick
+/// JSON, having both built in).
+fn http_protocol(protocol: Option<&str>) -> Result<opentelemetry_otlp::Protocol, String> {
+    use opentelemetry_otlp::Protocol;
+    match protocol {
+        None | Some("http/protobuf") => Ok(Protocol::HttpBinary),
+        Some("http/json") => Ok(Protocol::HttpJson),
+        Some(other) => Err(format!(
+            "OTEL_EXPORTER_OTLP_PROTOCOL={other} is not an OTLP protocol: use http/protobuf, \
+             http/json or grpc"
+        )),
+    }
 }
 
 /// Telemetry [enabled](enable) on `meter` (or on nothing, metrics off), and the providers.
