@@ -435,6 +435,33 @@ async fn a_request_is_one_span_unless_rust_log_asks_for_its_children() {
     }
 }
 
+/// A signal switched off keeps its settings to itself: metrics set to gRPC towards an
+/// `https://` endpoint (refused when metrics are exported) do not stop the traces.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_switched_off_signals_settings_do_not_stop_the_other_signal() {
+    let (port, received) = receiver().await;
+    let (mut child, url) = echo_server_with(|c| {
+        c.env(
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            format!("http://127.0.0.1:{port}/v1/traces"),
+        )
+        .env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/json")
+        .env("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL", "grpc")
+        .env(
+            "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+            "https://localhost:4317",
+        )
+        .env("OTEL_METRICS_EXPORTER", "none")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+        .env_remove("OTEL_TRACES_EXPORTER");
+    });
+    call(&url, 1, None, None).await;
+    wait_for(&received, &[b"tools/call echo"]).await;
+    stop(&mut child);
+}
+
 /// A plain test: the TLS proxy runs a runtime of its own, which cannot start or stop inside
 /// the test's.
 #[test]

@@ -569,9 +569,13 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
             .map(|p| p.trim().to_ascii_lowercase())
             .filter(|p| !p.is_empty())
     };
+    let prometheus = std::env::var("OTEL_METRICS_EXPORTER")
+        .is_ok_and(|e| e.trim().eq_ignore_ascii_case("prometheus"));
+    // Only the signals exported over OTLP have a protocol: a switched-off signal's (or a
+    // Prometheus scrape's) settings neither start a gRPC runtime nor refuse an endpoint.
     let (traces_protocol, metrics_protocol) = (
-        protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"),
-        protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"),
+        protocol("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").filter(|_| traces),
+        protocol("OTEL_EXPORTER_OTLP_METRICS_PROTOCOL").filter(|_| metrics && !prometheus),
     );
     let grpc = |p: &Option<String>| p.as_deref() == Some("grpc");
     #[cfg(not(feature = "otel-grpc"))]
@@ -634,8 +638,6 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
     } else {
         None
     };
-    let prometheus = std::env::var("OTEL_METRICS_EXPORTER")
-        .is_ok_and(|e| e.trim().eq_ignore_ascii_case("prometheus"));
     #[cfg(not(feature = "otel-prometheus"))]
     if prometheus && metrics {
         return Err(
