@@ -248,7 +248,8 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 // One thread: a stdio server answers one client, and with the event loop reading stdin,
 // dispatching and writing stdout on the same thread no request waits for a thread wake-up
 // (see `bench/` for the numbers). Servers whose tools compute for long stretches should use
-// the multi-threaded runtime or `spawn_blocking`.
+// the multi-threaded runtime or `spawn_blocking`. (`Launcher` makes the same choice for stdio
+// and serves HTTP on a pool: `launch::RuntimeFlavor`; this example serves both on one thread.)
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();

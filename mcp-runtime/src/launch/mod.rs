@@ -72,6 +72,7 @@ use std::process::ExitCode;
 mod logs;
 #[cfg(feature = "oauth")]
 mod oauth;
+mod runtime;
 #[cfg(feature = "oauth")]
 pub use oauth::OAUTH_CLIENT_SECRET_ENV;
 #[cfg(test)]
@@ -79,6 +80,7 @@ mod tests;
 
 pub use crate::pipeline::AuditSink;
 pub use logs::{LogGuard, init_tracing};
+pub use runtime::RuntimeFlavor;
 
 /// The `tracing` filter [`init_tracing`] uses when `RUST_LOG` is not set: warnings, errors
 /// and the audit trail (one [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET) event per
@@ -534,6 +536,7 @@ pub struct Launcher {
     version: String,
     about: Option<String>,
     settings: Settings,
+    runtime: RuntimeFlavor,
 }
 
 impl Launcher {
@@ -550,6 +553,7 @@ impl Launcher {
             version: version.into(),
             about: None,
             settings: Settings::default(),
+            runtime: RuntimeFlavor::default(),
         }
     }
 
@@ -580,6 +584,13 @@ impl Launcher {
     #[cfg(feature = "http")]
     pub fn http_options(mut self, base: HttpOptions) -> Self {
         self.settings.http_options = base;
+        self
+    }
+
+    /// The tokio runtime [`run`](Self::run) serves on: by default one thread for stdio and a
+    /// pool for HTTP (see [`RuntimeFlavor`] for why, and when to choose otherwise).
+    pub fn runtime(mut self, flavor: RuntimeFlavor) -> Self {
+        self.runtime = flavor;
         self
     }
 
@@ -627,8 +638,8 @@ impl Launcher {
 
     /// Runs the program: parses the command line (printing help, the version or a usage
     /// error and exiting, as clap does), sends logs to stderr ([`init_tracing`]), builds the
-    /// server with `build` and serves it ([`ServeArgs::serve`]) on a multi-threaded tokio
-    /// runtime. If `build` fails, prints `NAME: error` to stderr and returns failure.
+    /// server with `build` and serves it ([`ServeArgs::serve`]) on the tokio runtime
+    /// [`runtime`](Self::runtime) chose (stdio on one thread, HTTP on a pool). If `build` fails, prints `NAME: error` to stderr and returns failure.
     ///
     /// `build` runs inside the runtime, so it may spawn tasks.
     ///
@@ -734,10 +745,7 @@ impl Launcher {
         F: FnOnce() -> Result<Server, E>,
         E: Display,
     {
-        let runtime = match tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-        {
+        let runtime = match self.runtime.build(serve.transport) {
             Ok(runtime) => runtime,
             Err(e) => {
                 eprintln!("{}: cannot start the async runtime: {e}", self.name);
