@@ -17,6 +17,9 @@
 #   echo-server-quiet     the same binary with RUST_LOG=warn: the request path alone.
 #   echo-server-perf      the `perf` profile (thin LTO, one codegen unit) with RUST_LOG=warn:
 #                         what whole-program optimization adds on top.
+#   launched-echo         the same tools behind `launcher!().run(server)`, as a generated
+#                         project's `main` serves them: the launcher's runtime (stdio on one
+#                         thread, HTTP on a pool) rather than echo-server's one thread for both.
 # The floors are built with `release` like the servers users build. A server command may
 # start with NAME=VALUE words: they are set in its environment (no `env` process in the
 # cold start).
@@ -38,10 +41,12 @@ if [ -n "${SMOKE:-}" ]; then
 fi
 stdio=(--server "floor=$bin/stdio-floor" --server "validating-floor=$bin/validating-floor"
        --server "echo-server=$bin/echo-server"
+       --server "launched-echo=$bin/launched-echo"
        --server "echo-server-quiet=RUST_LOG=warn $bin/echo-server"
        --server "echo-server-perf=RUST_LOG=warn $perf/echo-server")
 http=(--server "http-floor=$bin/http-floor --bind 127.0.0.1:0"
       --server "echo-server=$bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0"
+      --server "launched-echo=$bin/launched-echo --transport http --legacy-mode stateless --bind 127.0.0.1:0"
       --server "echo-server-quiet=RUST_LOG=warn $bin/echo-server --transport http --legacy-mode stateless --bind 127.0.0.1:0")
 if [ -n "${OTEL:-}" ]; then
     # The receiver reads its stdin (fd 9 here) and exits when this script does.

@@ -1,6 +1,7 @@
 //! The harness in smoke mode (small counts, no thresholds), so it never rots: every phase runs
-//! against the stdio floor and `echo-server`, and every response checks out; and `otlp-sink`,
-//! the discarding receiver `OTEL=1 bench/compare.sh` exports to, receives what a server sends.
+//! against the stdio floor, `echo-server` and `launched-echo`, and every response checks out;
+//! and `otlp-sink`, the discarding receiver `OTEL=1 bench/compare.sh` exports to, receives what
+//! a server sends.
 
 use mcp_bench::compare::{Candidate, compare, table};
 use mcp_bench::load::{Era, Settings};
@@ -18,6 +19,10 @@ fn candidates() -> Vec<Candidate> {
         Candidate {
             name: "echo-server".into(),
             command: vec![mcp_tests::example_bin("echo-server").display().to_string()],
+        },
+        Candidate {
+            name: "launched-echo".into(),
+            command: vec![env!("CARGO_BIN_EXE_launched-echo").into()],
         },
     ]
 }
@@ -55,6 +60,20 @@ fn a_server_that_answers_wrongly_fails_the_run() {
 #[test]
 fn http_smoke_run() {
     let echo = mcp_tests::example_bin("echo-server").display().to_string();
+    let http = |name: &str, program: &str| Candidate {
+        name: name.into(),
+        command: [
+            program,
+            "--transport",
+            "http",
+            "--legacy-mode",
+            "stateless",
+            "--bind",
+            "127.0.0.1:0",
+        ]
+        .map(String::from)
+        .to_vec(),
+    };
     let candidates = [
         Candidate {
             name: "http-floor".into(),
@@ -64,20 +83,8 @@ fn http_smoke_run() {
                 "127.0.0.1:0".into(),
             ],
         },
-        Candidate {
-            name: "echo-server".into(),
-            command: [
-                &echo,
-                "--transport",
-                "http",
-                "--legacy-mode",
-                "stateless",
-                "--bind",
-                "127.0.0.1:0",
-            ]
-            .map(String::from)
-            .to_vec(),
-        },
+        http("echo-server", &echo),
+        http("launched-echo", env!("CARGO_BIN_EXE_launched-echo")),
     ];
     let reports =
         mcp_bench::compare::compare_http(&candidates, 4, 200, 1).expect("the HTTP harness runs");
