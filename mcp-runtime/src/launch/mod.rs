@@ -589,6 +589,14 @@ impl Launcher {
 
     /// The tokio runtime [`run`](Self::run) serves on: by default one thread for stdio and a
     /// pool for HTTP (see [`RuntimeFlavor`] for why, and when to choose otherwise).
+    ///
+    /// ```
+    /// use mcp_runtime::launch::RuntimeFlavor;
+    ///
+    /// // Handlers that block: every transport on tokio's thread pool.
+    /// let launcher = mcp_runtime::launcher!().runtime(RuntimeFlavor::MultiThread);
+    /// # let _ = launcher;
+    /// ```
     pub fn runtime(mut self, flavor: RuntimeFlavor) -> Self {
         self.runtime = flavor;
         self
@@ -639,7 +647,8 @@ impl Launcher {
     /// Runs the program: parses the command line (printing help, the version or a usage
     /// error and exiting, as clap does), sends logs to stderr ([`init_tracing`]), builds the
     /// server with `build` and serves it ([`ServeArgs::serve`]) on the tokio runtime
-    /// [`runtime`](Self::runtime) chose (stdio on one thread, HTTP on a pool). If `build` fails, prints `NAME: error` to stderr and returns failure.
+    /// [`runtime`](Self::runtime) chose (stdio on one thread, HTTP on a pool). If `build`
+    /// fails, prints `NAME: error` to stderr and returns failure.
     ///
     /// `build` runs inside the runtime, so it may spawn tasks.
     ///
