@@ -6,12 +6,13 @@ use super::Transport;
 /// [`Launcher::runtime`](super::Launcher::runtime).
 ///
 /// The default, [`ByTransport`](Self::ByTransport), gives stdio one thread and HTTP a pool.
-/// A stdio server answers one client: with the event loop dispatching on one thread (the
-/// transport reads stdin and writes stdout on threads of its own), no request waits for a
-/// worker to wake up or a task to move between threads. Measured with `bench/compare.sh`'s
-/// load client (64 calls in flight, 2 cores): the same server answered 0.99 × the stdio
-/// floor's calls per second on one thread and 0.50 × on the multi-threaded runtime, at 2.5 ×
-/// the CPU per call. HTTP serves many clients at once and gets a thread per core.
+/// A stdio server answers one client: with stdin read, requests dispatched and stdout
+/// written on one thread's event loop (when stdin and stdout are pipes or sockets), no
+/// request waits for a worker to wake up or a task to move between threads. Measured with
+/// `bench/compare.sh`'s load client (64 calls in flight, 2 cores): the same server answered
+/// 0.99 × the stdio floor's calls per second on one thread and 0.50 × on the multi-threaded
+/// runtime, which spent 2.5 × the floor's CPU per call (1.07 × on one thread). HTTP serves
+/// many clients at once and gets a thread per core.
 ///
 /// On one thread, a handler that computes or blocks for a long stretch holds up every other
 /// request: such a handler belongs in `tokio::task::spawn_blocking`, or the server can choose
