@@ -4,12 +4,27 @@
 //! On Linux the temporary file is anonymous (`O_TMPFILE`): while it is being written it has
 //! no name at all, so a process killed mid-write leaves nothing behind. It gets a name only
 //! when complete: directly the target's, with `linkat` through `/proc/self/fd`, when the
-//! target does not exist yet; otherwise a temporary name `.mcp-tmp-<pid>-<random>` followed at
-//! once by `renameat` over the target. Only a kill in the instant between those two calls can
-//! leave a (complete) `.mcp-tmp-*` file, inside the same directory; elsewhere, or without a
-//! usable `/proc`, the file is named from the start. [`remove_stale`] deletes such files when
-//! they are provably ours and abandoned: our marker in the name, our user, one link, idle for
-//! [`STALE_AFTER`], their process gone (`FileService::remove_stale_temp_files`).
+//! target does not exist yet; otherwise a temporary name `.mcp-tmp-<pid>-<random>-<mark>`
+//! followed at once by `renameat` over the target. Only a kill in the instant between those
+//! two calls can leave a (complete) `.mcp-tmp-*` file, inside the same directory; elsewhere,
+//! or without a usable `/proc`, the file is named from the start.
+//!
+//! [`remove_stale`] deletes such files when they are provably ours and abandoned (our marker
+//! in the name, a regular file of our user with one link), called by
+//! `FileService::remove_stale_temp_files`. *Abandoned* is proved in one of two ways:
+//!
+//! - **By a lock, at once.** An anonymous file is locked (`flock`, exclusive) by its writer
+//!   before it ever gets a name, and the lock lives as long as the writer's descriptor; its
+//!   temporary name carries a mark that says so. When a sweep can take the lock, no process
+//!   anywhere holds the file open (not a live writer, not a zombie, whose descriptors are
+//!   closed at exit, not a writer in another PID namespace sharing the directory), so it is
+//!   removed whatever its age, and whatever its process id now names (a zombie still
+//!   answers `kill(pid, 0)`; ids are reused). This is the leftover of a kill between `linkat`
+//!   and `renameat`, so the next start of a server cleans it up.
+//! - **By age, otherwise.** A file named from the start (no `O_TMPFILE`, other systems, or a
+//!   file of an older version) could be locked only after it was created, so a sweep cannot
+//!   tell a writer that has not locked it *yet* from a dead one. Such a file is removed once
+//!   idle for [`STALE_AFTER`] with no process of its id in this PID namespace.
 //!
 //! We do not use `cap-tempfile`, which does the same dance, because its temporary names are
 //! not recognisable as ours and it always goes through one, even for a new file.
@@ -32,21 +47,46 @@ pub(crate) struct TempFile<'d> {
     name: Option<OsString>,
 }
 
-fn temp_name() -> OsString {
-    temp_file_name(std::process::id())
+/// How a temporary file's abandonment is proved (see the module documentation); its name
+/// says which, through the label its mark is computed with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Named from its creation: abandoned once idle and its process gone.
+    Named,
+    /// Locked by its writer before it had a name: abandoned as soon as the lock is free.
+    Locked,
+}
+
+impl Kind {
+    fn label(self) -> &'static [u8] {
+        match self {
+            Kind::Named => b"mcp-runtime temporary file\0",
+            Kind::Locked => b"mcp-runtime locked temporary file\0",
+        }
+    }
+}
+
+fn temp_name(kind: Kind) -> OsString {
+    name_of(std::process::id(), kind)
 }
 
 /// The name a temporary file of process `pid` gets: [`TEMP_PREFIX`], the pid, 16 random hex
 /// digits and an 8-digit check of the rest (the marker that tells our files from others
-/// named alike). Public for tests and tools that simulate a leftover.
+/// named alike). This is the name of a file named from its creation, which a sweep removes
+/// only once it has been idle for [`STALE_AFTER`] and no process `pid` exists. Public for
+/// tests and tools that simulate a leftover.
 pub fn temp_file_name(pid: u32) -> OsString {
+    name_of(pid, Kind::Named)
+}
+
+fn name_of(pid: u32, kind: Kind) -> OsString {
     // `RandomState` is seeded from the OS's randomness: enough to avoid collisions (which
     // are retried anyway), and no extra dependency.
     let random = std::collections::hash_map::RandomState::new()
         .build_hasher()
         .finish();
     let body = format!("{pid}-{random:016x}");
-    OsString::from(format!("{TEMP_PREFIX}{body}-{}", check(&body)))
+    OsString::from(format!("{TEMP_PREFIX}{body}-{}", check(&body, kind)))
 }
 
 impl<'d> TempFile<'d> {
@@ -67,7 +107,7 @@ impl<'d> TempFile<'d> {
             .follow(FollowSymlinks::No)
             .mode(0o666);
         for _ in 0..100 {
-            let name = temp_name();
+            let name = temp_name(Kind::Named);
             match dir.open_with(&name, &options) {
                 Ok(file) => {
                     return Ok(Self {
@@ -146,7 +186,16 @@ fn anonymous(dir: &Dir) -> io::Result<Option<std::fs::File>> {
     }
     let flags = OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC;
     match rustix::fs::openat(dir, ".", flags, Mode::from_raw_mode(0o666)) {
-        Ok(fd) => Ok(Some(std::fs::File::from(fd))),
+        Ok(fd) => {
+            // Locked before it can have a name, for as long as this descriptor lives: a sweep
+            // that can take the lock knows the writer is gone (see the module documentation).
+            // A file system without locks cannot give that proof: the file goes the named way.
+            if rustix::fs::flock(&fd, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err()
+            {
+                return Ok(None);
+            }
+            Ok(Some(std::fs::File::from(fd)))
+        }
         // Unsupported by the kernel or the file system.
         Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::NOENT | Errno::INVAL) => Ok(None),
         Err(e) => Err(e.into()),
@@ -176,7 +225,7 @@ fn publish_anonymous(dir: &Dir, file: &std::fs::File, target: &OsStr) -> io::Res
     }
     // Something is there: link under a temporary name, then rename over it.
     for _ in 0..100 {
-        let name = temp_name();
+        let name = temp_name(Kind::Locked);
         match link(&name) {
             Ok(()) => return rename_or_remove(dir, &name, target),
             Err(Errno::EXIST) => continue,
@@ -186,62 +235,97 @@ fn publish_anonymous(dir: &Dir, file: &std::fs::File, target: &OsStr) -> io::Res
     Err(io::Error::from(io::ErrorKind::AlreadyExists))
 }
 
-/// The marker of a temporary name: 8 hex digits of SHA-256 over a fixed label and `body`.
-fn check(body: &str) -> String {
+/// The marker of a temporary name: 8 hex digits of SHA-256 over the kind's label and `body`.
+fn check(body: &str, kind: Kind) -> String {
     use sha2::{Digest as _, Sha256};
     let digest = Sha256::new()
-        .chain_update(b"mcp-runtime temporary file\0")
+        .chain_update(kind.label())
         .chain_update(body.as_bytes())
         .finalize();
     digest[..4].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The process id in one of our temporary names, if it is one (marker included).
-pub(crate) fn temp_owner(name: &OsStr) -> Option<u32> {
+/// The process id and kind in one of our temporary names, if it is one (marker included).
+pub(crate) fn temp_owner(name: &OsStr) -> Option<(u32, Kind)> {
     let rest = name.to_str()?.strip_prefix(TEMP_PREFIX)?;
     let (body, mark) = rest.rsplit_once('-')?;
     let (pid, random) = body.split_once('-')?;
-    let well_formed =
-        random.len() == 16 && random.bytes().all(|b| b.is_ascii_hexdigit()) && mark == check(body);
-    well_formed.then(|| pid.parse().ok()).flatten()
+    if random.len() != 16 || !random.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let kind = [Kind::Locked, Kind::Named]
+        .into_iter()
+        .find(|&kind| mark == check(body, kind))?;
+    Some((pid.parse().ok()?, kind))
 }
 
-/// How long a temporary file must have been left alone before a sweep may take it for a
-/// leftover. On Linux a named temporary file lives for the instant between `linkat` and
-/// `renameat`; elsewhere for one write. A minute covers a slow disk's `fsync`, and a writer
-/// whose process the sweep cannot see (another PID namespace sharing the directory).
+/// How long a temporary file named from its creation must have been left alone before a
+/// sweep may take it for a leftover (a file locked before it had a name needs no wait: see
+/// the module documentation). Such a file lives for one write. A minute covers a slow disk's
+/// `fsync`, and a writer whose process the sweep cannot see (another PID namespace sharing
+/// the directory).
 pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Removes the leftovers in `dir` (not below it) that are provably ours and abandoned: a
 /// name we make (with its marker), a regular file with one link, owned by this process's
-/// user, untouched for [`STALE_AFTER`], whose process no longer exists. Anything else that
-/// merely looks like one is left alone. Returns how many were removed.
+/// user, and either locked-kind with its lock free, or named-kind, untouched for
+/// [`STALE_AFTER`], with no process of its id. Anything else that merely looks like one is
+/// left alone. Returns how many were removed.
 pub(crate) fn remove_stale(dir: &Dir) -> io::Result<usize> {
-    use cap_std::fs::MetadataExt as _;
     let uid = rustix::process::geteuid().as_raw();
     let mut removed = 0;
     for entry in dir.entries()? {
         let name = entry?.file_name();
-        let Some(pid) = temp_owner(&name) else {
+        let Some((pid, kind)) = temp_owner(&name) else {
             continue;
         };
-        if pid == std::process::id() || process_exists(pid) {
-            continue;
-        }
-        let Ok(meta) = dir.symlink_metadata(&name) else {
-            continue;
+        let abandoned = match kind {
+            Kind::Locked => lock_is_free(dir, &name, uid),
+            Kind::Named => idle_and_orphaned(dir, &name, pid, uid),
         };
-        let idle = meta
-            .modified()
-            .ok()
-            .and_then(|m| m.into_std().elapsed().ok())
-            .is_some_and(|idle| idle >= STALE_AFTER);
-        let ours = meta.is_file() && meta.nlink() == 1 && meta.uid() == uid;
-        if ours && idle && dir.remove_file(&name).is_ok() {
+        if abandoned && dir.remove_file(&name).is_ok() {
             removed += 1;
         }
     }
     Ok(removed)
+}
+
+/// Whether the locked-kind file `name` is ours and nobody holds its lock: its writer is gone.
+/// A file this process cannot open (its mode denies reading) is left alone.
+fn lock_is_free(dir: &Dir, name: &OsStr, uid: u32) -> bool {
+    use rustix::fs::{FlockOperation, Mode, OFlags};
+    // Never follow a link, never wait on a FIFO: what is checked is the descriptor.
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+    let Ok(fd) = rustix::fs::openat(dir, name, flags | OFlags::CLOEXEC, Mode::empty()) else {
+        return false;
+    };
+    let Ok(stat) = rustix::fs::fstat(&fd) else {
+        return false;
+    };
+    // A shared lock conflicts with the writer's exclusive one, and needs only read access
+    // (also where `flock` is emulated with byte-range locks, as on NFS).
+    let ours = rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file()
+        && stat.st_nlink == 1
+        && stat.st_uid == uid;
+    ours && rustix::fs::flock(&fd, FlockOperation::NonBlockingLockShared).is_ok()
+}
+
+/// Whether the named-kind file `name` is ours, idle for [`STALE_AFTER`], and no process
+/// `pid` exists in this PID namespace (a zombie does).
+fn idle_and_orphaned(dir: &Dir, name: &OsStr, pid: u32, uid: u32) -> bool {
+    if pid == std::process::id() || process_exists(pid) {
+        return false;
+    }
+    use cap_std::fs::MetadataExt as _;
+    let Ok(meta) = dir.symlink_metadata(name) else {
+        return false;
+    };
+    let idle = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.into_std().elapsed().ok())
+        .is_some_and(|idle| idle >= STALE_AFTER);
+    meta.is_file() && meta.nlink() == 1 && meta.uid() == uid && idle
 }
 
 fn process_exists(pid: u32) -> bool {
@@ -344,7 +428,10 @@ mod tests {
         for n in [&dead, &mine, &linked, &unmarked, &forged] {
             age(&dir, n, old);
         }
-        assert_eq!(temp_owner(OsStr::new(&dead)), Some(99_999_999));
+        assert_eq!(
+            temp_owner(OsStr::new(&dead)),
+            Some((99_999_999, Kind::Named))
+        );
         assert_eq!(temp_owner(OsStr::new(&unmarked)), None);
         assert_eq!(temp_owner(OsStr::new(&forged)), None);
         assert_eq!(remove_stale(&dir).unwrap(), 1);
@@ -353,6 +440,74 @@ mod tests {
         // Once idle long enough, the fresh one goes too.
         age(&dir, &fresh, old);
         assert_eq!(remove_stale(&dir).unwrap(), 1);
+    }
+
+    /// A locked-kind leftover as a kill between `linkat` and `renameat` leaves it, and the
+    /// descriptor standing for its writer (which holds the lock while it lives).
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn locked_leftover(dir: &Dir, pid: u32) -> (String, std::fs::File) {
+        let name = name_of(pid, Kind::Locked).into_string().unwrap();
+        dir.write(&name, b"complete").unwrap();
+        let writer = dir.open(&name).unwrap().into_std();
+        rustix::fs::flock(&writer, rustix::fs::FlockOperation::LockExclusive).unwrap();
+        (name, writer)
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn a_locked_leftover_goes_as_soon_as_its_writer_is_gone() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = Dir::open_ambient_dir(t.path(), ambient_authority()).unwrap();
+        // Its writer lives (here, or in another PID namespace where its id means nothing to
+        // us): kept, however old the file and whatever its id names here.
+        let (gone, writer) = locked_leftover(&dir, 99_999_999);
+        age(&dir, &gone, STALE_AFTER * 2);
+        assert_eq!(
+            temp_owner(OsStr::new(&gone)),
+            Some((99_999_999, Kind::Locked))
+        );
+        assert_eq!(remove_stale(&dir).unwrap(), 0);
+        // Its writer is gone: removed at once, though written a moment ago; and though its
+        // id names a live process (a zombie answers `kill(pid, 0)`; ids are reused).
+        drop(writer);
+        let (_zombie, writer) = locked_leftover(&dir, std::process::id());
+        drop(writer);
+        assert_eq!(remove_stale(&dir).unwrap(), 2);
+        assert_eq!(names(&dir), Vec::<String>::new());
+        // The same checks as for any leftover: a second link, and it is someone else's.
+        let (linked, writer) = locked_leftover(&dir, 99_999_999);
+        drop(writer);
+        dir.hard_link(&linked, &dir, "other-name").unwrap();
+        assert_eq!(remove_stale(&dir).unwrap(), 0);
+        assert!(names(&dir).contains(&linked));
+    }
+
+    #[test]
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    fn a_write_holds_its_lock_until_its_descriptor_closes() {
+        let t = tempfile::tempdir().unwrap();
+        let dir = Dir::open_ambient_dir(t.path(), ambient_authority()).unwrap();
+        let mut tmp = TempFile::create(&dir).unwrap();
+        if tmp.name.is_some() {
+            // No O_TMPFILE here: the named way, tested above.
+            return;
+        }
+        tmp.finish(b"new", None).unwrap();
+        // What a kill between linkat and renameat leaves: the complete file under a
+        // locked-kind name. While its writer lives, a sweep must not take it.
+        let name = name_of(std::process::id(), Kind::Locked);
+        rustix::fs::linkat(
+            rustix_linux_procfs::proc_self_fd().unwrap(),
+            rustix::path::DecInt::from_fd(&tmp.file).as_c_str(),
+            &dir,
+            &name,
+            rustix::fs::AtFlags::SYMLINK_FOLLOW,
+        )
+        .unwrap();
+        assert_eq!(remove_stale(&dir).unwrap(), 0, "its writer holds the lock");
+        drop(tmp);
+        assert_eq!(remove_stale(&dir).unwrap(), 1, "its writer is gone");
+        assert_eq!(names(&dir), Vec::<String>::new());
     }
 
     #[test]

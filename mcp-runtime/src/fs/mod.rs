@@ -77,8 +77,11 @@
 //!   link and the rename) is a complete `.mcp-tmp-<pid>-<hex>-<check>` file in the same
 //!   directory, which [`FileService::remove_stale_temp_files`] (one directory) and
 //!   [`FileService::remove_stale_temp_files_recursively`] (a tree) delete once it is provably
-//!   ours and abandoned (our marker, our user, one link, idle for [`STALE_AFTER`], its process
-//!   gone); a server calls them at startup.
+//!   ours (our marker, our user, one link) and abandoned: at once when its writer's lock on it
+//!   is free (the file was locked before it had a name, so a free lock means no process holds
+//!   it, whatever its id says now); a file named from its creation (no `O_TMPFILE`, other
+//!   systems) once idle for [`STALE_AFTER`] with its process gone. A server calls them at
+//!   startup, so a restart after a kill leaves nothing behind.
 //! - **Errors** ([`FsError`]) have kinds to branch on and texts that help a model correct
 //!   itself; they quote only the requested path and never what lies outside the roots.
 //! - **Audit**: every operation emits one `tracing` event, target [`AUDIT_TARGET`]

@@ -391,8 +391,10 @@ impl FileService {
     }
 
     /// Deletes, in the directory at `path` (not below it), the temporary files of writes
-    /// whose process died between naming the file and renaming it (`.mcp-tmp-<pid>-<hex>`,
-    /// whose pid is no longer running). Returns how many were removed.
+    /// whose process died between naming the file and renaming it (`.mcp-tmp-<pid>-<hex>`):
+    /// at once when the writer's lock on the file is free, else (a file named from its
+    /// creation) once idle for [`STALE_AFTER`](super::STALE_AFTER) with no process `pid`.
+    /// Returns how many were removed.
     pub async fn remove_stale_temp_files(&self, path: &str) -> FsResult<usize> {
         let p = path.to_owned();
         self.run("remove_stale_temp_files", path, move |core, audit| {
