@@ -4,3 +4,4 @@
 
 pub mod conformance_input;
 pub mod conformance_tasks;
+pub mod page;

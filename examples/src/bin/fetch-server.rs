@@ -25,6 +25,7 @@
 //! navigation left out, not Readability's extraction of the main article.
 
 use clap::Parser;
+use mcp_examples::page;
 use mcp_runtime::launch::{ServeArgs, init_tracing};
 use mcp_runtime::net::{NetPolicy, NetRequest, NetService};
 use mcp_runtime::prelude::*;
@@ -67,11 +68,6 @@ struct Args {
 /// The reference's user agent, in shape (`ModelContextProtocol/1.0 (User-Specified; +URL)`).
 const DEFAULT_USER_AGENT: &str =
     "ModelContextProtocol/1.0 (User-Specified; +https://github.com/modelcontextprotocol/servers)";
-
-/// Tags whose content is no part of what a page says.
-const SKIPPED_TAGS: [&str; 9] = [
-    "script", "style", "noscript", "template", "svg", "head", "nav", "footer", "iframe",
-];
 
 const TERMINAL_HINT: &str = "fetch-server: serving MCP on stdio; paste one JSON-RPC message per line, e.g.
 {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"fetch\",\"arguments\":{\"url\":\"https://example.com\"}}}
@@ -128,13 +124,7 @@ async fn fetch(
         || content_type.contains("text/html")
         || content_type.is_empty();
     let (prefix, mut content) = if is_html && !raw {
-        let markdown = tokio::task::spawn_blocking(move || to_markdown(&text))
-            .await
-            .ok()
-            .flatten();
-        let content = markdown
-            .unwrap_or_else(|| "<error>Page failed to be simplified from HTML</error>".to_owned());
-        (String::new(), content)
+        (String::new(), simplified(text).await)
     } else {
         (
             format!(
@@ -155,13 +145,12 @@ async fn fetch(
     ))
 }
 
-/// Markdown for a page; `None` when it cannot be converted.
-fn to_markdown(html: &str) -> Option<String> {
-    htmd::HtmlToMarkdown::builder()
-        .skip_tags(SKIPPED_TAGS.to_vec())
-        .build()
-        .convert(html)
-        .ok()
+/// The page as Markdown (or its text, when too deeply nested: see [`page`]), converted on a
+/// blocking thread so that the server's other requests never wait for a large page.
+async fn simplified(html: String) -> String {
+    tokio::task::spawn_blocking(move || page::simplify(&html))
+        .await
+        .unwrap_or_else(|_| "<error>Page failed to be simplified from HTML</error>".to_owned())
 }
 
 /// `max_length` characters from `start_index`, with the reference's notes when there is more
@@ -204,8 +193,7 @@ fn fetch_prompt(net: NetService, agent: String) -> impl mcp_runtime::prompt::Pro
                     )
                     .await
                     .map_err(|e| PromptError::failed(format!("Failed to fetch {url}: {e}")))?;
-                let text = page.text();
-                let content = to_markdown(&text).unwrap_or(text);
+                let content = simplified(page.text()).await;
                 Ok::<_, PromptError>(vec![PromptMessage::user(content)])
             }
         },
