@@ -50,6 +50,7 @@ pub fn exec(args: LoginArgs) -> Result<()> {
         client_secret: None,
         scope: args.scope,
         open_browser: !args.no_browser,
+        login_without_asking: true,
         wait: std::time::Duration::from_secs(args.wait.max(1)),
     };
     let login = block_on(oauth::login_and_store(&args.url, &options))?;

@@ -75,6 +75,12 @@ pub struct ServerArgs {
     #[arg(long, value_name = "ID", env = "MCP_CLIENT_ID")]
     pub client_id: Option<String>,
 
+    /// With --url: when the server asks for a login (HTTP 401), log in (opening a browser)
+    /// without asking first. Without it the command asks on a terminal, and elsewhere stops
+    /// with the hint to run `cargo mcp login URL`.
+    #[arg(long)]
+    pub login: bool,
+
     /// The project's `Cargo.toml` (default: the one for the current folder).
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
@@ -108,6 +114,7 @@ impl ServerArgs {
                 token: self.token.clone(),
                 login: crate::ops::oauth::Options {
                     client_id: self.client_id.clone(),
+                    login_without_asking: self.login,
                     ..Default::default()
                 },
             }

@@ -159,7 +159,7 @@ pub async fn connect(
 
 /// Connects to an HTTP endpoint with the token given, else the stored login's (refreshed
 /// when it expired); when the server answers 401 without a given token, logs in (see
-/// [`oauth`](super::oauth)) and connects again.
+/// [`oauth`](super::oauth)) and connects again, once the user agreed ([`may_log_in`]).
 async fn connect_url(
     spec: &ServerSpec,
     url: &str,
@@ -186,13 +186,42 @@ async fn connect_url(
     match first {
         Err(e) if given.is_none() && format!("{e:#}").contains("HTTP 401") => {
             if stored.is_some() {
-                eprintln!("the stored login for {url} is no longer accepted; logging in again");
+                eprintln!("the stored login for {url} is no longer accepted");
+            }
+            may_log_in(url, login)?;
+            if stored.is_some() {
                 oauth::forget(url)?;
             }
             let fresh = oauth::login_and_store(url, login).await?;
             finish(spec, open(Some(&fresh.access_token))?, era, timeout).await
         }
         other => other,
+    }
+}
+
+/// Whether a command that met a 401 from `url` may start a login (a browser window, a
+/// client registered at the authorization server): with `--login`, yes; on a terminal,
+/// when the user says so; otherwise it stops with what to run instead. A login is never
+/// started behind the user's back by `list`, `call` or `read`.
+fn may_log_in(url: &str, login: &super::oauth::Options) -> Result<()> {
+    use std::io::{BufRead as _, IsTerminal as _, Write as _};
+    if login.login_without_asking {
+        return Ok(());
+    }
+    let hint = format!(
+        "{url} asks for a login (HTTP 401): run `cargo mcp login {url}` first, or pass \
+         --login to log in from this command (--token to send a token instead)"
+    );
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        bail!(hint);
+    }
+    eprint!("{url} asks for a login. Log in now (opens a browser)? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    match answer.trim() {
+        "y" | "Y" | "yes" | "Yes" => Ok(()),
+        _ => bail!(hint),
     }
 }
 

@@ -73,7 +73,7 @@ fn list_logs_in_keeps_the_tokens_refreshes_them_and_logout_forgets_them() {
     let server = notes_server(&auth.issuer, &["notes:read", "notes:write"]);
     let user = User::new();
 
-    let out = user.run(&["list", "--url", &server.url]);
+    let out = user.run(&["list", "--url", &server.url, "--login"]);
     assert!(out.status.success(), "{}", show(&out));
     assert!(stdout(&out).contains("add_note"), "{}", show(&out));
     assert!(stderr(&out).contains("To log in to"), "{}", show(&out));
@@ -154,8 +154,267 @@ fn login_asks_for_the_scopes_given_and_a_token_for_another_server_is_not_reused(
     );
 
     // The other server (another audience) gets its own login, not this token.
-    let out = user.run(&["call", "whoami", "--url", &other.url]);
+    let out = user.run(&["call", "whoami", "--url", &other.url, "--login"]);
     assert!(out.status.success(), "{}", show(&out));
     assert!(stderr(&out).contains("To log in to"), "{}", show(&out));
     assert_eq!(user.stored().len(), 2);
+}
+
+/// A server on 127.0.0.1 that asks for a login and publishes the metadata `metadata(port)`
+/// gives: `(challenge's resource_metadata, protected-resource document, authorization-server
+/// document)`, the hostile parts a server could choose. Every request is answered and
+/// counted by path.
+struct Hostile {
+    url: String,
+    paths: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl Hostile {
+    fn start(metadata: impl Fn(u16) -> (Option<String>, Value, Value) + Send + 'static) -> Self {
+        use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let paths = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = paths.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                let _ = reader.read_line(&mut line);
+                // The origin form, also from a client that sends the absolute form.
+                let target = line.split(' ').nth(1).unwrap_or("/");
+                let path = match target.split_once("://") {
+                    Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+                    None => target,
+                }
+                .to_owned();
+                let mut length = 0;
+                loop {
+                    let mut header = String::new();
+                    if reader.read_line(&mut header).unwrap_or(0) == 0 || header == "\r\n" {
+                        break;
+                    }
+                    if let Some((name, value)) = header.split_once(':')
+                        && name.eq_ignore_ascii_case("content-length")
+                    {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                }
+                let _ = reader.by_ref().take(length).read_to_end(&mut Vec::new());
+                seen.lock().unwrap().push(path.clone());
+                let (named, resource, issuer) = metadata(port);
+                let (status, extra, body) = match path.as_str() {
+                    "/mcp" => {
+                        let named = named
+                            .map_or(String::new(), |url| format!(" resource_metadata=\"{url}\""));
+                        (
+                            "401 Unauthorized",
+                            format!("WWW-Authenticate: Bearer{named}\r\n"),
+                            String::new(),
+                        )
+                    }
+                    "/.well-known/oauth-protected-resource/mcp" => {
+                        ("200 OK", String::new(), resource.to_string())
+                    }
+                    "/.well-known/oauth-authorization-server" => {
+                        ("200 OK", String::new(), issuer.to_string())
+                    }
+                    "/register" => ("201 Created", String::new(), r#"{"client_id":"c"}"#.into()),
+                    _ => ("404 Not Found", String::new(), String::new()),
+                };
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\n{extra}Content-Type: application/json\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        Self {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            paths,
+        }
+    }
+
+    fn paths(&self) -> Vec<String> {
+        self.paths.lock().unwrap().clone()
+    }
+}
+
+/// Well-formed metadata of a server on `port` whose authorization server is itself, with
+/// `change` applied to the authorization server's document.
+fn metadata(port: u16, change: impl Fn(&mut Value)) -> (Option<String>, Value, Value) {
+    let base = format!("http://127.0.0.1:{port}");
+    let resource = serde_json::json!({
+        "resource": format!("{base}/mcp"),
+        "authorization_servers": [base],
+    });
+    let mut issuer = serde_json::json!({
+        "issuer": base,
+        "authorization_endpoint": format!("{base}/authorize"),
+        "token_endpoint": format!("{base}/token"),
+        "registration_endpoint": format!("{base}/register"),
+        "code_challenge_methods_supported": ["S256"],
+    });
+    change(&mut issuer);
+    (None, resource, issuer)
+}
+
+#[test]
+fn urls_a_server_chooses_are_refused_before_they_are_printed_fetched_or_opened() {
+    type Case = (
+        &'static str,
+        fn(u16) -> (Option<String>, Value, Value),
+        &'static str,
+    );
+    let cases: [Case; 8] = [
+        (
+            "a file: authorization endpoint",
+            |p| {
+                metadata(p, |m| {
+                    m["authorization_endpoint"] = "file:///etc/hostname".into()
+                })
+            },
+            "the authorization_endpoint given by the server is a file: URL",
+        ),
+        (
+            // The pattern of CVE-2025-6514: what follows `&` would run under `cmd /C start`.
+            "a plain-http authorization endpoint off this machine, with a command in its query",
+            |p| {
+                metadata(p, |m| {
+                    m["authorization_endpoint"] = "http://auth.example/a?x=1&calc.exe".into();
+                })
+            },
+            "the authorization_endpoint given by the server is a plain http:// URL to auth.example",
+        ),
+        (
+            "a javascript: token endpoint",
+            |p| metadata(p, |m| m["token_endpoint"] = "javascript:alert(1)".into()),
+            "the token_endpoint given by the server is a javascript: URL",
+        ),
+        (
+            "a registration endpoint with a user name",
+            |p| {
+                metadata(p, |m| {
+                    m["registration_endpoint"] = "https://127.0.0.1@evil.example/r".into();
+                })
+            },
+            "the registration_endpoint given by the server has a user name in it",
+        ),
+        (
+            "a plain-http revocation endpoint",
+            |p| {
+                metadata(p, |m| {
+                    m["revocation_endpoint"] = "http://198.51.100.1/revoke".into();
+                })
+            },
+            "the revocation_endpoint given by the server is a plain http:// URL",
+        ),
+        (
+            // Never fetched: refused before connecting (198.51.100.0/24 is TEST-NET-2).
+            "resource metadata named off this machine over plain http",
+            |p| {
+                let (_, resource, issuer) = metadata(p, |_| {});
+                let named = "http://198.51.100.1/.well-known/oauth-protected-resource";
+                (Some(named.to_owned()), resource, issuer)
+            },
+            "the resource_metadata given by the server is a plain http:// URL to 198.51.100.1",
+        ),
+        (
+            "an authorization server off this machine over plain http",
+            |p| {
+                let (named, mut resource, issuer) = metadata(p, |_| {});
+                resource["authorization_servers"] = serde_json::json!(["http://198.51.100.1"]);
+                (named, resource, issuer)
+            },
+            "the authorization server given by the server is a plain http:// URL",
+        ),
+        (
+            // `/mc` is no parent of `/mcp`: a segment boundary, not a string prefix.
+            "a resource that is a string prefix of the endpoint's path",
+            |p| {
+                let (named, mut resource, issuer) = metadata(p, |_| {});
+                resource["resource"] = format!("http://127.0.0.1:{p}/mc").into();
+                (named, resource, issuer)
+            },
+            "which is not",
+        ),
+    ];
+    for (what, metadata, expected) in cases {
+        let server = Hostile::start(metadata);
+        let user = User::new();
+        let opened = user.home.path().join("browser-opened");
+        let browser = user.home.path().join("record.sh");
+        std::fs::write(
+            &browser,
+            format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+        )
+        .unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let out = output(
+            cargo_mcp()
+                .args(["login", &server.url, "--wait", "5"])
+                .env("HOME", user.home.path())
+                .env("XDG_CONFIG_HOME", user.home.path().join("config"))
+                .env("BROWSER", &browser),
+        );
+        assert!(!out.status.success(), "{what}: {}", show(&out));
+        let err = stderr(&out);
+        assert!(err.contains(expected), "{what}: {}", show(&out));
+        assert!(
+            !err.contains("To log in"),
+            "{what}: printed: {}",
+            show(&out)
+        );
+        for hostile in [
+            "/etc/hostname",
+            "calc.exe",
+            "alert(1)",
+            "evil.example",
+            "/revoke",
+        ] {
+            assert!(!err.contains(hostile), "{what}: printed {hostile}: {err}");
+        }
+        assert!(!opened.exists(), "{what}: a browser was opened");
+        assert!(
+            !server.paths().contains(&"/register".to_owned()),
+            "{what}: registered before every endpoint was checked: {:?}",
+            server.paths()
+        );
+        assert!(user.stored().is_empty(), "{what}");
+    }
+}
+
+#[test]
+fn list_call_and_read_do_not_start_a_login_unasked() {
+    let server = Hostile::start(|p| metadata(p, |_| {}));
+    let user = User::new();
+    for args in [
+        vec!["list", "--url", &server.url],
+        vec!["call", "whoami", "--url", &server.url],
+        vec!["read", "notes://all", "--url", &server.url],
+    ] {
+        let out = user.run(&args);
+        assert!(!out.status.success(), "{args:?}: {}", show(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("asks for a login")
+                && err.contains(&format!("cargo mcp login {}", server.url))
+                && err.contains("--login"),
+            "{args:?}: {err} {:?}",
+            server.paths()
+        );
+        assert!(!err.contains("To log in"), "{args:?}: {err}");
+    }
+    // Nothing beyond the endpoint itself was asked: no metadata, no registration.
+    assert!(
+        server.paths().iter().all(|p| p == "/mcp"),
+        "{:?}",
+        server.paths()
+    );
 }

@@ -18,6 +18,14 @@
 //!
 //! Scopes asked for: `--scope`, else the `scope` of the server's challenge, else the
 //! resource's `scopes_supported`.
+//!
+//! Every URL this flow reads from a server's answer (the challenge's `resource_metadata`,
+//! the authorization server, its endpoints) is chosen by that server, so it is checked by
+//! [`metadata_url`] before it is fetched, printed or opened: `https://` only, or `http://`
+//! to this machine (a server under development). A `file:` or `javascript:` URL, or plain
+//! HTTP across the network, ends the login with an error that names the field, not the URL.
+//! The browser is opened without a shell on every system (on Windows through the Shell API:
+//! a `cmd /C start` would run what follows an `&` in the URL's query).
 
 pub mod http;
 pub mod store;
@@ -41,6 +49,10 @@ pub struct Options {
     pub scope: Option<String>,
     /// Open the authorization URL in a browser (it is printed either way).
     pub open_browser: bool,
+    /// When a command other than `login` meets a server that asks for a login (401): log in
+    /// without asking (`--login`). Otherwise such a command asks on the terminal first, and
+    /// without a terminal it stops with a hint.
+    pub login_without_asking: bool,
     /// How long to wait for the browser to come back.
     pub wait: Duration,
 }
@@ -52,6 +64,7 @@ impl Default for Options {
             client_secret: None,
             scope: None,
             open_browser: true,
+            login_without_asking: false,
             wait: Duration::from_secs(300),
         }
     }
@@ -109,6 +122,8 @@ pub async fn logout(server: &str) -> Result<bool> {
         return store::remove(&folder, server);
     };
     if let Some(endpoint) = &login.revocation_endpoint {
+        let endpoint = metadata_url("revocation_endpoint", endpoint)?;
+        let endpoint = endpoint.as_str();
         let http = Http::new()?;
         for (token, hint) in [
             (login.refresh_token.as_deref(), "refresh_token"),
@@ -170,7 +185,8 @@ async fn refresh(http: &Http, login: &Login) -> Result<Login> {
         ("resource", login.resource.as_str()),
     ];
     let basic = client_auth(login, &mut form);
-    let answer = http.post_form(&login.token_endpoint, &form, basic).await?;
+    let endpoint = metadata_url("token_endpoint", &login.token_endpoint)?;
+    let answer = http.post_form(endpoint.as_str(), &form, basic).await?;
     let mut refreshed = login.clone();
     apply_token_answer(&mut refreshed, answer)?;
     Ok(refreshed)
@@ -211,10 +227,62 @@ fn origin(url: &url::Url) -> String {
     url.origin().ascii_serialization()
 }
 
+/// `value`, a URL a server chose (its field `what`), when it may be fetched or shown to the
+/// user's browser: `https://`, or `http://` to a loopback host (`localhost`, 127.0.0.0/8,
+/// `[::1]`); no user name or password in it (`https://good@bad/` reads as `good`), no
+/// fragment (RFC 6749 §3.1). The error names the field and the scheme or host, never the
+/// URL itself, which is not printed.
+pub fn metadata_url(what: &str, value: &str) -> Result<url::Url> {
+    let Ok(url) = url::Url::parse(value) else {
+        bail!("the {what} given by the server is not a URL; refusing to log in");
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Domain(host)) => host.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    match url.scheme() {
+        "https" if url.host().is_some() => {}
+        "http" if loopback => {}
+        "http" => bail!(
+            "the {what} given by the server is a plain http:// URL to {}; only https:// (or \
+             http:// to this machine) is accepted, refusing to log in",
+            url.host_str().unwrap_or("no host")
+        ),
+        scheme => bail!(
+            "the {what} given by the server is a {scheme}: URL; only https:// (or http:// to \
+             this machine) is accepted, refusing to log in"
+        ),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        bail!("the {what} given by the server has a user name in it; refusing to log in");
+    }
+    if url.fragment().is_some() {
+        bail!("the {what} given by the server has a fragment (#...); refusing to log in");
+    }
+    Ok(url)
+}
+
+/// Whether `resource` is `server` or a parent of it: the same origin, and a path that is
+/// `server`'s or one of its leading segments (`/mcp` is within `/`, `/mcp/` and `/mcp`, not
+/// within `/mc`).
+fn within(resource: &url::Url, server: &url::Url) -> bool {
+    let parent = resource.path().trim_end_matches('/');
+    let path = server.path();
+    origin(resource) == origin(server)
+        && path
+            .strip_prefix(parent)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// The server's protected-resource metadata.
 async fn discover_resource(http: &Http, server: &url::Url, named: Option<&str>) -> Result<Value> {
     let path = server.path().trim_end_matches('/');
-    let mut candidates: Vec<String> = named.map(str::to_owned).into_iter().collect();
+    let named = named
+        .map(|url| metadata_url("resource_metadata", url))
+        .transpose()?;
+    let mut candidates: Vec<String> = named.map(String::from).into_iter().collect();
     candidates.push(format!(
         "{}/.well-known/oauth-protected-resource{path}",
         origin(server)
@@ -250,7 +318,7 @@ async fn first_document(http: &Http, candidates: Vec<String>) -> Result<(String,
 
 /// The authorization server's metadata: RFC 8414, then OpenID discovery.
 async fn discover_issuer(http: &Http, issuer: &str) -> Result<Value> {
-    let url = url::Url::parse(issuer).with_context(|| format!("{issuer:?} is not a URL"))?;
+    let url = metadata_url("authorization server", issuer)?;
     let path = url.path().trim_end_matches('/');
     let mut candidates = vec![
         format!(
@@ -309,11 +377,7 @@ async fn login(
         .to_owned();
     let resource_url = url::Url::parse(&resource)
         .with_context(|| format!("the resource {resource:?} is not a URL"))?;
-    let within = origin(&resource_url) == origin(&server_url)
-        && server_url
-            .path()
-            .starts_with(resource_url.path().trim_end_matches('/'));
-    if !within {
+    if !within(&resource_url, &server_url) {
         bail!("the protected-resource metadata is for {resource}, which is not {server}");
     }
     let issuer = resource_doc["authorization_servers"][0]
@@ -321,11 +385,19 @@ async fn login(
         .context("the protected-resource metadata names no authorization server")?
         .to_owned();
     let meta = discover_issuer(http, &issuer).await?;
-    let endpoint = |name: &str| meta[name].as_str().map(str::to_owned);
-    let authorization_endpoint = endpoint("authorization_endpoint")
+    // Every endpoint is checked now, before anything is registered, printed or opened.
+    let endpoint = |name: &str| {
+        meta[name]
+            .as_str()
+            .map(|url| metadata_url(name, url).map(String::from))
+            .transpose()
+    };
+    let authorization_endpoint = endpoint("authorization_endpoint")?
         .context("the authorization server has no authorization_endpoint")?;
     let token_endpoint =
-        endpoint("token_endpoint").context("the authorization server has no token_endpoint")?;
+        endpoint("token_endpoint")?.context("the authorization server has no token_endpoint")?;
+    let revocation_endpoint = endpoint("revocation_endpoint")?;
+    let registration_endpoint = endpoint("registration_endpoint")?;
     let pkce = meta["code_challenge_methods_supported"]
         .as_array()
         .is_some_and(|m| m.iter().any(|v| v == "S256"));
@@ -365,7 +437,12 @@ async fn login(
             };
             (id.clone(), options.client_secret.clone(), method.to_owned())
         }
-        None => register(http, &meta, &issuer, &redirect_uri).await?,
+        None => {
+            let endpoint = registration_endpoint.with_context(|| {
+                format!("the authorization server {issuer} does not allow dynamic registration; register a client there and pass --client-id")
+            })?;
+            register(http, &endpoint, &redirect_uri).await?
+        }
     };
 
     let verifier = random_token()?;
@@ -422,7 +499,7 @@ async fn login(
         resource: resource.clone(),
         issuer,
         token_endpoint: token_endpoint.clone(),
-        revocation_endpoint: endpoint("revocation_endpoint"),
+        revocation_endpoint,
         client_id,
         client_secret,
         token_endpoint_auth_method: auth_method,
@@ -446,16 +523,12 @@ async fn login(
     Ok(login)
 }
 
-/// Registers `cargo mcp` as a public client with `redirect_uri` (RFC 7591).
+/// Registers `cargo mcp` as a public client with `redirect_uri` at `endpoint` (RFC 7591).
 async fn register(
     http: &Http,
-    meta: &Value,
-    issuer: &str,
+    endpoint: &str,
     redirect_uri: &str,
 ) -> Result<(String, Option<String>, String)> {
-    let endpoint = meta["registration_endpoint"].as_str().with_context(|| {
-        format!("the authorization server {issuer} does not allow dynamic registration; register a client there and pass --client-id")
-    })?;
     let request = serde_json::json!({
         "client_name": "cargo mcp",
         "redirect_uris": [redirect_uri],
@@ -490,30 +563,27 @@ async fn register(
     Ok((id, secret, method))
 }
 
-/// Opens `url` in the user's browser: `$BROWSER` (a command; the URL is its last argument)
-/// when set, else the desktop's opener. Failures are silent: the URL is printed anyway.
+/// Opens `url` (checked by [`metadata_url`]) in the user's browser: `$BROWSER` (a command
+/// run without a shell; the URL is its last argument) when set, else the system's opener
+/// through the `open` crate: LaunchServices' `open` on macOS, the Shell API
+/// (`ShellExecuteW`) on Windows, `xdg-open` and its kin elsewhere; never `cmd /C start`,
+/// whose parsing runs what follows an `&` in a URL. Failures are silent: the URL is printed
+/// anyway.
 fn open_browser(url: &str) {
     use std::process::{Command, Stdio};
-    let mut command = match std::env::var("BROWSER")
+    let browser = std::env::var("BROWSER")
         .ok()
-        .filter(|b| !b.trim().is_empty())
-    {
-        Some(browser) => {
-            let mut words = browser.split_whitespace();
-            let Some(program) = words.next() else { return };
-            let mut command = Command::new(program);
-            command.args(words);
-            command
-        }
-        None if cfg!(target_os = "macos") => Command::new("open"),
-        None if cfg!(windows) => {
-            let mut command = Command::new("cmd");
-            command.args(["/C", "start", ""]);
-            command
-        }
-        None => Command::new("xdg-open"),
+        .filter(|b| !b.trim().is_empty());
+    let Some(browser) = browser else {
+        // The opener may wait a moment to see the launcher start: not on the runtime's thread.
+        let url = url.to_owned();
+        std::thread::spawn(move || open::that_detached(url));
+        return;
     };
-    let _ = command
+    let mut words = browser.split_whitespace();
+    let Some(program) = words.next() else { return };
+    let _ = Command::new(program)
+        .args(words)
         .arg(url)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
