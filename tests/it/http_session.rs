@@ -303,7 +303,8 @@ async fn idle_sessions_expire_and_the_cap_holds() {
     let (server, _) = fixture();
     let options = HttpOptions::default()
         .max_sessions(2)
-        .session_idle_timeout(Duration::from_millis(300))
+        // Long enough for both sessions to open their streams on a loaded machine.
+        .session_idle_timeout(Duration::from_secs(2))
         .keep_alive(Duration::from_millis(50));
     let s = serve(server, options).await;
     let first = open_session(&s.url, &[]).await;
@@ -350,7 +351,9 @@ async fn idle_sessions_expire_and_the_cap_holds() {
 #[tokio::test]
 async fn a_session_with_an_open_stream_does_not_expire() {
     let (server, _) = fixture();
-    let options = HttpOptions::default().session_idle_timeout(Duration::from_millis(100));
+    // Long enough for the stream to open on a loaded machine; then several idle periods
+    // pass while it is open.
+    let options = HttpOptions::default().session_idle_timeout(Duration::from_secs(1));
     let s = serve(server, options).await;
     let id = open_session(&s.url, &[]).await;
     let get = t::open(
@@ -361,8 +364,8 @@ async fn a_session_with_an_open_stream_does_not_expire() {
     )
     .await;
     assert_eq!(get.status(), StatusCode::OK);
-    // Several sweeps pass while the stream is open.
-    tokio::time::sleep(Duration::from_millis(600)).await;
+    // Several idle periods pass while the stream is open.
+    tokio::time::sleep(Duration::from_secs(3)).await;
     let reply = post(
         &s.url,
         &[("mcp-session-id", &id)],

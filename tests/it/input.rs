@@ -32,8 +32,14 @@ fn def(name: &str) -> ToolDefinition {
 }
 
 fn server() -> Server {
+    server_answered_within(Duration::from_secs(30))
+}
+
+/// The test server, whose questions go unanswered after `timeout`: short only where a test
+/// waits for that to happen, so that an answering test never races it on a loaded machine.
+fn server_answered_within(timeout: Duration) -> Server {
     Server::builder("input-test", "1.0.0")
-        .input_timeout(Duration::from_millis(300))
+        .input_timeout(timeout)
         .concurrency_limit(1, Duration::from_secs(5))
         .tool(tool_fn(def("greet"), |_, cx: RequestContext| async move {
             match cx.elicit::<Name>("Who are you?").key("user_name").await? {
@@ -240,7 +246,7 @@ async fn a_legacy_ask_without_the_capability_is_32021_naming_it_and_sends_nothin
 
 #[tokio::test]
 async fn an_unanswered_legacy_ask_times_out_as_a_tool_error_and_is_cancelled_at_the_client() {
-    let server = server();
+    let server = server_answered_within(Duration::from_millis(300));
     let mut wire = Wire::new(&server);
     wire.initialize(all_capabilities()).await;
     wire.send(

@@ -103,7 +103,8 @@ async fn a_slow_tool_blocks_nobody() {
     c.connect(EraMode::Legacy).await.unwrap();
     let slow = {
         let c = c.clone();
-        tokio::spawn(async move { c.call_tool("slow", json!({"ms": 400})).await })
+        // Long enough that the fast call is answered first on however loaded a machine.
+        tokio::spawn(async move { c.call_tool("slow", json!({"ms": 3000})).await })
     };
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(
@@ -114,7 +115,10 @@ async fn a_slow_tool_blocks_nobody() {
         !slow.is_finished(),
         "the fast answer came while the slow call was still running"
     );
-    assert_eq!(slow.await.unwrap().unwrap().first_text(), Some("slept 400"));
+    assert_eq!(
+        slow.await.unwrap().unwrap().first_text(),
+        Some("slept 3000")
+    );
 }
 
 #[tokio::test]
@@ -238,7 +242,8 @@ async fn cancelled_requests_get_no_answer() {
     let c = Client::memory(&server());
     c.connect(EraMode::Legacy).await.unwrap();
     let mut unrouted = c.take_unrouted().unwrap();
-    c.send_raw(br#"{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#.to_vec())
+    // Far longer than the cancellation takes to arrive, however loaded the machine.
+    c.send_raw(br#"{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"slow","arguments":{"ms":30000}}}"#.to_vec())
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;

@@ -112,8 +112,9 @@ async fn runs_every_kind_of_task(client: Client, label: &str) {
     // Dropping the call cancels the task.
     let id: Arc<Mutex<Option<String>>> = Arc::default();
     let record = id.clone();
+    // Long enough for the task's handle to arrive on a loaded machine (the task runs 600 s).
     let dropped = tokio::time::timeout(
-        Duration::from_millis(500),
+        Duration::from_secs(5),
         client.call_tool_watching("slow_compute", json!({"seconds": 600}), move |task| {
             *record.lock().unwrap() = Some(task.task.task_id.clone())
         }),

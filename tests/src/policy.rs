@@ -7,7 +7,7 @@
 //! | `hang {}` | none | never answers |
 //! | `slots {ms}` | concurrency 2 | sleeps `ms`, recording how many run at once |
 //! | `work {ms}` | none | sleeps `ms`, recording how many run at once |
-//! | `limited {}` | rate limit 2/s per caller | answers `ok` |
+//! | `limited {}` | rate limit 2 per 10 s per caller (a token every 5 s: three calls in a row are refused however slow the machine) | answers `ok` |
 //! | `cached {q}` | cache 60s, rate limit 4/m per caller; read-only, idempotent | answers `"<q> #<n>"`, n counting its runs; `q = "fail"` is an `isError` result |
 //! | `whoami {}` | none | answers the caller's key and identity |
 //! | `stats {}` | none | `{"peak": N, "work_peak": N, "layered": N}`: peak concurrency of `slots` and of `work`, calls seen by the layer |
@@ -113,7 +113,7 @@ pub fn builder() -> ServerBuilder {
         ),
         |_, _| async { "ok" },
     )
-    .with_policy(ToolPolicy::new().rate_limit(Rate::per_second(2)));
+    .with_policy(ToolPolicy::new().rate_limit(Rate::new(2, std::time::Duration::from_secs(10))));
     let cached = {
         let counters = counters.clone();
         tool_fn(

@@ -92,20 +92,21 @@ fn a_form_and_the_model_are_asked_on_the_terminal_in_both_eras() {
 fn the_timeout_does_not_count_the_time_spent_answering() {
     let server = echo_server();
     for era in ERAS {
-        // A 1 s timeout, and 1.5 s before each keystroke group.
+        // A 3 s timeout (room for a loaded machine to start the server and answer the rest
+        // of the call), and 4.5 s before each keystroke group.
         let out = on_terminal(
             &[
                 "call",
                 "ask_name",
                 "--timeout",
-                "1",
+                "3",
                 "--era",
                 era,
                 "--command",
                 &server,
             ],
             &["y\n", "Grace\n"],
-            Duration::from_millis(1500),
+            Duration::from_millis(4500),
         );
         assert!(out.status.success(), "{era}: {}", show(&out));
         assert!(

@@ -221,7 +221,9 @@ fn expiry_makes_room_and_a_state_minted_elsewhere_is_refused_when_full() {
     let keys = || {
         RequestStateKeys::new([4u8; 32])
             .unwrap()
-            .ttl(Duration::from_secs(1))
+            // Long enough for the seals and the open below to happen before any expires,
+            // on a loaded machine.
+            .ttl(Duration::from_secs(3))
     };
     let here = StateCodec::with_capacity(keys(), 3, 3);
     let elsewhere = StateCodec::new(keys());
@@ -235,7 +237,7 @@ fn expiry_makes_room_and_a_state_minted_elsewhere_is_refused_when_full() {
     assert_eq!(here.open_here(&foreign, &b), Err(Refused::Full));
     // Once they expire (a state stays valid through the second of its expiry), there
     // is room again.
-    std::thread::sleep(Duration::from_millis(2_100));
+    std::thread::sleep(Duration::from_millis(4_100));
     here.seal(&b, carried(), None)
         .expect("expired nonces make room");
 }
