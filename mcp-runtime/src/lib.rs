@@ -155,7 +155,7 @@ extern crate self as mcp_runtime;
 pub mod client;
 #[cfg(feature = "server")]
 mod collect;
-#[cfg(all(feature = "command", unix))]
+#[cfg(feature = "command")]
 pub mod command;
 #[cfg(feature = "server")]
 pub mod completion;
@@ -200,6 +200,8 @@ pub mod tls;
 pub mod tool;
 #[cfg(feature = "server")]
 pub mod transport;
+#[cfg(all(windows, feature = "fs"))]
+mod windows;
 
 #[cfg(feature = "server")]
 #[doc = include_str!("docs/mcp_prompt.md")]

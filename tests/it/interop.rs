@@ -26,9 +26,9 @@ use serde_json::Value;
 
 /// The latest legacy revision: what both clients offer in `initialize`, and what a dual-era
 /// server must answer (it never answers `initialize` with a modern version).
-const LEGACY: &str = "2025-11-25";
+pub(crate) const LEGACY: &str = "2025-11-25";
 /// The modern (stateless, `server/discover`) revision.
-const MODERN: &str = "2026-07-28";
+pub(crate) const MODERN: &str = "2026-07-28";
 
 /// A client script enforces its own 30 s limit; this only catches a wedged interpreter.
 const CLIENT_DEADLINE: Duration = Duration::from_secs(120);

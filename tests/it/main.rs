@@ -45,3 +45,4 @@ mod telemetry;
 mod tool_macro;
 mod transports;
 mod ui;
+mod wine;

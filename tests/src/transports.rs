@@ -16,22 +16,29 @@ use mcp_runtime::transport::{
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{UnixListener, UnixStream};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+#[cfg(unix)]
+use tokio::net::UnixListener;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// Serves `server` on `listener` until the task is dropped: each accepted stream is one
-/// connection.
+/// connection. (Unix only; the stream part, [`serve_stream`], works on any byte stream.)
+#[cfg(unix)]
 pub async fn serve_unix(server: Server, listener: UnixListener, max_message: usize) {
     while let Ok((stream, _)) = listener.accept().await {
         tokio::spawn(serve_stream(server.clone(), stream, max_message));
     }
 }
 
-/// One client: lines in, lines out, shut down when the client stops sending.
-async fn serve_stream(server: Server, stream: UnixStream, max_message: usize) {
-    let (mut read, mut write) = stream.into_split();
+/// One client on a byte stream: lines in, lines out, shut down when the client stops
+/// sending.
+pub async fn serve_stream(
+    server: Server,
+    stream: impl AsyncRead + AsyncWrite + Send + 'static,
+    max_message: usize,
+) {
+    let (mut read, mut write) = tokio::io::split(stream);
     let (tx, mut rx) = mpsc::channel::<Vec<u8>>(64);
     let connection = server.connect(Peer::new(tx));
     // Everything the connection sends, in order, until it is gone.

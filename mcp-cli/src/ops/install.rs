@@ -93,27 +93,63 @@ impl ClientKind {
 
     /// Where the client keeps its configuration on this machine, if it has a fixed place.
     pub fn default_config_path(self, env: &Environment) -> Option<PathBuf> {
+        self.default_config_path_on(Os::HOST, env)
+    }
+
+    /// Where the client keeps its configuration on `os`, if it has a fixed place:
+    ///
+    /// | client | Linux | macOS | Windows |
+    /// | --- | --- | --- | --- |
+    /// | Claude Desktop | `$XDG_CONFIG_HOME/Claude/` (`~/.config/Claude/`) `claude_desktop_config.json` | `~/Library/Application Support/Claude/claude_desktop_config.json` | `%APPDATA%\Claude\claude_desktop_config.json` |
+    /// | Claude Code | `~/.claude.json` | same | `%USERPROFILE%\.claude.json` |
+    /// | Cursor | `~/.cursor/mcp.json` | same | `%USERPROFILE%\.cursor\mcp.json` |
+    /// | VS Code | the project's `.vscode/mcp.json` | same | same |
+    pub fn default_config_path_on(self, os: Os, env: &Environment) -> Option<PathBuf> {
         let home = env.home.as_ref();
+        let under = |dir: &PathBuf, parts: &[&str]| -> PathBuf {
+            parts.iter().fold(dir.clone(), |path, part| path.join(part))
+        };
         match self {
             ClientKind::ClaudeDesktop => {
-                let dir = if cfg!(target_os = "macos") {
-                    home?.join("Library/Application Support/Claude")
-                } else if cfg!(windows) {
-                    env.appdata.as_ref()?.join("Claude")
-                } else {
-                    env.xdg_config_home
+                let dir = match os {
+                    Os::MacOs => under(home?, &["Library", "Application Support", "Claude"]),
+                    Os::Windows => under(env.appdata.as_ref()?, &["Claude"]),
+                    Os::Linux => env
+                        .xdg_config_home
                         .clone()
                         .or_else(|| home.map(|h| h.join(".config")))?
-                        .join("Claude")
+                        .join("Claude"),
                 };
                 Some(dir.join("claude_desktop_config.json"))
             }
-            ClientKind::ClaudeCode => Some(home?.join(".claude.json")),
-            ClientKind::Cursor => Some(home?.join(".cursor/mcp.json")),
-            ClientKind::Vscode => Some(env.project_root.as_ref()?.join(".vscode/mcp.json")),
+            ClientKind::ClaudeCode => Some(under(home?, &[".claude.json"])),
+            ClientKind::Cursor => Some(under(home?, &[".cursor", "mcp.json"])),
+            ClientKind::Vscode => Some(under(env.project_root.as_ref()?, &[".vscode", "mcp.json"])),
             ClientKind::Json => None,
         }
     }
+}
+
+/// The desktop systems whose clients keep their files in different places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Os {
+    /// Linux and the other Unix systems (the XDG layout).
+    Linux,
+    /// macOS.
+    MacOs,
+    /// Windows.
+    Windows,
+}
+
+impl Os {
+    /// The system this program runs on.
+    pub const HOST: Os = if cfg!(target_os = "macos") {
+        Os::MacOs
+    } else if cfg!(windows) {
+        Os::Windows
+    } else {
+        Os::Linux
+    };
 }
 
 /// A client's configuration file, with the links on its way resolved.
@@ -632,6 +668,81 @@ mod tests {
         assert_eq!(
             ClientKind::ClaudeDesktop.default_config_path(&env),
             Some("/home/u/.config/Claude/claude_desktop_config.json".into())
+        );
+        assert_eq!(
+            ClientKind::ClaudeDesktop.default_config_path_on(Os::Linux, &env),
+            Some("/home/u/.config/Claude/claude_desktop_config.json".into())
+        );
+        let xdg = Environment {
+            xdg_config_home: Some("/x".into()),
+            ..env.clone()
+        };
+        assert_eq!(
+            ClientKind::ClaudeDesktop.default_config_path_on(Os::Linux, &xdg),
+            Some("/x/Claude/claude_desktop_config.json".into())
+        );
+    }
+
+    /// The other systems' places, component by component (this host joins with its own
+    /// separator; on Windows they are `\`-separated).
+    #[test]
+    fn default_paths_on_macos_and_windows() {
+        let parts = |p: Option<PathBuf>| -> Vec<String> {
+            p.expect("a path")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect()
+        };
+        let mac = Environment {
+            home: Some("/Users/u".into()),
+            ..Environment::default()
+        };
+        assert_eq!(
+            parts(ClientKind::ClaudeDesktop.default_config_path_on(Os::MacOs, &mac)),
+            [
+                "/",
+                "Users",
+                "u",
+                "Library",
+                "Application Support",
+                "Claude",
+                "claude_desktop_config.json"
+            ]
+        );
+        assert_eq!(
+            parts(ClientKind::Cursor.default_config_path_on(Os::MacOs, &mac)),
+            ["/", "Users", "u", ".cursor", "mcp.json"]
+        );
+        let win = Environment {
+            home: Some("/C/Users/u".into()),
+            appdata: Some("/C/Users/u/AppData/Roaming".into()),
+            ..Environment::default()
+        };
+        assert_eq!(
+            parts(ClientKind::ClaudeDesktop.default_config_path_on(Os::Windows, &win)),
+            [
+                "/",
+                "C",
+                "Users",
+                "u",
+                "AppData",
+                "Roaming",
+                "Claude",
+                "claude_desktop_config.json"
+            ]
+        );
+        // Without %APPDATA% there is no default place for Claude Desktop on Windows.
+        let bare = Environment {
+            appdata: None,
+            ..win.clone()
+        };
+        assert_eq!(
+            ClientKind::ClaudeDesktop.default_config_path_on(Os::Windows, &bare),
+            None
+        );
+        assert_eq!(
+            parts(ClientKind::ClaudeCode.default_config_path_on(Os::Windows, &win)),
+            ["/", "C", "Users", "u", ".claude.json"]
         );
     }
 

@@ -6,6 +6,8 @@
 //!
 //! One project, built into the shared generated target folder first (so `dev`'s own first
 //! build is a no-op and each edit rebuilds only the project's crate).
+// Some tests here signal processes the Unix way; elsewhere their helpers go unused.
+#![cfg_attr(not(unix), allow(unused_imports, dead_code))]
 
 use crate::support::*;
 use serde_json::Value;
@@ -408,6 +410,8 @@ fn free_port() -> u16 {
         .port()
 }
 
+// Signals the dev loop by Unix signal.
+#[cfg(unix)]
 #[test]
 fn the_inspector_is_installed_pinned_and_talks_to_dev() {
     // The Inspector needs Node 22; the conformance tools bring one (tests/conformance/setup.sh).

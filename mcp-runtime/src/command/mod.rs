@@ -28,6 +28,28 @@
 //! reading stops one second after the kill, so it cannot hold a call open. Containing that
 //! takes a cgroup or a container, which is the deployment's job.
 //!
+//! # On each system
+//!
+//! - **Linux**: all of the above.
+//! - **macOS**: the same, without `no_new_privs` (Linux's). The resource limits are set the
+//!   same way; how strictly each is enforced is the kernel's (macOS has been known not to
+//!   enforce `RLIMIT_AS`), so bound memory with the deployment there.
+//! - **Windows**: no shell, ever: the program is started directly (`CreateProcessW`, with
+//!   the quoting Rust's `Command` gives each argument), never through `cmd /c`. A batch file
+//!   (`.bat`, `.cmd`) is refused when the service is built unless its [`Program`] says
+//!   [`Program::allow_batch_file`], since Windows runs it through `cmd.exe`, which parses the
+//!   arguments again. A bare name is looked up in the server's `PATH` with `.exe`, then
+//!   `.com` (never in the working directory). The child starts suspended, is put in its own
+//!   **Job object** (kill-on-close), then resumed, so its whole tree, however it was
+//!   started, ends at the timeout, on cancel and when the service drops it (there is no
+//!   `setsid` escape; a job can only be left if it was created to allow that, and ours is
+//!   not). A call lasts until every process of the job has ended or the timeout. The
+//!   environment is cleared as elsewhere, `SystemRoot` added (Windows programs need it).
+//!   The working directory is opened through the `FileService` and given to the child by
+//!   the path Windows reports for that handle. [`ResourceLimits`] other than the CPU time
+//!   derived from the timeout cannot be set before a Windows program runs, so a policy that
+//!   sets them is refused by [`CommandService::new`], never silently weakened.
+//!
 //! ```no_run
 //! use mcp_runtime::command::{CommandPolicy, CommandRequest, CommandService, Program};
 //! use mcp_runtime::fs::{FileService, FsPolicy};
@@ -69,7 +91,9 @@
 
 mod policy;
 mod spawn;
-#[cfg(test)]
+// Unix programs and process groups (`sh`, signals): the Windows path runs under Wine, in
+// `tests/it/wine.rs`.
+#[cfg(all(test, unix))]
 mod tests;
 
 pub use policy::{
@@ -288,8 +312,28 @@ impl CommandService {
         let programs = policy
             .programs
             .iter()
-            .map(|p| Ok((p.clone(), policy::resolve_program(&p.name)?)))
+            .map(|p| Ok((p.clone(), policy::resolve_program(p)?)))
             .collect::<Result<Vec<_>, CommandError>>()?;
+        // Windows cannot set these before a program runs: refused, not dropped.
+        #[cfg(windows)]
+        if let ResourceLimits {
+            address_space: Some(_),
+            ..
+        }
+        | ResourceLimits {
+            open_files: Some(_),
+            ..
+        }
+        | ResourceLimits {
+            processes: Some(_), ..
+        } = policy.limits
+        {
+            return Err(CommandError::Config(
+                "resource limits (address space, open files, processes) are not available \
+                 on Windows; the timeout and the Job object bound a program there"
+                    .to_owned(),
+            ));
+        }
         let env = policy.environment()?;
         Ok(Self {
             inner: Arc::new(Inner {
@@ -418,8 +462,9 @@ impl CommandService {
         }
 
         let mut command = tokio::process::Command::new(path);
+        #[cfg(unix)]
+        command.arg0(&program.name);
         command
-            .arg0(&program.name)
             .args(&args)
             .env_clear()
             .envs(inner.env.iter().map(|(k, v)| (k, v)))
@@ -429,29 +474,29 @@ impl CommandService {
                 Stdio::null()
             })
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        spawn::confine(&mut command, &dir, limits);
-        let started = Instant::now();
-        let mut child = command.spawn().map_err(|error| CommandError::Spawn {
+            .stderr(Stdio::piped());
+        let spawn_error = |error| CommandError::Spawn {
             program: program.name.clone(),
             error,
-        })?;
+        };
+        spawn::confine(&mut command, &dir, limits).map_err(spawn_error)?;
+        let started = Instant::now();
+        // From here on, the whole tree dies with this future, however it ends.
+        let mut child = spawn::Child::spawn(command).map_err(spawn_error)?;
         drop(dir);
-        // From here on, the group dies with this future, however it ends.
-        let group = GroupGuard(child.id());
+        let (stdin, stdout, stderr) = child.take_pipes();
 
-        if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), child.stdin.take()) {
+        if let (Some(input), Some(mut stdin)) = (request.stdin.clone(), stdin) {
             tokio::spawn(async move {
                 // A program that does not read its input closes the pipe: not an error.
                 let _ = stdin.write_all(&input).await;
             });
         }
         let (tx, mut rx) = mpsc::channel::<(Stream, Vec<u8>)>(16);
-        if let Some(out) = child.stdout.take() {
+        if let Some(out) = stdout {
             tokio::spawn(read_into(out, Stream::Stdout, tx.clone()));
         }
-        if let Some(err) = child.stderr.take() {
+        if let Some(err) = stderr {
             tokio::spawn(read_into(err, Stream::Stderr, tx.clone()));
         }
         drop(tx);
@@ -482,21 +527,21 @@ impl CommandService {
         let mut open = true;
         let status = loop {
             tokio::select! {
-                status = child.wait() => break status.ok(),
+                status = child.wait() => break status,
                 chunk = rx.recv(), if open => match chunk {
                     Some((stream, chunk)) => keep(&mut out, stream, &chunk),
                     None => open = false,
                 },
                 () = tokio::time::sleep_until(deadline) => {
                     out.timed_out = true;
-                    group.kill();
-                    break child.wait().await.ok();
+                    child.kill_tree();
+                    break child.wait().await;
                 }
             }
         };
         // Stragglers (grandchildren still in the group) go now; then what they wrote is
         // read, for at most a second (a process that left the group may hold a pipe).
-        group.kill();
+        child.kill_tree();
         let drain = tokio::time::Instant::now() + Duration::from_secs(1);
         while open {
             tokio::select! {
@@ -508,9 +553,7 @@ impl CommandService {
             }
         }
         if let Some(status) = status {
-            use std::os::unix::process::ExitStatusExt;
-            out.exit_code = status.code();
-            out.signal = status.signal();
+            (out.exit_code, out.signal) = spawn::exit_of(status);
         }
         out.duration = started.elapsed();
         Ok(out)
@@ -575,27 +618,6 @@ async fn read_into(
                 }
             }
         }
-    }
-}
-
-/// Kills the child's process group when dropped (a cancelled call), and on demand.
-struct GroupGuard(Option<u32>);
-
-impl GroupGuard {
-    fn kill(&self) {
-        if let Some(pid) = self
-            .0
-            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
-        {
-            // ESRCH (the group is gone) is the usual answer and not an error.
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

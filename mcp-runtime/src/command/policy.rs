@@ -44,6 +44,7 @@ pub struct Program {
     any: bool,
     max_args: usize,
     check: Option<ArgumentCheck>,
+    batch_file: bool,
 }
 
 impl std::fmt::Debug for Program {
@@ -73,7 +74,18 @@ impl Program {
             any: false,
             max_args: DEFAULT_MAX_ARGS,
             check: None,
+            batch_file: false,
         }
+    }
+
+    /// Windows: allows this program to be a batch file (`.bat`, `.cmd`), refused otherwise.
+    /// Windows runs a batch file through `cmd.exe`, which parses its arguments again by its
+    /// own rules (`%VAR%`, `^`, `&`); Rust's `Command` escapes them for that since 1.77.2,
+    /// and refuses arguments it cannot escape, but a batch file's own use of `%1` can still
+    /// run what an argument says. Allow one only if you wrote it. No effect elsewhere.
+    pub fn allow_batch_file(mut self) -> Self {
+        self.batch_file = true;
+        self
     }
 
     /// Allows these options, which take no value (`-l`, `--count`). Combined short flags
@@ -224,12 +236,15 @@ pub struct ResourceLimits {
     pub processes: Option<u64>,
 }
 
+/// 4 GiB of address space and 1,024 open files on Unix. None on Windows, where no limit can
+/// be set before a program runs (one set there is refused by `CommandService::new`).
 impl Default for ResourceLimits {
     fn default() -> Self {
+        let unix = cfg!(unix);
         Self {
             cpu_seconds: None,
-            address_space: Some(4 << 30),
-            open_files: Some(1024),
+            address_space: unix.then_some(4 << 30),
+            open_files: unix.then_some(1024),
             processes: None,
         }
     }
@@ -272,7 +287,12 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1 << 20;
 pub const DEFAULT_MAX_CONCURRENT: usize = 4;
 /// The `PATH` children get by default (for the programs they start themselves; the allowed
 /// programs are resolved once, from the server's own `PATH`).
+#[cfg(not(windows))]
 pub const DEFAULT_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+/// The `PATH` children get by default (for the programs they start themselves; the allowed
+/// programs are resolved once, from the server's own `PATH`): Windows' own folders.
+#[cfg(windows)]
+pub const DEFAULT_PATH: &str = r"C:\Windows\System32;C:\Windows";
 
 impl Default for CommandPolicy {
     fn default() -> Self {
@@ -393,6 +413,12 @@ impl CommandPolicy {
     /// The environment children get, checked.
     pub(crate) fn environment(&self) -> Result<Vec<(String, OsString)>, CommandError> {
         let mut env = vec![("PATH".to_owned(), self.path.clone())];
+        // Windows programs cannot start sockets, among much else, without `SystemRoot`: it
+        // names Windows' folder, chosen by no caller.
+        #[cfg(windows)]
+        if let Some(root) = std::env::var_os("SystemRoot") {
+            env.push(("SystemRoot".to_owned(), root));
+        }
         for name in &self.pass_env {
             if forbidden_env(name) {
                 return Err(CommandError::Config(format!(
@@ -415,32 +441,14 @@ impl CommandPolicy {
     }
 }
 
-/// Finds `name` once: an absolute path as given, a bare name in the server's `PATH`;
+/// Finds `program` once: an absolute path as given, a bare name in the server's `PATH`;
 /// refuses relative paths (`./x`, `../../bin/sh`) and set-user-ID or set-group-ID files.
-pub(crate) fn resolve_program(name: &str) -> Result<PathBuf, CommandError> {
+#[cfg(unix)]
+pub(crate) fn resolve_program(program: &Program) -> Result<PathBuf, CommandError> {
     use std::os::unix::fs::PermissionsExt;
+    let name = program.name.as_str();
     let not_found = |why: String| CommandError::Config(format!("program {name:?}: {why}"));
-    let candidates: Vec<PathBuf> = if name.contains('/') {
-        let path = Path::new(name);
-        if !path.is_absolute() {
-            return Err(not_found(
-                "give a bare name (looked up in PATH) or an absolute path".to_owned(),
-            ));
-        }
-        vec![path.to_path_buf()]
-    } else if name.is_empty() || name == "." || name == ".." {
-        return Err(not_found("not a program name".to_owned()));
-    } else {
-        std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            // An empty or relative PATH entry is the working directory: never searched.
-            .filter(|dir| dir.is_absolute())
-            .map(|dir| dir.join(name))
-            .collect()
-    };
-    for path in candidates {
+    for path in candidates(name, &['/'], &[""]).map_err(not_found)? {
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
         };
@@ -457,6 +465,79 @@ pub(crate) fn resolve_program(name: &str) -> Result<PathBuf, CommandError> {
         return Ok(path);
     }
     Err(not_found("no executable file found".to_owned()))
+}
+
+/// Finds `program` once, as Windows would but never in the working directory: an absolute
+/// path (`C:\tools\x.exe`) as given; a bare name in the server's `PATH`, as given when it
+/// has an extension, else with `.exe` then `.com`. Refuses relative paths (`.\x`,
+/// `..\x`, `C:x`, `\x`), and batch files (`.bat`, `.cmd`) unless
+/// [`Program::allow_batch_file`].
+#[cfg(windows)]
+pub(crate) fn resolve_program(program: &Program) -> Result<PathBuf, CommandError> {
+    let name = program.name.as_str();
+    let not_found = |why: String| CommandError::Config(format!("program {name:?}: {why}"));
+    let has_extension = Path::new(name).extension().is_some();
+    let extensions: &[&str] = if has_extension {
+        &[""]
+    } else {
+        &[".exe", ".com"]
+    };
+    for path in candidates(name, &['/', '\\', ':'], extensions).map_err(not_found)? {
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() {
+            continue;
+        }
+        if is_batch_file(&path) && !program.batch_file {
+            return Err(not_found(format!(
+                "{} is a batch file, which cmd.exe runs with its own parsing of the \
+                 arguments: refused (Program::allow_batch_file allows it)",
+                path.display()
+            )));
+        }
+        return Ok(path);
+    }
+    Err(not_found("no executable file found".to_owned()))
+}
+
+/// Whether Windows would run `path` through `cmd.exe`.
+#[cfg_attr(not(windows), allow(dead_code))]
+pub(crate) fn is_batch_file(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("bat") || e.eq_ignore_ascii_case("cmd"))
+}
+
+/// The files `name` may be: itself when it is a path (one of `separators` in it), which must
+/// be absolute; else `name` plus each of `extensions` in each absolute `PATH` folder.
+fn candidates(
+    name: &str,
+    separators: &[char],
+    extensions: &[&str],
+) -> Result<Vec<PathBuf>, String> {
+    if name.contains(separators) {
+        let path = Path::new(name);
+        if !path.is_absolute() {
+            return Err("give a bare name (looked up in PATH) or an absolute path".to_owned());
+        }
+        return Ok(vec![path.to_path_buf()]);
+    }
+    if name.is_empty() || name == "." || name == ".." {
+        return Err("not a program name".to_owned());
+    }
+    Ok(std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        // An empty or relative PATH entry is the working directory: never searched.
+        .filter(|dir| dir.is_absolute())
+        .flat_map(|dir| {
+            extensions
+                .iter()
+                .map(move |ext| dir.join(format!("{name}{ext}")))
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -523,13 +604,14 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn programs_resolve_once_and_never_relatively() {
-        assert!(resolve_program("sh").unwrap().is_absolute());
+        assert!(resolve_program(&Program::new("sh")).unwrap().is_absolute());
         for bad in ["../../bin/sh", "./sh", "bin/sh", "", ".."] {
-            assert!(resolve_program(bad).is_err(), "{bad:?}");
+            assert!(resolve_program(&Program::new(bad)).is_err(), "{bad:?}");
         }
-        assert!(resolve_program("/bin/sh").is_ok());
-        assert!(resolve_program("no-such-program-xyz").is_err());
+        assert!(resolve_program(&Program::new("/bin/sh")).is_ok());
+        assert!(resolve_program(&Program::new("no-such-program-xyz")).is_err());
     }
 
     #[test]

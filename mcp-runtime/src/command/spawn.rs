@@ -1,5 +1,7 @@
-//! Starting a child: the one place in the crate with `unsafe`.
+//! Starting a child and ending its whole process tree: with `crate::windows`, the only
+//! places in the crate with `unsafe`.
 //!
+//! **Unix.**
 //! What must happen in the child between `fork` and `exec` (entering the working directory
 //! by descriptor, `no_new_privs`, resource limits) can only be done in a `pre_exec` hook, and
 //! `Command::pre_exec` is `unsafe`: the closure runs in a forked copy of a multi-threaded
@@ -9,19 +11,31 @@
 //! The crate's lint is `deny(unsafe_code)`; this module alone allows it.
 #![allow(unsafe_code)]
 
+//!
+//! **Windows.** No code runs in the child before the program: the child is created suspended
+//! (by `process-wrap`), put in a new Job object with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`,
+//! then resumed, so every process it starts is in the job from its first instruction, and
+//! terminating the job (timeout, cancel, drop) ends them all. The working directory is the
+//! path Windows reports for the directory handle the `FileService` opened, held open until
+//! the child runs. Resource limits are refused (see [`confine`]).
+
 use super::policy::ResourceLimits;
+use cap_std::fs::Dir;
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::process::ExitStatus;
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
 
 /// Sets up `command`'s child: its own process group (so the whole group can be killed),
 /// the working directory `dir` entered by descriptor, `no_new_privs`, and `limits`.
+#[cfg(unix)]
 pub(crate) fn confine(
     command: &mut tokio::process::Command,
-    dir: &OwnedFd,
+    dir: &Dir,
     limits: ResourceLimits,
-) {
+) -> io::Result<()> {
+    use std::os::fd::{AsFd as _, AsRawFd as _, BorrowedFd};
     command.process_group(0);
-    let dir = dir.as_raw_fd();
+    let dir = dir.as_fd().as_raw_fd();
     let limits = [
         (rustix::process::Resource::Cpu, limits.cpu_seconds),
         (rustix::process::Resource::As, limits.address_space),
@@ -54,4 +68,106 @@ pub(crate) fn confine(
             Ok(())
         });
     }
+    Ok(())
+}
+
+/// Sets up `command`'s child: the working directory `dir` (by the path Windows gives its
+/// handle). Explicit resource limits were refused when the service was built (Windows has
+/// no way to set them before the program runs); the CPU bound derived from the timeout is
+/// not needed, since the timeout ends the whole job.
+#[cfg(windows)]
+pub(crate) fn confine(
+    command: &mut tokio::process::Command,
+    dir: &Dir,
+    _: ResourceLimits,
+) -> io::Result<()> {
+    use std::os::windows::io::AsHandle as _;
+    command.current_dir(crate::windows::final_path(dir.as_handle())?);
+    Ok(())
+}
+
+/// A started program and every process it starts: all killed by [`Child::kill_tree`] and
+/// when this is dropped (a cancelled call).
+pub(crate) struct Child {
+    #[cfg(unix)]
+    child: tokio::process::Child,
+    /// The process group (Unix): the child's id, as it leads its group.
+    #[cfg(unix)]
+    group: Option<u32>,
+    #[cfg(windows)]
+    child: Box<dyn process_wrap::tokio::ChildWrapper>,
+}
+
+impl Child {
+    /// Starts `command`, set up by [`confine`].
+    #[cfg(unix)]
+    pub(crate) fn spawn(mut command: tokio::process::Command) -> io::Result<Self> {
+        let child = command.kill_on_drop(true).spawn()?;
+        let group = child.id();
+        Ok(Self { child, group })
+    }
+
+    /// Starts `command`, set up by [`confine`], inside its Job object.
+    #[cfg(windows)]
+    pub(crate) fn spawn(mut command: tokio::process::Command) -> io::Result<Self> {
+        use process_wrap::tokio::{CommandWrap, JobObject, KillOnDrop};
+        command.kill_on_drop(true);
+        let child = CommandWrap::from(command)
+            .wrap(JobObject)
+            .wrap(KillOnDrop)
+            .spawn()?;
+        Ok(Self { child })
+    }
+
+    /// The child's pipes, once.
+    pub(crate) fn take_pipes(
+        &mut self,
+    ) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
+        #[cfg(unix)]
+        return (
+            self.child.stdin.take(),
+            self.child.stdout.take(),
+            self.child.stderr.take(),
+        );
+        #[cfg(windows)]
+        return (
+            self.child.stdin().take(),
+            self.child.stdout().take(),
+            self.child.stderr().take(),
+        );
+    }
+
+    /// Waits for the program to end (on Windows: every process of its job).
+    pub(crate) async fn wait(&mut self) -> Option<ExitStatus> {
+        self.child.wait().await.ok()
+    }
+
+    /// Kills the whole tree now; one already gone is no error.
+    pub(crate) fn kill_tree(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .group
+            .and_then(|p| rustix::process::Pid::from_raw(p as i32))
+        {
+            // ESRCH (the group is gone) is the usual answer and not an error.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        #[cfg(windows)]
+        let _ = self.child.start_kill();
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        self.kill_tree();
+    }
+}
+
+/// The exit code and (Unix) the signal that ended a program.
+pub(crate) fn exit_of(status: ExitStatus) -> (Option<i32>, Option<i32>) {
+    #[cfg(unix)]
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status);
+    #[cfg(not(unix))]
+    let signal = None;
+    (status.code(), signal)
 }

@@ -26,15 +26,22 @@
 //!   tell a writer that has not locked it *yet* from a dead one. Such a file is removed once
 //!   idle for [`STALE_AFTER`] with no process of its id in this PID namespace.
 //!
+//! On Windows a temporary file is named from its creation (there is no anonymous file), so
+//! only the second proof applies; "its process gone" is asked of Windows (`OpenProcess`), and
+//! "our user" is not checked (a file's owner is a security descriptor, not a number; the
+//! marker, one link and the age still are). A rename over the target replaces it
+//! (`MoveFileExW` with `MOVEFILE_REPLACE_EXISTING`, through cap-std), which fails on a target
+//! marked read-only or held open by a process that did not share it for deletion: the write
+//! is then an error and the target unchanged. Directories cannot be synced there.
+//!
 //! We do not use `cap-tempfile`, which does the same dance, because its temporary names are
 //! not recognisable as ours and it always goes through one, even for a new file.
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, OpenOptions};
 use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hasher};
 use std::io::{self, Write};
-use std::os::unix::fs::PermissionsExt as _;
 
 /// The prefix of our temporary files' names.
 pub const TEMP_PREFIX: &str = ".mcp-tmp-";
@@ -104,8 +111,9 @@ impl<'d> TempFile<'d> {
         options
             .write(true)
             .create_new(true)
-            .follow(FollowSymlinks::No)
-            .mode(0o666);
+            .follow(FollowSymlinks::No);
+        #[cfg(unix)]
+        cap_std::fs::OpenOptionsExt::mode(&mut options, 0o666);
         for _ in 0..100 {
             let name = temp_name(Kind::Named);
             match dir.open_with(&name, &options) {
@@ -123,15 +131,20 @@ impl<'d> TempFile<'d> {
         Err(io::Error::from(io::ErrorKind::AlreadyExists))
     }
 
-    /// Writes everything and flushes it to disk; sets the permission bits if given, without
-    /// setuid, setgid and sticky: a file whose content a client wrote must never run with
-    /// its owner's (or group's) privileges, whatever the file it replaces allowed.
+    /// Writes everything and flushes it to disk; sets the permission bits if given (Unix;
+    /// elsewhere there are none to keep), without setuid, setgid and sticky: a file whose
+    /// content a client wrote must never run with its owner's (or group's) privileges,
+    /// whatever the file it replaces allowed.
     pub(crate) fn finish(&mut self, content: &[u8], mode: Option<u32>) -> io::Result<()> {
         self.file.write_all(content)?;
+        #[cfg(unix)]
         if let Some(mode) = mode {
+            use std::os::unix::fs::PermissionsExt as _;
             self.file
                 .set_permissions(std::fs::Permissions::from_mode(mode & 0o777))?;
         }
+        #[cfg(not(unix))]
+        let _ = mode;
         self.file.sync_all()
     }
 
@@ -166,6 +179,25 @@ fn rename_or_remove(dir: &Dir, from: &OsStr, to: &OsStr) -> io::Result<()> {
     })
 }
 
+/// The permission bits a replacement keeps (Unix).
+///
+/// Elsewhere it is what the file allows in Unix terms, for display: `0o444` when read-only,
+/// else `0o666` (a replacement does not change a Windows file's attributes).
+pub(crate) fn mode_of(meta: &cap_std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    return cap_std::fs::MetadataExt::mode(meta);
+    #[cfg(not(unix))]
+    return if meta.permissions().readonly() {
+        0o444
+    } else {
+        0o666
+    };
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_: &Dir) {}
+
+#[cfg(unix)]
 fn sync_dir(dir: &Dir) {
     use rustix::fs::{Mode, OFlags};
     // Directory handles are `O_PATH`, which cannot be synced: reopen "." (one component,
@@ -272,7 +304,7 @@ pub const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 /// [`STALE_AFTER`], with no process of its id. Anything else that merely looks like one is
 /// left alone. Returns how many were removed.
 pub(crate) fn remove_stale(dir: &Dir) -> io::Result<usize> {
-    let uid = rustix::process::geteuid().as_raw();
+    let uid = os::user();
     let mut removed = 0;
     for entry in dir.entries()? {
         let name = entry?.file_name();
@@ -280,7 +312,7 @@ pub(crate) fn remove_stale(dir: &Dir) -> io::Result<usize> {
             continue;
         };
         let abandoned = match kind {
-            Kind::Locked => lock_is_free(dir, &name, uid),
+            Kind::Locked => os::lock_is_free(dir, &name, uid),
             Kind::Named => idle_and_orphaned(dir, &name, pid, uid),
         };
         if abandoned && dir.remove_file(&name).is_ok() {
@@ -290,33 +322,13 @@ pub(crate) fn remove_stale(dir: &Dir) -> io::Result<usize> {
     Ok(removed)
 }
 
-/// Whether the locked-kind file `name` is ours and nobody holds its lock: its writer is gone.
-/// A file this process cannot open (its mode denies reading) is left alone.
-fn lock_is_free(dir: &Dir, name: &OsStr, uid: u32) -> bool {
-    use rustix::fs::{FlockOperation, Mode, OFlags};
-    // Never follow a link, never wait on a FIFO: what is checked is the descriptor.
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
-    let Ok(fd) = rustix::fs::openat(dir, name, flags | OFlags::CLOEXEC, Mode::empty()) else {
-        return false;
-    };
-    let Ok(stat) = rustix::fs::fstat(&fd) else {
-        return false;
-    };
-    // A shared lock conflicts with the writer's exclusive one, and needs only read access
-    // (also where `flock` is emulated with byte-range locks, as on NFS).
-    let ours = rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file()
-        && stat.st_nlink == 1
-        && stat.st_uid == uid;
-    ours && rustix::fs::flock(&fd, FlockOperation::NonBlockingLockShared).is_ok()
-}
-
 /// Whether the named-kind file `name` is ours, idle for [`STALE_AFTER`], and no process
 /// `pid` exists in this PID namespace (a zombie does).
-fn idle_and_orphaned(dir: &Dir, name: &OsStr, pid: u32, uid: u32) -> bool {
-    if pid == std::process::id() || process_exists(pid) {
+fn idle_and_orphaned(dir: &Dir, name: &OsStr, pid: u32, uid: os::User) -> bool {
+    if pid == std::process::id() || os::process_exists(pid) {
         return false;
     }
-    use cap_std::fs::MetadataExt as _;
+    use cap_fs_ext::MetadataExt as _;
     let Ok(meta) = dir.symlink_metadata(name) else {
         return false;
     };
@@ -325,24 +337,100 @@ fn idle_and_orphaned(dir: &Dir, name: &OsStr, pid: u32, uid: u32) -> bool {
         .ok()
         .and_then(|m| m.into_std().elapsed().ok())
         .is_some_and(|idle| idle >= STALE_AFTER);
-    meta.is_file() && meta.nlink() == 1 && meta.uid() == uid && idle
+    meta.is_file() && meta.nlink() == 1 && os::owned_by(&meta, uid) && idle
 }
 
-fn process_exists(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    else {
-        return false;
-    };
-    // EPERM means it exists but belongs to someone else.
-    !matches!(
-        rustix::process::test_kill_process(pid),
-        Err(rustix::io::Errno::SRCH)
-    )
+/// What proving abandonment asks of the operating system.
+#[cfg(unix)]
+mod os {
+    use cap_std::fs::Dir;
+    use std::ffi::OsStr;
+
+    /// A user, as files record their owner.
+    pub(super) type User = u32;
+
+    pub(super) fn user() -> User {
+        rustix::process::geteuid().as_raw()
+    }
+
+    pub(super) fn owned_by(meta: &cap_std::fs::Metadata, user: User) -> bool {
+        cap_std::fs::MetadataExt::uid(meta) == user
+    }
+
+    /// Whether the locked-kind file `name` is ours and nobody holds its lock: its writer is
+    /// gone. A file this process cannot open (its mode denies reading) is left alone.
+    pub(super) fn lock_is_free(dir: &Dir, name: &OsStr, uid: User) -> bool {
+        use rustix::fs::{FlockOperation, Mode, OFlags};
+        // Never follow a link, never wait on a FIFO: what is checked is the descriptor.
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY;
+        let Ok(fd) = rustix::fs::openat(dir, name, flags | OFlags::CLOEXEC, Mode::empty()) else {
+            return false;
+        };
+        let Ok(stat) = rustix::fs::fstat(&fd) else {
+            return false;
+        };
+        // A shared lock conflicts with the writer's exclusive one, and needs only read
+        // access (also where `flock` is emulated with byte-range locks, as on NFS).
+        let ours = rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file()
+            && stat.st_nlink == 1
+            && stat.st_uid == uid;
+        ours && rustix::fs::flock(&fd, FlockOperation::NonBlockingLockShared).is_ok()
+    }
+
+    pub(super) fn process_exists(pid: u32) -> bool {
+        let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        else {
+            return false;
+        };
+        // EPERM means it exists but belongs to someone else.
+        !matches!(
+            rustix::process::test_kill_process(pid),
+            Err(rustix::io::Errno::SRCH)
+        )
+    }
 }
 
-#[cfg(test)]
+/// What proving abandonment asks of the operating system: no locked kind, no owner check.
+#[cfg(not(unix))]
+mod os {
+    use cap_std::fs::Dir;
+    use std::ffi::OsStr;
+
+    /// Windows records a file's owner in a security descriptor; not compared.
+    #[derive(Clone, Copy)]
+    pub(super) struct User;
+
+    pub(super) fn user() -> User {
+        User
+    }
+
+    pub(super) fn owned_by(_: &cap_std::fs::Metadata, _: User) -> bool {
+        true
+    }
+
+    /// Locked-kind files are made on Linux only; one seen here is left alone.
+    pub(super) fn lock_is_free(_: &Dir, _: &OsStr, _: User) -> bool {
+        false
+    }
+
+    /// Whether a process `pid` exists: one Windows will open for a query, or one it refuses
+    /// to open for this user (which exists too).
+    #[cfg(windows)]
+    pub(super) fn process_exists(pid: u32) -> bool {
+        crate::windows::process_exists(pid)
+    }
+
+    /// Without a way to ask, a process is taken to exist: nothing is removed.
+    #[cfg(not(windows))]
+    pub(super) fn process_exists(_: u32) -> bool {
+        true
+    }
+}
+
+// Unix modes, owners and locks throughout; Windows writes run under Wine (`tests/it/wine.rs`).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use cap_std::ambient_authority;

@@ -26,7 +26,7 @@ use super::path::FsPath;
 use super::read::{open_regular, read_all};
 use super::resolve::{Core, Location};
 use super::write::{check_writable, check_write_size, replace_file};
-use cap_std::fs::MetadataExt;
+use cap_fs_ext::MetadataExt;
 
 /// One replacement in [`FileService::edit_file`](super::FileService::edit_file).
 #[derive(Debug, Clone, PartialEq, Eq)]

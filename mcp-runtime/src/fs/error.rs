@@ -206,60 +206,133 @@ impl FsError {
         if is_escape(&err) {
             return Self::escapes(requested).with_source(err);
         }
-        let (kind, message) = {
-            match err.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
-                Some(rustix::io::Errno::NOENT) => (
-                    FsErrorKind::NotFound,
-                    format!("{q} does not exist (nor does some parent directory of it)"),
-                ),
-                Some(rustix::io::Errno::NOTDIR) => (
-                    FsErrorKind::NotADirectory,
-                    format!("{q}: a component of the path is not a directory"),
-                ),
-                Some(rustix::io::Errno::ISDIR) => (
-                    FsErrorKind::NotAFile,
-                    format!("{q} is a directory, not a regular file"),
-                ),
-                Some(rustix::io::Errno::EXIST | rustix::io::Errno::NOTEMPTY) => {
-                    (FsErrorKind::AlreadyExists, format!("{q} already exists"))
-                }
-                Some(rustix::io::Errno::LOOP) => (
-                    FsErrorKind::SymlinkLoop,
-                    format!(
-                        "{q}: too many levels of symbolic links, or a symbolic link appeared \
-                         where it is not followed"
-                    ),
-                ),
-                Some(rustix::io::Errno::ACCESS | rustix::io::Errno::PERM) => (
-                    FsErrorKind::PermissionDenied,
-                    format!("{q}: permission denied by the operating system"),
-                ),
-                Some(rustix::io::Errno::NAMETOOLONG) => (
-                    FsErrorKind::InvalidPath,
-                    format!("invalid path {q}: a name is too long"),
-                ),
-                Some(rustix::io::Errno::XDEV) => (
-                    FsErrorKind::InvalidArgument,
-                    format!("{q}: cannot move between different file systems"),
-                ),
-                Some(rustix::io::Errno::NOSPC | rustix::io::Errno::DQUOT) => {
-                    (FsErrorKind::Io, format!("{q}: no space left on the device"))
-                }
-                Some(rustix::io::Errno::ROFS) => (
-                    FsErrorKind::Io,
-                    format!("{q}: the file system is mounted read-only"),
-                ),
-                Some(rustix::io::Errno::TXTBSY | rustix::io::Errno::BUSY) => {
-                    (FsErrorKind::Io, format!("{q} is busy"))
-                }
-                Some(errno) => (
-                    FsErrorKind::Io,
-                    format!("{q}: I/O error (os error {})", errno.raw_os_error()),
-                ),
-                None => (FsErrorKind::Io, format!("{q}: I/O error")),
+        let (kind, message) = match OsErrorClass::of(&err) {
+            Some(OsErrorClass::NotFound) => (
+                FsErrorKind::NotFound,
+                format!("{q} does not exist (nor does some parent directory of it)"),
+            ),
+            Some(OsErrorClass::NotADirectory) => (
+                FsErrorKind::NotADirectory,
+                format!("{q}: a component of the path is not a directory"),
+            ),
+            Some(OsErrorClass::IsADirectory) => (
+                FsErrorKind::NotAFile,
+                format!("{q} is a directory, not a regular file"),
+            ),
+            Some(OsErrorClass::Exists) => {
+                (FsErrorKind::AlreadyExists, format!("{q} already exists"))
             }
+            Some(OsErrorClass::Loop) => (
+                FsErrorKind::SymlinkLoop,
+                format!(
+                    "{q}: too many levels of symbolic links, or a symbolic link appeared \
+                     where it is not followed"
+                ),
+            ),
+            Some(OsErrorClass::PermissionDenied) => (
+                FsErrorKind::PermissionDenied,
+                format!("{q}: permission denied by the operating system"),
+            ),
+            Some(OsErrorClass::NameTooLong) => (
+                FsErrorKind::InvalidPath,
+                format!("invalid path {q}: a name is too long"),
+            ),
+            Some(OsErrorClass::CrossesDevices) => (
+                FsErrorKind::InvalidArgument,
+                format!("{q}: cannot move between different file systems"),
+            ),
+            Some(OsErrorClass::NoSpace) => {
+                (FsErrorKind::Io, format!("{q}: no space left on the device"))
+            }
+            Some(OsErrorClass::ReadOnly) => (
+                FsErrorKind::Io,
+                format!("{q}: the file system is mounted read-only"),
+            ),
+            Some(OsErrorClass::Busy) => (FsErrorKind::Io, format!("{q} is busy")),
+            None => match err.raw_os_error() {
+                Some(code) => (FsErrorKind::Io, format!("{q}: I/O error (os error {code})")),
+                None => (FsErrorKind::Io, format!("{q}: I/O error")),
+            },
         };
         Self::new(kind, message).with_source(err)
+    }
+}
+
+/// What an operating system's error code means for a file operation, on every system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OsErrorClass {
+    NotFound,
+    NotADirectory,
+    /// (Windows reports opening a directory as a file as access denied.)
+    #[cfg_attr(windows, allow(dead_code))]
+    IsADirectory,
+    /// The name exists (or a directory to replace is not empty).
+    Exists,
+    /// Too many symbolic links, or one where none is followed.
+    Loop,
+    PermissionDenied,
+    NameTooLong,
+    CrossesDevices,
+    NoSpace,
+    ReadOnly,
+    /// In use: a running program, a mount point, or (Windows) a file another process holds
+    /// open without sharing.
+    Busy,
+}
+
+impl OsErrorClass {
+    /// The class of `err`'s OS error code, or `None` for another code or none.
+    #[cfg(unix)]
+    pub(crate) fn of(err: &io::Error) -> Option<Self> {
+        use rustix::io::Errno;
+        Some(match Errno::from_raw_os_error(err.raw_os_error()?) {
+            Errno::NOENT => Self::NotFound,
+            Errno::NOTDIR => Self::NotADirectory,
+            Errno::ISDIR => Self::IsADirectory,
+            Errno::EXIST | Errno::NOTEMPTY => Self::Exists,
+            Errno::LOOP => Self::Loop,
+            Errno::ACCESS | Errno::PERM => Self::PermissionDenied,
+            Errno::NAMETOOLONG => Self::NameTooLong,
+            Errno::XDEV => Self::CrossesDevices,
+            Errno::NOSPC | Errno::DQUOT => Self::NoSpace,
+            Errno::ROFS => Self::ReadOnly,
+            Errno::TXTBSY | Errno::BUSY => Self::Busy,
+            _ => return None,
+        })
+    }
+
+    /// The class of `err`'s Win32 error code, or `None` for another code or none.
+    #[cfg(windows)]
+    pub(crate) fn of(err: &io::Error) -> Option<Self> {
+        use windows_sys::Win32::Foundation as w;
+        let code = u32::try_from(err.raw_os_error()?).ok()?;
+        Some(match code {
+            w::ERROR_FILE_NOT_FOUND | w::ERROR_PATH_NOT_FOUND | w::ERROR_INVALID_DRIVE => {
+                Self::NotFound
+            }
+            w::ERROR_DIRECTORY => Self::NotADirectory,
+            w::ERROR_FILE_EXISTS | w::ERROR_ALREADY_EXISTS | w::ERROR_DIR_NOT_EMPTY => Self::Exists,
+            w::ERROR_CANT_RESOLVE_FILENAME | w::ERROR_STOPPED_ON_SYMLINK => Self::Loop,
+            w::ERROR_ACCESS_DENIED | w::ERROR_PRIVILEGE_NOT_HELD => Self::PermissionDenied,
+            w::ERROR_FILENAME_EXCED_RANGE => Self::NameTooLong,
+            w::ERROR_NOT_SAME_DEVICE => Self::CrossesDevices,
+            w::ERROR_DISK_FULL | w::ERROR_HANDLE_DISK_FULL => Self::NoSpace,
+            w::ERROR_WRITE_PROTECT => Self::ReadOnly,
+            w::ERROR_SHARING_VIOLATION | w::ERROR_LOCK_VIOLATION | w::ERROR_BUSY => Self::Busy,
+            _ => return None,
+        })
+    }
+
+    /// Elsewhere: what the standard library's error kind says.
+    #[cfg(not(any(unix, windows)))]
+    pub(crate) fn of(err: &io::Error) -> Option<Self> {
+        err.raw_os_error()?;
+        Some(match err.kind() {
+            io::ErrorKind::NotFound => Self::NotFound,
+            io::ErrorKind::AlreadyExists => Self::Exists,
+            io::ErrorKind::PermissionDenied => Self::PermissionDenied,
+            _ => return None,
+        })
     }
 }
 

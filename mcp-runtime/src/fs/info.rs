@@ -5,7 +5,8 @@ use super::path::FsPath;
 use super::read::check_links;
 use super::resolve::{Core, Location};
 use super::walk::EntryKind;
-use cap_std::fs::{Metadata, MetadataExt};
+use cap_fs_ext::MetadataExt as _;
+use cap_std::fs::Metadata;
 use std::time::SystemTime;
 
 /// Metadata of a file or directory (a final symlink inside the root is followed).
@@ -60,6 +61,6 @@ pub(crate) fn file_info(core: &Core, loc: &Location) -> FsResult<FileInfo> {
         created: meta.created().ok().map(|t| t.into_std()),
         modified: meta.modified().ok().map(|t| t.into_std()),
         accessed: meta.accessed().ok().map(|t| t.into_std()),
-        permissions: meta.mode() & 0o777,
+        permissions: super::atomic::mode_of(&meta) & 0o777,
     })
 }

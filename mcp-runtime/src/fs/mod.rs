@@ -90,9 +90,38 @@
 //!   [`FsPolicy::max_write_bytes`]); walks are bounded in depth, entries and time
 //!   ([`WalkLimits`]) and report truncation instead of failing.
 //!
-//! Unix only: it relies on `O_NOFOLLOW`, `O_NONBLOCK` and the `*at` calls.
-
-#![cfg(unix)]
+//!
+//! # On each system
+//!
+//! The rules above are the same everywhere; how the system enforces them differs:
+//!
+//! - **Linux**: as described: openat2 `RESOLVE_BENEATH` confines every lookup in the
+//!   kernel, atomically; writes go through an anonymous `O_TMPFILE`.
+//! - **macOS** (and other Unix systems): no openat2, so cap-std walks the path one component
+//!   at a time with `openat(O_NOFOLLOW)` from the root's handle, reading each symlink and
+//!   checking it stays beneath; every step is a handle, so a directory swapped for a link
+//!   mid-walk is met as a link and checked, not followed. Writes go through a named
+//!   temporary file (no `O_TMPFILE`), so a kill mid-write can leave one, which the age rule
+//!   removes. Reads, types, hard-link checks and moves (`renameat`, after checking the
+//!   destination is free) are as on Linux; `RENAME_NOREPLACE` is Linux's, so on macOS a move
+//!   racing with a file created at its destination in between could replace it.
+//! - **Windows**: the request is first read with Windows' syntax (`\` and `/`, drive paths),
+//!   and every spelling Windows would read as something other than a plain name is refused
+//!   before any I/O: UNC and device paths, drive-relative paths, alternate data streams,
+//!   reserved device names, trailing dots and spaces, 8.3 short names (see `path.rs`).
+//!   Extensions compare case-insensitively, as everywhere. cap-std then resolves beneath
+//!   the root's handle component by component, opening each with
+//!   `FILE_FLAG_OPEN_REPARSE_POINT`, so symbolic links and junctions are met as links: one
+//!   that stays inside is followed, one that leads out (a junction's target is always
+//!   absolute) is refused; walks never follow them. What it does not guarantee: cap-std
+//!   opens each step by the full path Windows reports for the handle so far, so a rename of
+//!   a directory *above* a step, between two steps, could redirect that step (the handles it
+//!   holds keep their directories from being removed, not from being renamed); there is no
+//!   `O_NONBLOCK`/`O_NOCTTY` (Windows has no FIFOs in a directory tree); a replacement
+//!   keeps no permission bits (there are none; a read-only target makes the write fail);
+//!   moves never replace (`MoveFileExW` without `MOVEFILE_REPLACE_EXISTING`); directories
+//!   are not synced; and the leftover sweep has no lock proof and no owner check (see
+//!   `atomic.rs`).
 
 mod atomic;
 mod audit;

@@ -22,6 +22,25 @@
 //! - `file:///abs/path` and `file://localhost/abs/path` are accepted and percent-decoded
 //!   once; other hosts, queries, fragments and other schemes are refused;
 //! - surrounding spaces and quotes are part of the name: `"a.txt "` is not `a.txt`.
+//!
+//! **On Windows** ([`Flavor::Windows`]) the same rules hold, with Windows' syntax, and every
+//! spelling Windows would read as something other than a plain name is refused before any
+//! I/O, since Win32 path handling rewrites some of them and gives others a meaning:
+//! - `\` and `/` both separate components, mixed as they come;
+//! - an absolute path is a drive path, `C:\dir\x` or `C:/dir/x` (its first component is the
+//!   drive, `C:`, upper-cased); `file:///C:/dir/x` is one too;
+//! - refused: UNC and device paths (`\\server\share`, `\\?\`, `\\.\`, and the same with
+//!   `/`), drive-relative paths (`C:x`, which depend on drive C's current folder),
+//!   root-relative ones (`\x`, on the current drive), and in any component: a `:`
+//!   (alternate data streams, `name:stream`, `::$DATA`), the characters `<>"|?*` and
+//!   control characters, a trailing `.` or space (Win32 drops them, so `a.txt.` would be
+//!   `a.txt`), reserved device names with or without an extension (`CON`, `PRN`, `AUX`,
+//!   `NUL`, `COM0`–`COM9`, `LPT0`–`LPT9`, and their superscript-digit forms, `CONIN$`,
+//!   `CONOUT$`: `nul.txt` is the null device), and 8.3 short-name aliases (`PROGRA~1`: a
+//!   `~` then a digit, in a name of at most 12 characters), which name a file by another
+//!   name than the extension check sees.
+//!
+//! The Windows rules are plain functions of the text, tested on every host.
 
 use super::error::{FsError, FsResult};
 use crate::protocol::Root;
@@ -34,6 +53,24 @@ pub(crate) const MAX_PATH_BYTES: usize = 4096;
 /// Longest component accepted, in bytes (Linux's `NAME_MAX`).
 pub(crate) const MAX_NAME_BYTES: usize = 255;
 
+/// Whose path syntax a request is read with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// `/` only; a backslash or a drive is refused.
+    Unix,
+    /// `\` or `/`; drive paths; Windows' reserved spellings refused.
+    Windows,
+}
+
+impl Flavor {
+    /// This host's.
+    pub(crate) const HOST: Flavor = if cfg!(windows) {
+        Flavor::Windows
+    } else {
+        Flavor::Unix
+    };
+}
+
 /// A requested path after the lexical rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Request {
@@ -45,8 +82,13 @@ pub(crate) struct Request {
     pub(crate) trailing_slash: bool,
 }
 
-/// Applies the lexical rules to a requested path.
+/// Applies this host's lexical rules to a requested path.
 pub(crate) fn parse(raw: &str) -> FsResult<Request> {
+    parse_as(raw, Flavor::HOST)
+}
+
+/// Applies `flavor`'s lexical rules to a requested path.
+pub(crate) fn parse_as(raw: &str, flavor: Flavor) -> FsResult<Request> {
     if raw.is_empty() {
         return Err(FsError::invalid_path(
             raw,
@@ -55,7 +97,17 @@ pub(crate) fn parse(raw: &str) -> FsResult<Request> {
     }
     if let Some(rest) = strip_prefix_ignore_case(raw, "file:") {
         let decoded = decode_file_uri(raw, rest)?;
-        return parse_plain(raw, &decoded, true);
+        return match flavor {
+            Flavor::Unix => parse_plain(raw, &decoded, true),
+            // `file:///C:/x`: the path is `C:/x`.
+            Flavor::Windows => match decoded.strip_prefix('/') {
+                Some(path) if drive_of(path).is_some() => parse_windows(raw, path, true),
+                _ => Err(FsError::invalid_path(
+                    raw,
+                    "a file URI must name a drive path here: file:///C:/path/to/file",
+                )),
+            },
+        };
     }
     if has_uri_scheme(raw) {
         return Err(FsError::invalid_path(
@@ -63,7 +115,163 @@ pub(crate) fn parse(raw: &str) -> FsResult<Request> {
             "only plain paths and file:// URIs are accepted",
         ));
     }
-    parse_plain(raw, raw, false)
+    match flavor {
+        Flavor::Unix => parse_plain(raw, raw, false),
+        Flavor::Windows => parse_windows(raw, raw, false),
+    }
+}
+
+/// The drive letter of a path that starts with one (`C:`), upper-cased.
+fn drive_of(path: &str) -> Option<char> {
+    let b = path.as_bytes();
+    (b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':')
+        .then(|| b[0].to_ascii_uppercase() as char)
+}
+
+/// The Windows rules (see the module documentation).
+fn parse_windows(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(FsError::invalid_path(
+            raw,
+            format_args!("the path is longer than {MAX_PATH_BYTES} bytes"),
+        ));
+    }
+    if path.contains('\0') {
+        return Err(FsError::invalid_path(raw, "the path contains a NUL byte"));
+    }
+    let is_sep = |c: char| c == '/' || c == '\\';
+    let mut rest = path;
+    let mut components = Vec::new();
+    let absolute = match drive_of(path) {
+        Some(drive) => {
+            rest = &path[2..];
+            if !rest.starts_with(is_sep) {
+                return Err(FsError::invalid_path(
+                    raw,
+                    format_args!(
+                        "{drive}: without a separator after it is relative to drive {drive}'s \
+                         current folder; write {drive}:\\ and the full path, or a relative path"
+                    ),
+                ));
+            }
+            components.push(format!("{drive}:"));
+            true
+        }
+        None if path.starts_with(is_sep) => {
+            let mut chars = path.chars();
+            chars.next();
+            let why = if chars.next().is_some_and(is_sep) {
+                "UNC and device paths (\\\\server\\share, \\\\?\\, \\\\.\\) are not accepted; \
+                 use a drive path (C:\\...) or a path relative to an allowed directory"
+            } else {
+                "a path that starts with a separator is relative to the current drive; \
+                 give the drive (C:\\...) or a path relative to an allowed directory"
+            };
+            return Err(FsError::invalid_path(raw, why));
+        }
+        None => false,
+    };
+    if from_uri && !absolute {
+        return Err(FsError::invalid_path(
+            raw,
+            "a file URI must name an absolute path: file:///C:/path/to/file",
+        ));
+    }
+    let floor = components.len();
+    for component in rest.split(is_sep) {
+        match component {
+            "" | "." => {}
+            ".." => {
+                if components.len() == floor {
+                    if !absolute {
+                        return Err(FsError::above_root(raw));
+                    }
+                } else {
+                    components.pop();
+                }
+            }
+            "~" if !absolute && components.is_empty() => {
+                return Err(FsError::invalid_path(
+                    raw,
+                    "'~' (home directory) is not expanded; use a path inside an allowed directory",
+                ));
+            }
+            c if c.len() > MAX_NAME_BYTES => {
+                return Err(FsError::invalid_path(
+                    raw,
+                    format_args!("a component is longer than {MAX_NAME_BYTES} bytes"),
+                ));
+            }
+            c => {
+                if let Some(why) = windows_name_problem(c) {
+                    return Err(FsError::invalid_path(raw, why));
+                }
+                components.push(c.to_owned());
+            }
+        }
+    }
+    Ok(Request {
+        absolute,
+        trailing_slash: rest.len() > 1 && rest.ends_with(is_sep),
+        components,
+    })
+}
+
+/// Why Windows would not read `name` (one component, not `.` or `..`) as a plain file name,
+/// or `None` if it would.
+pub(crate) fn windows_name_problem(name: &str) -> Option<&'static str> {
+    if name.contains(':') {
+        return Some(
+            "a name contains ':', which on Windows names an alternate data stream \
+             (name:stream) or a drive; file names cannot contain it",
+        );
+    }
+    if name
+        .chars()
+        .any(|c| matches!(c, '<' | '>' | '"' | '|' | '?' | '*') || c.is_ascii_control())
+    {
+        return Some(
+            "a name contains a character Windows does not allow in names (<>\"|?* or a control character)",
+        );
+    }
+    if name.ends_with(['.', ' ']) {
+        return Some(
+            "a name ends with '.' or a space, which Windows drops, so it would name another \
+             file; remove it",
+        );
+    }
+    // The device names hold with any extension, and with spaces before it (`nul .txt`).
+    let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
+    let upper = stem.to_uppercase();
+    let device = matches!(
+        upper.as_str(),
+        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$"
+    ) || ["COM", "LPT"].iter().any(|prefix| {
+        upper.strip_prefix(prefix).is_some_and(|n| {
+            matches!(
+                n,
+                "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "¹" | "²" | "³"
+            )
+        })
+    });
+    if device {
+        return Some(
+            "a name is a Windows device name (CON, PRN, AUX, NUL, COM1, LPT1, ...; also with \
+             an extension, like nul.txt), which opens the device, not a file",
+        );
+    }
+    let short_name = name.chars().count() <= 12
+        && name
+            .split('~')
+            .skip(1)
+            .any(|after| after.starts_with(|c: char| c.is_ascii_digit()));
+    if short_name {
+        return Some(
+            "a name looks like an 8.3 short name (PROGRA~1), which Windows resolves to a file \
+             with another name; use the file's full name",
+        );
+    }
+    None
 }
 
 fn parse_plain(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
@@ -280,13 +488,90 @@ mod tests {
     use crate::fs::FsErrorKind;
 
     fn ok(raw: &str) -> Request {
-        parse(raw).unwrap_or_else(|e| panic!("{raw:?}: {e}"))
+        parse_as(raw, Flavor::Unix).unwrap_or_else(|e| panic!("{raw:?}: {e}"))
     }
 
     fn refused(raw: &str) -> String {
-        let e = parse(raw).expect_err(raw);
+        let e = parse_as(raw, Flavor::Unix).expect_err(raw);
         assert_eq!(e.kind(), FsErrorKind::InvalidPath, "{raw:?}");
         e.to_string()
+    }
+
+    fn win(raw: &str) -> Request {
+        parse_as(raw, Flavor::Windows).unwrap_or_else(|e| panic!("{raw:?}: {e}"))
+    }
+
+    fn win_refused(raw: &str) -> String {
+        let e = parse_as(raw, Flavor::Windows).expect_err(raw);
+        assert_eq!(e.kind(), FsErrorKind::InvalidPath, "{raw:?}: {e}");
+        e.to_string()
+    }
+
+    #[test]
+    fn windows_paths() {
+        let r = win(r"C:\Users\me/notes\a.md");
+        assert!(r.absolute && !r.trailing_slash);
+        assert_eq!(r.components, ["C:", "Users", "me", "notes", "a.md"]);
+        assert_eq!(win("c:/x/").components, ["C:", "x"]);
+        assert!(win("c:/x/").trailing_slash);
+        assert_eq!(win(r"sub\dir\..\..\n.txt").components, ["n.txt"]);
+        assert_eq!(win(r"C:\..\..\x").components, ["C:", "x"]);
+        assert_eq!(
+            win("file:///C:/a%20b/c.md").components,
+            ["C:", "a b", "c.md"]
+        );
+        assert_eq!(win("a~b.txt").components, ["a~b.txt"]);
+        assert_eq!(
+            win("long-name~1-of-many.txt").components,
+            ["long-name~1-of-many.txt"]
+        );
+        assert_eq!(win("console.txt").components, ["console.txt"]);
+        assert_eq!(win("com10").components, ["com10"]);
+        for above in [r"..\b", r"a\..\..\b", ".."] {
+            let e = parse_as(above, Flavor::Windows).expect_err(above);
+            assert_eq!(e.kind(), FsErrorKind::OutsideRoots, "{above:?}");
+        }
+    }
+
+    #[test]
+    fn windows_tricks_are_refused() {
+        for (raw, why) in [
+            ("C:foo", "current folder"),
+            ("c:", "current folder"),
+            (r"\\server\share\x", "UNC"),
+            ("//server/share/x", "UNC"),
+            (r"\\?\C:\x", "UNC"),
+            (r"\\.\PhysicalDrive0", "UNC"),
+            (r"//?/C:/x", "UNC"),
+            (r"\Windows\win.ini", "current drive"),
+            ("/etc/passwd", "current drive"),
+            ("notes.md:secret", "data stream"),
+            ("notes.md::$DATA", "data stream"),
+            (r"dir\a.md:zone.identifier:$DATA", "data stream"),
+            ("CON", "device"),
+            ("nul.txt", "device"),
+            ("sub/Aux.md", "device"),
+            ("COM1", "device"),
+            ("lpt9.log", "device"),
+            ("COM¹", "device"),
+            ("nul .txt", "device"),
+            ("CONOUT$", "device"),
+            ("a.md.", "drops"),
+            ("a.md ", "drops"),
+            (r"dir.\a.md", "drops"),
+            ("PROGRA~1", "short name"),
+            (r"NOTES~1.MAR", "short name"),
+            ("a<b", "character"),
+            ("a|b", "character"),
+            ("a?b", "character"),
+            ("a*", "character"),
+            ("a\u{1}b", "character"),
+            ("file:///etc/passwd", "drive path"),
+            ("file://server/share/x", "local"),
+        ] {
+            let text = win_refused(raw);
+            assert!(text.contains(why), "{raw:?}: {text}");
+        }
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 use super::error::{FsError, FsErrorKind, FsResult};
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -209,7 +208,7 @@ impl FsPolicy {
         let Some(allowed) = &self.extensions else {
             return true;
         };
-        let name = name.as_bytes();
+        let name = name.as_encoded_bytes();
         allowed.iter().any(|ext| {
             let ext = ext.as_bytes();
             // `stem` + `.` + `ext`, with a non-empty stem.

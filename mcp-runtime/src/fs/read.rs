@@ -5,11 +5,11 @@ use super::error::{FsError, FsErrorKind, FsResult, Quoted};
 use super::path::FsPath;
 use super::resolve::{Core, Location};
 use base64::Engine as _;
+use cap_fs_ext::{FileTypeExt as _, MetadataExt as _};
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, FileType, FileTypeExt, MetadataExt, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, FileType, OpenOptions};
 use std::ffi::OsString;
 use std::io::Read;
-use std::os::unix::fs::FileExt;
 
 /// Which lines of a text file to read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -133,11 +133,14 @@ pub(crate) fn open_regular(core: &Core, loc: &Location) -> FsResult<OpenFile> {
         return Err(FsError::not_a_file(&loc.raw, describe(&before.file_type())));
     }
     let mut options = OpenOptions::new();
-    options
-        .read(true)
-        .follow(FollowSymlinks::No)
-        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32);
+    options.read(true).follow(FollowSymlinks::No);
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32,
+    );
     let file = target.dir.open_with(&name, &options).map_err(io)?;
+    core.confirm_beneath(loc, &file)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
         return Err(FsError::not_a_file(&loc.raw, describe(&meta.file_type())));
@@ -148,9 +151,32 @@ pub(crate) fn open_regular(core: &Core, loc: &Location) -> FsResult<OpenFile> {
         dir: target.dir,
         resolved: name,
         size: meta.len(),
-        mode: meta.mode(),
+        mode: super::atomic::mode_of(&meta),
         dev_ino: (meta.dev(), meta.ino()),
     })
+}
+
+/// Fills `buf` from `file` at `offset`, without moving a cursor others share.
+fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_exact_at(file, buf, offset);
+    #[cfg(windows)]
+    {
+        // `seek_read` moves the file's cursor; nothing else reads this descriptor.
+        let (mut buf, mut offset) = (buf, offset);
+        while !buf.is_empty() {
+            match std::os::windows::fs::FileExt::seek_read(file, buf, offset) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    buf = &mut buf[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
 }
 
 fn too_large(loc: &Location, size: u64, limit: u64) -> FsError {
@@ -244,15 +270,13 @@ fn tail(loc: &Location, open: OpenFile, n: usize, limit: u64) -> FsResult<String
         let len = (CHUNK as u64).min(pos) as usize;
         pos -= len as u64;
         let mut chunk = vec![0u8; len];
-        open.file
-            .read_exact_at(&mut chunk, pos)
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::UnexpectedEof => FsError::new(
-                    FsErrorKind::Conflict,
-                    format!("{} shrank while being read; try again", Quoted(&loc.raw)),
-                ),
-                _ => FsError::io(&loc.raw, e),
-            })?;
+        read_exact_at(&open.file, &mut chunk, pos).map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => FsError::new(
+                FsErrorKind::Conflict,
+                format!("{} shrank while being read; try again", Quoted(&loc.raw)),
+            ),
+            _ => FsError::io(&loc.raw, e),
+        })?;
         // A newline that ends the file ends the last line; it does not start another.
         if chunks.is_empty() && chunk.last() == Some(&b'\n') {
             chunk.pop();

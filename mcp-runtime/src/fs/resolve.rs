@@ -39,6 +39,10 @@ pub(crate) struct Root {
     pub(crate) display: Arc<Path>,
     /// Spellings an absolute request may use: the one shown and the canonical one.
     spellings: Vec<Vec<OsString>>,
+    /// Windows: where the root's handle really is, to confirm every handle opened beneath
+    /// it lies there too (see [`Core::confirm_beneath`]).
+    #[cfg(windows)]
+    real: OsString,
 }
 
 impl Root {
@@ -81,25 +85,54 @@ impl Root {
         {
             spellings.push(c);
         }
+        #[cfg(windows)]
+        let real = {
+            use std::os::windows::io::AsHandle as _;
+            crate::windows::root_path(dir.as_handle())
+                .map_err(|e| config("cannot be opened", Some(e)))?
+        };
         Ok(Self {
             dir,
             display: Arc::from(display),
             spellings,
+            #[cfg(windows)]
+            real,
         })
     }
 }
 
-/// The normal components of an absolute path, or `None` if it has `..`.
+/// The components of an absolute path as requests spell them (see `path.rs`), or `None` if
+/// it has `..` or (Windows) does not start with a drive: `C:\x` and `\\?\C:\x` are
+/// `["C:", "x"]`; a root on a UNC share is reached by relative paths only.
 fn components(path: &Path) -> Option<Vec<OsString>> {
+    use std::path::Prefix;
     let mut out = Vec::new();
     for c in path.components() {
         match c {
             Component::RootDir | Component::CurDir => {}
             Component::Normal(n) => out.push(n.to_owned()),
-            Component::ParentDir | Component::Prefix(_) => return None,
+            Component::Prefix(p) => match p.kind() {
+                Prefix::Disk(d) | Prefix::VerbatimDisk(d) => {
+                    out.push(format!("{}:", d.to_ascii_uppercase() as char).into());
+                }
+                _ => return None,
+            },
+            Component::ParentDir => return None,
         }
     }
     Some(out)
+}
+
+/// Whether a root's component and a request's name the same thing: byte for byte on Unix;
+/// on Windows, whose file systems ignore case, case-insensitively (this only picks a root;
+/// the handle confines).
+fn same_component(root: &OsStr, requested: &str) -> bool {
+    if cfg!(windows) {
+        root.to_str()
+            .is_some_and(|r| r.to_lowercase() == requested.to_lowercase())
+    } else {
+        root == OsStr::new(requested)
+    }
 }
 
 /// The service's state: the roots and the policy.
@@ -182,7 +215,7 @@ impl Core {
                     && spelling
                         .iter()
                         .zip(components)
-                        .all(|(a, b)| a.as_os_str() == OsStr::new(b));
+                        .all(|(a, b)| same_component(a, b));
                 if is_prefix && best.is_none_or(|(_, len)| spelling.len() > len) {
                     best = Some((i, spelling.len()));
                 }
@@ -193,6 +226,38 @@ impl Core {
 
     /// Opens the directory holding the target, following a final symlink if asked.
     pub(crate) fn open_target(&self, loc: &Location, follow_final: bool) -> FsResult<Target> {
+        let target = self.open_target_unconfirmed(loc, follow_final)?;
+        self.confirm_beneath(loc, &target.dir)?;
+        Ok(target)
+    }
+
+    /// Windows: refuses a handle that is not at or below its root's real location, by the
+    /// path Windows reports for the open handle (every link resolved). cap-std's resolution
+    /// there goes by paths, not handles; this closes what a rename racing with it, or a link
+    /// Windows does not report as one (a Unix symbolic link under Wine), could open outside.
+    /// Elsewhere the kernel (or cap-std's handle-relative walk) already guarantees it.
+    #[cfg(windows)]
+    pub(crate) fn confirm_beneath(
+        &self,
+        loc: &Location,
+        handle: &impl std::os::windows::io::AsHandle,
+    ) -> FsResult<()> {
+        let root = &self.roots[loc.root].real;
+        match crate::windows::is_beneath(root, handle.as_handle()) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(FsError::escapes(&loc.raw)),
+            Err(e) => Err(FsError::io(&loc.raw, e)),
+        }
+    }
+
+    /// Windows only (see there); the kernel confines here.
+    #[cfg(not(windows))]
+    #[inline]
+    pub(crate) fn confirm_beneath<H>(&self, _: &Location, _: &H) -> FsResult<()> {
+        Ok(())
+    }
+
+    fn open_target_unconfirmed(&self, loc: &Location, follow_final: bool) -> FsResult<Target> {
         let root = &self.roots[loc.root].dir;
         let io_err = |e| FsError::io(&loc.raw, e);
         let Some((last, parents)) = loc.rel.split_last() else {
@@ -257,18 +322,22 @@ impl Core {
     /// Opens the target as a directory (the root itself, or a name in its parent).
     pub(crate) fn open_dir_target(&self, loc: &Location) -> FsResult<Dir> {
         let target = self.open_target(loc, true)?;
-        match &target.name {
-            None => Ok(target.dir),
-            Some(name) => open_dir_nofollow(&target.dir, name).map_err(|e| {
-                match e.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
-                    Some(rustix::io::Errno::NOTDIR) => FsError::new(
-                        FsErrorKind::NotADirectory,
-                        format!("{} is not a directory", super::error::Quoted(&loc.raw)),
-                    ),
-                    _ => FsError::io(&loc.raw, e),
-                }
-            }),
-        }
+        let Some(name) = &target.name else {
+            return Ok(target.dir);
+        };
+        let dir = open_dir_nofollow(&target.dir, name).map_err(|e| {
+            if super::error::OsErrorClass::of(&e) == Some(super::error::OsErrorClass::NotADirectory)
+            {
+                FsError::new(
+                    FsErrorKind::NotADirectory,
+                    format!("{} is not a directory", super::error::Quoted(&loc.raw)),
+                )
+            } else {
+                FsError::io(&loc.raw, e)
+            }
+        })?;
+        self.confirm_beneath(loc, &dir)?;
+        Ok(dir)
     }
 
     /// Checks the extension of the name asked for and of the name it resolved to.
@@ -293,12 +362,30 @@ fn open_dir_beneath(root: &Dir, path: &Path) -> io::Result<Dir> {
 }
 
 /// Opens a single name in `dir` as a directory without following a symlink there.
+///
+/// On Windows the opened directory must also lie below `dir` by the paths Windows reports for
+/// both handles (every link resolved): a link Windows does not report as one, or a rename
+/// racing with the open, gives an escape error (see [`Core::confirm_beneath`]).
 pub(crate) fn open_dir_nofollow(dir: &Dir, name: &OsStr) -> io::Result<Dir> {
     use cap_fs_ext::DirExt;
-    dir.open_dir_nofollow(name)
+    let sub = dir.open_dir_nofollow(name)?;
+    #[cfg(windows)]
+    {
+        use std::os::windows::io::AsHandle as _;
+        let parent = crate::windows::root_path(dir.as_handle())?;
+        if !crate::windows::is_beneath(&parent, sub.as_handle())? {
+            // As cap-std reports an escape: permission denied, no OS code (`is_escape`).
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "a directory outside its parent",
+            ));
+        }
+    }
+    Ok(sub)
 }
 
-#[cfg(test)]
+// Symbolic links as Unix makes them (Windows needs a privilege for them).
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

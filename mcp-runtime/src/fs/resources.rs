@@ -683,6 +683,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn policy_refusals_stay_out_of_the_listing() {
         let t = tempfile::tempdir().unwrap();
         std::fs::write(t.path().join("ok.md"), "ok").unwrap();

@@ -296,17 +296,18 @@ impl FileService {
     }
 
     /// Opens a directory inside the allowed directories, confined like every other
-    /// operation, and returns its descriptor and where it is. Made for a child process's
-    /// working directory (`CommandService`): changing into the descriptor (`fchdir`) is
-    /// race-free, where a path checked now and entered later could have been swapped for a
-    /// symlink in between.
-    pub async fn open_directory(&self, path: &str) -> FsResult<(std::os::fd::OwnedFd, FsPath)> {
+    /// operation, and returns its handle and where it is. Made for a child process's
+    /// working directory (`CommandService`): on Unix, changing into the descriptor
+    /// (`fchdir`) is race-free, where a path checked now and entered later could have been
+    /// swapped for a symlink in between. (Windows has no such call: there the child is given
+    /// the path Windows reports for the open handle, which stays open meanwhile.)
+    pub async fn open_directory(&self, path: &str) -> FsResult<(cap_std::fs::Dir, FsPath)> {
         let p = path.to_owned();
         self.run("open_directory", path, move |core, audit| {
             let loc = core.locate(&p)?;
             audit.located(core, &loc);
             let dir = core.open_dir_target(&loc)?;
-            Ok((dir.into_std_file().into(), core.fs_path(&loc)))
+            Ok((dir, core.fs_path(&loc)))
         })
         .await
     }

@@ -18,7 +18,8 @@
 use super::error::{FsError, FsResult};
 use super::path::FsPath;
 use super::resolve::{Core, Location, open_dir_nofollow};
-use cap_std::fs::{Dir, MetadataExt};
+use cap_fs_ext::MetadataExt as _;
+use cap_std::fs::Dir;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 use std::ffi::OsString;

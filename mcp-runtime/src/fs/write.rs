@@ -1,11 +1,13 @@
 //! Changing things: whole-file writes (atomic), new directories, moves.
 
 use super::atomic::TempFile;
+use super::error::OsErrorClass;
 use super::error::{FsError, FsErrorKind, FsResult, Quoted};
 use super::path::FsPath;
 use super::read::{check_links, describe};
 use super::resolve::{Core, Location};
-use cap_std::fs::{Dir, MetadataExt};
+use cap_fs_ext::MetadataExt as _;
+use cap_std::fs::Dir;
 use std::ffi::OsStr;
 use std::io;
 
@@ -69,7 +71,16 @@ pub(crate) fn write_file(core: &Core, loc: &Location, content: &[u8]) -> FsResul
     let mode = match target.dir.symlink_metadata(&name) {
         Ok(m) if m.is_file() => {
             check_links(core, loc, m.nlink())?;
-            Some(m.mode())
+            // Windows: the file replaced must be the root's too (see `confirm_beneath`).
+            #[cfg(windows)]
+            {
+                let file = target
+                    .dir
+                    .open(&name)
+                    .map_err(|e| FsError::io(&loc.raw, e))?;
+                core.confirm_beneath(loc, &file)?;
+            }
+            Some(super::atomic::mode_of(&m))
         }
         Ok(m) => return Err(FsError::not_a_file(&loc.raw, describe(&m.file_type()))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
@@ -148,24 +159,46 @@ pub(crate) fn move_entry(core: &Core, from: &Location, to: &Location) -> FsResul
     let dst = core.open_target(to, false)?;
     let dst_name = dst.name.expect("a non-root location has a name");
     rename_noreplace(&src.dir, &src_name, &dst.dir, &dst_name).map_err(|e| {
-        match e.raw_os_error().map(rustix::io::Errno::from_raw_os_error) {
-            Some(rustix::io::Errno::EXIST | rustix::io::Errno::NOTEMPTY) => FsError::new(
+        if OsErrorClass::of(&e) == Some(OsErrorClass::Exists) {
+            return FsError::new(
                 FsErrorKind::AlreadyExists,
                 format!(
                     "destination {} already exists; moves never overwrite",
                     Quoted(&to.raw)
                 ),
-            ),
-            Some(rustix::io::Errno::INVAL) => FsError::invalid_argument(format!(
+            );
+        }
+        if is_move_into_itself(&e) {
+            return FsError::invalid_argument(format!(
                 "cannot move {} to {}: a directory cannot be moved into itself",
                 Quoted(&from.raw),
                 Quoted(&to.raw)
-            )),
-            _ => FsError::io(&from.raw, e),
+            ));
         }
+        FsError::io(&from.raw, e)
     })
 }
 
+/// What a rename of a directory into itself fails with: `EINVAL` on Unix; on Windows
+/// `ERROR_SHARING_VIOLATION` (the directory is open as the destination's parent).
+fn is_move_into_itself(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    return e.raw_os_error() == Some(rustix::io::Errno::INVAL.raw_os_error());
+    #[cfg(windows)]
+    return e.raw_os_error()
+        == Some(windows_sys::Win32::Foundation::ERROR_SHARING_VIOLATION as i32);
+    #[cfg(not(any(unix, windows)))]
+    return e.kind() == io::ErrorKind::InvalidInput;
+}
+
+/// Windows: one `MoveFileExW` that never replaces (see `crate::windows`).
+#[cfg(windows)]
+fn rename_noreplace(src: &Dir, from: &OsStr, dst: &Dir, to: &OsStr) -> io::Result<()> {
+    use std::os::windows::io::AsHandle as _;
+    crate::windows::rename_no_replace(src.as_handle(), from, dst.as_handle(), to)
+}
+
+#[cfg(not(windows))]
 fn rename_noreplace(src: &Dir, from: &OsStr, dst: &Dir, to: &OsStr) -> io::Result<()> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
     {
@@ -180,9 +213,7 @@ fn rename_noreplace(src: &Dir, from: &OsStr, dst: &Dir, to: &OsStr) -> io::Resul
         }
     }
     match dst.symlink_metadata(to) {
-        Ok(_) => Err(io::Error::from_raw_os_error(
-            rustix::io::Errno::EXIST.raw_os_error(),
-        )),
+        Ok(_) => Err(io::Error::from(io::ErrorKind::AlreadyExists)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => src.rename(from, dst, to),
         Err(e) => Err(e),
     }

@@ -393,7 +393,12 @@ impl Root {
         let bytes = std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).to_vec();
         #[cfg(not(unix))]
         let bytes = {
-            let text = path.to_string_lossy().replace('\\', "/");
+            // `\\?\C:\x` (a canonical path) is `C:\x` in a URI.
+            let text = path.to_string_lossy();
+            let text = text
+                .strip_prefix(r"\\?\")
+                .unwrap_or(&text)
+                .replace('\\', "/");
             match text.starts_with('/') {
                 true => text.into_bytes(),
                 false => format!("/{text}").into_bytes(),

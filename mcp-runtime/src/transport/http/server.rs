@@ -269,7 +269,8 @@ impl HttpServer {
     }
 }
 
-/// Ctrl-C, or SIGTERM on Unix (what Kubernetes and systemd send).
+/// Ctrl-C; SIGTERM on Unix (what Kubernetes and systemd send); Ctrl-Break, closing the
+/// console and shutdown on Windows.
 async fn shutdown_signal() {
     let ctrl_c = async {
         if tokio::signal::ctrl_c().await.is_err() {
@@ -285,7 +286,22 @@ async fn shutdown_signal() {
             Err(_) => std::future::pending::<()>().await,
         }
     };
-    #[cfg(not(unix))]
+    // Windows: Ctrl-Break, the console closing, and the system shutting down.
+    #[cfg(windows)]
+    let terminate = async {
+        use tokio::signal::windows as w;
+        match (w::ctrl_break(), w::ctrl_close(), w::ctrl_shutdown()) {
+            (Ok(mut brk), Ok(mut close), Ok(mut shutdown)) => {
+                tokio::select! {
+                    _ = brk.recv() => {}
+                    _ = close.recv() => {}
+                    _ = shutdown.recv() => {}
+                }
+            }
+            _ => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(any(unix, windows)))]
     let terminate = std::future::pending::<()>();
     tokio::select! {
         () = ctrl_c => {}
