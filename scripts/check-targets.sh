@@ -4,7 +4,8 @@
 # What it proves: every crate *compiles* for `x86_64-pc-windows-gnu`, `aarch64-apple-darwin`
 # and `x86_64-apple-darwin`: the workspace with all features, tests, examples and benchmarks,
 # and the runtime and the CLI alone with their default features (and the runtime as a
-# stdio-only server; the CLI builds it as a client), and `cargo clippy -D warnings` is clean there (clippy
+# stdio-only server; the CLI builds it as a client), and the projects `cargo mcp new` makes
+# from each template, and `cargo clippy -D warnings` is clean there (clippy
 # runs the compiler's checks, so it is `cargo check` plus the lints). It runs nothing on those
 # systems: `tests/it/wine.rs` runs the Windows build under Wine; nothing here runs macOS code.
 #
@@ -37,7 +38,26 @@ checks=(
     "-p mcp-runtime --no-default-features --features server"
     "-p mcp-runtime-cli"
 )
+# The projects `cargo mcp new` generates, one per template, depending on this checkout: what a
+# user on each system starts from. Scaffolded with the CLI built here (nothing is built by
+# `new`), standalone, with the workspace's lock file as their starting point.
+cargo build "${CROSS_CARGO_FLAGS[@]:1}" -p mcp-runtime-cli --quiet
+projects=target/cross/projects
+templates=(stdio http files)
+rm -rf "$projects" && mkdir -p "$projects"
+for template in "${templates[@]}"; do
+    target/cross/debug/cargo-mcp mcp new "$projects/$template" --template "$template" \
+        --runtime-path . --standalone --vcs none >/dev/null
+    cp Cargo.lock "$projects/$template/"
+done
+
 for target in "${targets[@]}"; do
+    for template in "${templates[@]}"; do
+        start=$SECONDS
+        cargo clippy "${CROSS_CARGO_FLAGS[@]}" --target "$target" --all-targets --quiet \
+            --manifest-path "$projects/$template/Cargo.toml" -- -D warnings "${allow[@]}"
+        echo "check-targets: $target, a new project from the $template template: clean in $((SECONDS - start)) s" >&2
+    done
     for check in "${checks[@]}"; do
         start=$SECONDS
         # shellcheck disable=SC2086 # each check is words

@@ -60,6 +60,7 @@
 //! | --- | --- |
 //! | `protocol` | |
 //! | `tls` | |
+//! | `windows` | |
 //! | `task` | `protocol` |
 //! | `completion` | `protocol` |
 //! | `context` | `protocol` `task` |
@@ -70,10 +71,10 @@
 //! | `pipeline` | `protocol` `context` `completion` `tool` `resource` `prompt` `shared` `tls` |
 //! | `server` | `protocol` `context` `completion` `tool` `resource` `prompt` `pipeline` `task` `shared` |
 //! | `transport` | `protocol` `context` `server` `shared` `pipeline` |
-//! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` |
+//! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `server` `windows` |
 //! | `skill` | `protocol` `context` `resource` `prompt` `fs` `server` |
 //! | `net` | `context` `pipeline` `tls` |
-//! | `command` | `context` `pipeline` `fs` |
+//! | `command` | `context` `pipeline` `fs` `windows` |
 //! | `oauth` | `net` `server` `transport` |
 //! | `collect` | `tool` `resource` `prompt` `server` |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |
@@ -128,7 +129,7 @@
 //! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
 //! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
 //! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
-//! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill, output caps, resource limits; Unix) |
+//! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
 //! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
 //! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |

@@ -30,8 +30,9 @@ pub(crate) const LEGACY: &str = "2025-11-25";
 /// The modern (stateless, `server/discover`) revision.
 pub(crate) const MODERN: &str = "2026-07-28";
 
-/// A client script enforces its own 30 s limit; this only catches a wedged interpreter.
-const CLIENT_DEADLINE: Duration = Duration::from_secs(120);
+/// A client script enforces its own limit (30 s, times `INTEROP_TIME_SCALE`); this only
+/// catches a wedged interpreter.
+const CLIENT_DEADLINE: Duration = Duration::from_secs(600);
 
 /// Installs the pinned clients (`tests/interop/setup.sh`) once per test process.
 pub(crate) fn ensure_clients() -> &'static Path {
@@ -54,6 +55,17 @@ fn run_client(sdk: Sdk, mode: &str) -> Value {
 /// Runs one client script with `target` (`-- <server command>` or `--url URL`); see
 /// [`run_client`].
 pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> Value {
+    run_script_with(sdk, mode, target, &[])
+}
+
+/// [`run_script`] with extra environment variables for the client (`INTEROP_TIME_SCALE`
+/// stretches its time limits).
+pub(crate) fn run_script_with(
+    sdk: Sdk,
+    mode: &str,
+    target: &[&std::ffi::OsStr],
+    env: &[(&str, &str)],
+) -> Value {
     let dir = ensure_clients();
     let (program, script, client_name) = match sdk {
         Sdk::Ts => (
@@ -69,6 +81,7 @@ pub(crate) fn run_script(sdk: Sdk, mode: &str, target: &[&std::ffi::OsStr]) -> V
     };
     let mut cmd = Command::new(&program);
     cmd.arg(&script)
+        .envs(env.iter().copied())
         .args(["--mode", mode])
         .args(target)
         .current_dir(dir)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import sys
 import traceback
 from typing import Any
@@ -51,8 +52,11 @@ from mcp_types import (
     TextContent,
 )
 
-OVERALL_TIMEOUT_S = 30.0
-REQUEST_TIMEOUT_S = 10.0
+# INTEROP_TIME_SCALE (a number, default 1) stretches both limits for slow-starting servers
+# (the Windows build under Wine).
+TIME_SCALE = float(os.environ.get("INTEROP_TIME_SCALE") or 1)
+OVERALL_TIMEOUT_S = 30.0 * TIME_SCALE
+REQUEST_TIMEOUT_S = 10.0 * TIME_SCALE
 MODES = ("legacy", "auto", "2026-07-28")
 ASKING_TOOLS = ("ask_name", "ask_model", "list_roots")
 # What the roots callback answers.

@@ -33,8 +33,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
-const OVERALL_TIMEOUT_MS = 30_000;
-const REQUEST_TIMEOUT_MS = 10_000;
+// INTEROP_TIME_SCALE (a number, default 1) stretches both limits for slow-starting servers
+// (the Windows build under Wine).
+const TIME_SCALE = Number(process.env.INTEROP_TIME_SCALE ?? 1) || 1;
+const OVERALL_TIMEOUT_MS = 30_000 * TIME_SCALE;
+const REQUEST_TIMEOUT_MS = 10_000 * TIME_SCALE;
 const MODERN_VERSION = '2026-07-28';
 
 /** What the client declares, so the SDK accepts the handlers and the server may ask. */
