@@ -356,7 +356,10 @@ async fn a_20_mib_line_is_refused_without_buffering_it() {
         .find_map(|l| l.strip_prefix("VmHWM:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap();
-    assert!(hwm_kib < 40 * 1024, "peak RSS {hwm_kib} KiB");
+    // About 37 MiB alone (the binary, the runtime and the 16 MiB cap's buffer), up to 41 MiB
+    // seen beside a full test run (allocator timing); a server that buffered the whole
+    // 20 MiB line and parsed it would peak near 37 - 16 + 20 + 20 = 61 MiB.
+    assert!(hwm_kib < 48 * 1024, "peak RSS {hwm_kib} KiB");
 }
 
 #[tokio::test]

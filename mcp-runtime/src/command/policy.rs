@@ -603,6 +603,33 @@ mod tests {
         assert!(custom.check(&args(&["id.key"])).is_err());
     }
 
+    /// The lookup rules Windows uses, tested on every host: batch files are told apart by
+    /// their extension in any case, and a name with any separator Windows reads (`\\`, `/`,
+    /// a drive's `:`) must be an absolute path, never one relative to the working directory.
+    #[test]
+    fn windows_lookup_rules() {
+        for batch in ["x.bat", "X.BAT", "run.Cmd", r"C:\tools\a.cmd"] {
+            assert!(is_batch_file(Path::new(batch)), "{batch}");
+        }
+        for program in ["x.exe", "x.com", "x", "x.bat.exe", "bat"] {
+            assert!(!is_batch_file(Path::new(program)), "{program}");
+        }
+        let windows = ['/', '\\', ':'];
+        for relative in [r".\x.exe", r"..\x.exe", "C:x.exe", r"tools\x.exe", "a/b.exe"] {
+            let refused = candidates(relative, &windows, &[""]).unwrap_err();
+            assert!(refused.contains("absolute path"), "{relative}: {refused}");
+        }
+        for name in ["", ".", ".."] {
+            assert!(candidates(name, &windows, &[".exe"]).is_err(), "{name:?}");
+        }
+        // A bare name is tried with each extension in each absolute PATH folder, in order.
+        let found = candidates("git", &windows, &[".exe", ".com"]).unwrap();
+        for pair in found.chunks(2) {
+            assert!(pair[0].to_string_lossy().ends_with("git.exe"), "{pair:?}");
+            assert!(pair[1].to_string_lossy().ends_with("git.com"), "{pair:?}");
+        }
+    }
+
     #[test]
     #[cfg(unix)]
     fn programs_resolve_once_and_never_relatively() {
