@@ -40,7 +40,7 @@ fn fixture() -> Fixture {
 }
 
 async fn session(fixture: &Fixture, era: EraMode) -> Client {
-    let files = file_service(&[fixture.served.clone()]).unwrap();
+    let files = file_service(std::slice::from_ref(&fixture.served)).unwrap();
     testing::connect(&server(files).expect("every tool is valid"), era).await
 }
 
@@ -318,7 +318,7 @@ fn the_binary_speaks_json_rpc_on_stdout_and_exits_when_stdin_closes() {
 #[tokio::test]
 async fn tools_list_matches_the_snapshot() {
     let fixture = fixture();
-    let files = file_service(&[fixture.served.clone()]).unwrap();
+    let files = file_service(std::slice::from_ref(&fixture.served)).unwrap();
     let server = server(files).expect("every tool is valid");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools.json");
     testing::assert_tools_snapshot(&server, path).await;
