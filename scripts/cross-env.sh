@@ -27,9 +27,10 @@ cross_env() {
     done
     if ((${#missing[@]})); then
         [[ $(id -u) == 0 ]] || sudo=sudo
-        $sudo apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-            "${missing[@]}" >/dev/null
+        # Waiting for the package lock rather than failing: a test's setup may be using apt.
+        $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+            --no-install-recommends "${missing[@]}" >/dev/null
     fi
     if ! /usr/bin/rustc --version | grep -q "rustc $CROSS_RUST_VERSION"; then
         echo "cross-env: /usr/bin/rustc is $(/usr/bin/rustc --version), expected $CROSS_RUST_VERSION*" >&2

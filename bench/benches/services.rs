@@ -70,6 +70,8 @@ fn interleaved(rounds: usize, n: u32, mut a: impl FnMut(), mut b: impl FnMut()) 
 }
 
 fn fetch(c: &mut Criterion) {
+    // Without it, building the plain reqwest client panics (see `Cargo.toml`).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

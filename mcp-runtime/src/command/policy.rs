@@ -615,7 +615,13 @@ mod tests {
             assert!(!is_batch_file(Path::new(program)), "{program}");
         }
         let windows = ['/', '\\', ':'];
-        for relative in [r".\x.exe", r"..\x.exe", "C:x.exe", r"tools\x.exe", "a/b.exe"] {
+        for relative in [
+            r".\x.exe",
+            r"..\x.exe",
+            "C:x.exe",
+            r"tools\x.exe",
+            "a/b.exe",
+        ] {
             let refused = candidates(relative, &windows, &[""]).unwrap_err();
             assert!(refused.contains("absolute path"), "{relative}: {refused}");
         }

@@ -8,16 +8,17 @@
 //! process, where only async-signal-safe calls are allowed. Doing it after `spawn` instead
 //! (`prlimit` on the child's pid) would leave the program running, unbounded, for as long as
 //! the parent takes; doing it in a wrapper program would add a process and a dependency.
-//! The crate's lint is `deny(unsafe_code)`; this module alone allows it.
-#![allow(unsafe_code)]
-
 //!
 //! **Windows.** No code runs in the child before the program: the child is created suspended
 //! (by `process-wrap`), put in a new Job object with `JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE`,
 //! then resumed, so every process it starts is in the job from its first instruction, and
 //! terminating the job (timeout, cancel, drop) ends them all. The working directory is the
 //! path Windows reports for the directory handle the `FileService` opened, held open until
-//! the child runs. Resource limits are refused (see [`confine`]).
+//! the child runs. Resource limits cannot be set there: `CommandService::new` refuses a
+//! policy that sets them.
+//!
+//! The crate's lint is `deny(unsafe_code)`; this module and `crate::windows` allow it.
+#![allow(unsafe_code)]
 
 use super::policy::ResourceLimits;
 use cap_std::fs::Dir;
