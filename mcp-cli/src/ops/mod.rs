@@ -2,6 +2,7 @@
 //! without a process).
 
 pub mod ask;
+pub mod client_paths;
 pub mod connect;
 pub mod content;
 pub mod dev;
