@@ -130,15 +130,7 @@ fn drive_of(path: &str) -> Option<char> {
 
 /// The Windows rules (see the module documentation).
 fn parse_windows(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
-    if path.len() > MAX_PATH_BYTES {
-        return Err(FsError::invalid_path(
-            raw,
-            format_args!("the path is longer than {MAX_PATH_BYTES} bytes"),
-        ));
-    }
-    if path.contains('\0') {
-        return Err(FsError::invalid_path(raw, "the path contains a NUL byte"));
-    }
+    check_text(raw, path)?;
     let is_sep = |c: char| c == '/' || c == '\\';
     let mut rest = path;
     let mut components = Vec::new();
@@ -177,39 +169,13 @@ fn parse_windows(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
             "a file URI must name an absolute path: file:///C:/path/to/file",
         ));
     }
-    let floor = components.len();
-    for component in rest.split(is_sep) {
-        match component {
-            "" | "." => {}
-            ".." => {
-                if components.len() == floor {
-                    if !absolute {
-                        return Err(FsError::above_root(raw));
-                    }
-                } else {
-                    components.pop();
-                }
-            }
-            "~" if !absolute && components.is_empty() => {
-                return Err(FsError::invalid_path(
-                    raw,
-                    "'~' (home directory) is not expanded; use a path inside an allowed directory",
-                ));
-            }
-            c if c.len() > MAX_NAME_BYTES => {
-                return Err(FsError::invalid_path(
-                    raw,
-                    format_args!("a component is longer than {MAX_NAME_BYTES} bytes"),
-                ));
-            }
-            c => {
-                if let Some(why) = windows_name_problem(c) {
-                    return Err(FsError::invalid_path(raw, why));
-                }
-                components.push(c.to_owned());
-            }
-        }
-    }
+    let components = resolve(
+        raw,
+        rest.split(is_sep),
+        absolute,
+        components,
+        windows_name_problem,
+    )?;
     Ok(Request {
         absolute,
         trailing_slash: rest.len() > 1 && rest.ends_with(is_sep),
@@ -275,15 +241,7 @@ pub(crate) fn windows_name_problem(name: &str) -> Option<&'static str> {
 }
 
 fn parse_plain(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
-    if path.len() > MAX_PATH_BYTES {
-        return Err(FsError::invalid_path(
-            raw,
-            format_args!("the path is longer than {MAX_PATH_BYTES} bytes"),
-        ));
-    }
-    if path.contains('\0') {
-        return Err(FsError::invalid_path(raw, "the path contains a NUL byte"));
-    }
+    check_text(raw, path)?;
     if path.contains('\\') {
         return Err(FsError::invalid_path(
             raw,
@@ -305,16 +263,52 @@ fn parse_plain(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
             "a file URI must name an absolute path: file:///path/to/file",
         ));
     }
-    let mut components = Vec::new();
-    for component in path.split('/') {
+    let components = resolve(raw, path.split('/'), absolute, Vec::new(), |_| None)?;
+    Ok(Request {
+        absolute,
+        trailing_slash: path.len() > 1 && path.ends_with('/'),
+        components,
+    })
+}
+
+/// The rules of the whole text, whatever the syntax: its length, and no NUL byte.
+fn check_text(raw: &str, path: &str) -> FsResult<()> {
+    if path.len() > MAX_PATH_BYTES {
+        return Err(FsError::invalid_path(
+            raw,
+            format_args!("the path is longer than {MAX_PATH_BYTES} bytes"),
+        ));
+    }
+    if path.contains('\0') {
+        return Err(FsError::invalid_path(raw, "the path contains a NUL byte"));
+    }
+    Ok(())
+}
+
+/// Resolves the components after the root part (`prefix`: none, or a Windows drive), in
+/// order: `.` and empty ones dropped, `..` removing the one before it (never `prefix`; above
+/// the start of a relative path is refused), a leading `~` refused, and each name checked
+/// for length and by `problem` (the syntax's own refusals).
+fn resolve<'a>(
+    raw: &str,
+    parts: impl Iterator<Item = &'a str>,
+    absolute: bool,
+    prefix: Vec<String>,
+    problem: impl Fn(&str) -> Option<&'static str>,
+) -> FsResult<Vec<String>> {
+    let floor = prefix.len();
+    let mut components = prefix;
+    for component in parts {
         match component {
             "" | "." => {}
             // Resolved lexically, as the reference server does (`path.resolve`), before the
             // kernel sees the path: `sub/dir/../../notes.txt` is `notes.txt`. Above the start
-            // of a relative path is above its root: refused. Above `/` is `/` (POSIX); the
-            // root check that follows refuses what is outside.
+            // of a relative path is above its root: refused. Above the root of an absolute
+            // path is that root (POSIX); the root check that follows refuses what is outside.
             ".." => {
-                if components.pop().is_none() && !absolute {
+                if components.len() > floor {
+                    components.pop();
+                } else if !absolute {
                     return Err(FsError::above_root(raw));
                 }
             }
@@ -330,14 +324,15 @@ fn parse_plain(raw: &str, path: &str, from_uri: bool) -> FsResult<Request> {
                     format_args!("a component is longer than {MAX_NAME_BYTES} bytes"),
                 ));
             }
-            c => components.push(c.to_owned()),
+            c => {
+                if let Some(why) = problem(c) {
+                    return Err(FsError::invalid_path(raw, why));
+                }
+                components.push(c.to_owned());
+            }
         }
     }
-    Ok(Request {
-        absolute,
-        trailing_slash: path.len() > 1 && path.ends_with('/'),
-        components,
-    })
+    Ok(components)
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
