@@ -345,6 +345,40 @@ async fn pages_hold_whole_skills_and_directories_page_by_cursor() {
     assert_eq!(code(&bad), -32602);
 }
 
+/// Security review #40 item 7: two 1 MiB URIs of slashes froze the server for minutes (the
+/// folder lookup tried every prefix). A URI over 8 KiB is refused before any lookup, as
+/// `resources/read` refuses it; within the bound, a deep URI is an ordinary miss.
+#[tokio::test]
+async fn a_uri_over_8_kib_is_refused_at_once_and_deep_ones_are_ordinary_misses() {
+    let dir = skills_folder();
+    let server = Server::builder("s", "1")
+        .skills_dir(dir.path())
+        .build()
+        .unwrap();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Modern).await.unwrap();
+    let huge = format!("skill://pdf-processing/{}", "a/".repeat(512 * 1024));
+    for method in ["resources/directory/read", "skills/get"] {
+        let error = bounded(client.request(method, Some(json!({"uri": huge}))))
+            .await
+            .unwrap_err();
+        assert_eq!(code(&error), -32602, "{method}");
+        let text = error.to_string();
+        assert!(text.contains("longer than 8 KiB"), "{method}: {text}");
+        assert!(text.len() < 1024, "{method}: the URI is not echoed");
+    }
+    let deep = format!("skill://pdf-processing/{}", "a/".repeat(4000));
+    let miss = bounded(client.read_directory(&deep)).await.unwrap_err();
+    assert_eq!(code(&miss), -32602);
+    assert!(miss.to_string().contains("is not a directory"), "{miss}");
+    // Lookups below the bound still find the skill and its subfolder.
+    let children = client
+        .read_directory("skill://pdf-processing/references/")
+        .await
+        .unwrap();
+    assert_eq!(children.len(), 1, "{children:?}");
+}
+
 #[tokio::test]
 async fn skills_declared_in_code_are_served_like_folders() {
     let skill = Skill::new(NOTES_SKILL_MD)

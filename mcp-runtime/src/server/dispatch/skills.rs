@@ -49,6 +49,7 @@ impl Connection {
     ) -> Result<Vec<u8>, Rejection> {
         let p: SkillUriParams = required_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
+        valid_uri(&p.uri)?;
         let skills = &self.inner.server.registry().skills;
         let skill = skills.entry(&p.uri).ok_or_else(|| {
             McpError::invalid_params(format!(
@@ -70,6 +71,7 @@ impl Connection {
     ) -> Result<Vec<u8>, Rejection> {
         let p: SkillUriParams = required_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
+        valid_uri(&p.uri)?;
         let result = self
             .inner
             .server
@@ -77,6 +79,16 @@ impl Connection {
             .skills
             .read_directory(&p.uri, p.cursor.as_deref())?;
         Ok(self.skills_answer(id, env.era, method, &result))
+    }
+}
+
+/// `-32602` for a URI `resources/read` would refuse too (empty, over
+/// [`MAX_URI_BYTES`](super::read::MAX_URI_BYTES), spaces, no scheme), before any lookup and
+/// without echoing it (it may be megabytes).
+fn valid_uri(uri: &str) -> Result<(), McpError> {
+    match super::read::uri_problem(uri) {
+        Some(problem) => Err(McpError::invalid_params(format!("invalid uri: {problem}"))),
+        None => Ok(()),
     }
 }
 

@@ -427,24 +427,37 @@ impl SkillRegistry {
     }
 }
 
-/// The skill whose folder holds `uri` (or is `uri`): tried from the longest prefix of
-/// `uri` that ends at a `/`, as a skill's `SKILL.md` URI.
+/// The skill whose folder holds `uri` (or is `uri`): the longest prefix of `uri` that ends
+/// at a `/` and is a skill's folder (skills may nest).
+///
+/// Only prefixes no longer than the longest skill folder's URI can name one, so the work is
+/// bounded by the catalog whatever the URI's length: one scan of `uri` for its slashes, then
+/// a lookup per slash within that length. (Trying every prefix from the longest down made a
+/// URI of many slashes cost time quadratic in them.)
 fn skill_of<'a>(
     snapshot: &'a super::catalog::Snapshot<Skills>,
     uri: &str,
 ) -> Option<&'a Arc<ServedSkill>> {
+    const MANIFEST: &str = "/SKILL.md";
     let uri = uri.trim_end_matches('/');
     let scheme_end = uri.find("://")? + 3;
-    let mut end = uri.len();
-    loop {
-        if end <= scheme_end {
-            return None;
-        }
-        if let Some(skill) = snapshot.get(&format!("{}/SKILL.md", &uri[..end])) {
-            return Some(skill);
-        }
-        end = uri[..end].rfind('/')?;
+    let longest = snapshot
+        .iter()
+        .map(|s| s.entry.directory_uri().len())
+        .max()?;
+    let mut key = String::with_capacity(longest + MANIFEST.len());
+    let ends = uri
+        .match_indices('/')
+        .map(|(i, _)| i)
+        .chain(std::iter::once(uri.len()));
+    let mut found = None;
+    for end in ends.filter(|&e| e > scheme_end).take_while(|&e| e <= longest) {
+        key.clear();
+        key.push_str(&uri[..end]);
+        key.push_str(MANIFEST);
+        found = snapshot.get(&key).or(found);
     }
+    found
 }
 
 /// A skill's `SKILL.md`, listed.
