@@ -6,7 +6,9 @@ use crate::net::{NetRequest, NetService};
 use crate::transport::http::AuthError;
 use jsonwebtoken::Algorithm;
 use jsonwebtoken::jwk::{Jwk, KeyOperations, PublicKeyUse};
-use std::sync::{Arc, RwLock};
+use super::flight::Flight;
+use futures::FutureExt as _;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
 /// How long keys are trusted, and how often they may be fetched.
@@ -26,23 +28,30 @@ pub(super) struct Endpoints {
 /// The most keys kept from one JWKS; issuers publish a handful.
 const MAX_KEYS: usize = 64;
 
-/// How soon a fetch is tried again when nothing was ever fetched and the last try failed.
+/// How soon a fetch is tried again after a failure when no keys are cached (doubled for
+/// each failure in a row, [`flight`](super::flight)); with keys cached the gap is
+/// `jwks_min_refresh`.
 const RETRY_WITHOUT_KEYS: Duration = Duration::from_secs(1);
 
 pub(super) struct KeyStore {
+    issuer: Arc<Issuer>,
+    ages: Ages,
+    current: RwLock<Option<Arc<KeySet>>>,
+    /// The JWKS fetch (discovery first, when not yet done), single-flight.
+    refresh: Flight<Arc<KeySet>>,
+    /// When the last key fetch started: with keys cached, an unknown `kid` starts one at
+    /// most once per `min_refresh`.
+    last_start: Mutex<Option<Instant>>,
+}
+
+/// What a fetch needs, shared with the fetch in flight (which outlives the request that
+/// started it when others wait for it).
+struct Issuer {
     net: NetService,
     issuer: String,
     algorithms: Vec<Algorithm>,
-    ages: Ages,
-    endpoints: tokio::sync::OnceCell<Arc<Endpoints>>,
-    current: RwLock<Option<Arc<KeySet>>>,
-    refreshing: tokio::sync::Mutex<Attempts>,
-}
-
-#[derive(Default)]
-struct Attempts {
-    last: Option<Instant>,
-    last_error: Option<String>,
+    endpoints: OnceLock<Arc<Endpoints>>,
+    discovery: Flight<Arc<Endpoints>>,
 }
 
 pub(super) struct KeySet {
@@ -57,20 +66,27 @@ struct Key {
 }
 
 impl KeyStore {
+    /// A store for `issuer`'s keys; each fetch (discovery and the JWKS, together) gets at
+    /// most `budget`.
     pub(super) fn new(
         net: NetService,
         issuer: String,
         algorithms: Vec<Algorithm>,
         ages: Ages,
+        budget: Duration,
     ) -> Self {
         Self {
-            net,
-            issuer,
-            algorithms,
+            issuer: Arc::new(Issuer {
+                net,
+                issuer,
+                algorithms,
+                endpoints: OnceLock::new(),
+                discovery: Flight::new(budget),
+            }),
             ages,
-            endpoints: tokio::sync::OnceCell::new(),
             current: RwLock::new(None),
-            refreshing: tokio::sync::Mutex::new(Attempts::default()),
+            refresh: Flight::new(budget),
+            last_start: Mutex::new(None),
         }
     }
 
@@ -107,47 +123,51 @@ impl KeyStore {
             .clone()
     }
 
+    /// Fresh cached keys; else a fetch's (started, or the running one joined: see
+    /// [`Flight::run`]); else cached keys within `serve_stale_for`; else 503.
     async fn keys(&self, want_new: bool) -> Result<Arc<KeySet>, AuthError> {
         let asked = Instant::now();
-        let fresh = |set: &KeySet| asked.saturating_duration_since(set.fetched) < self.ages.max_age;
-        if let Some(set) = self.cached()
-            && !want_new
-            && fresh(&set)
-        {
-            return Ok(set);
-        }
-        let mut attempts = self.refreshing.lock().await;
         let cached = self.cached();
-        if let Some(set) = &cached {
-            // Fetched by another request while this one waited, or fresh and not asked to
-            // refresh.
-            if set.fetched >= asked || (!want_new && fresh(set)) {
-                return Ok(set.clone());
-            }
+        let fresh = |set: &KeySet| asked.saturating_duration_since(set.fetched) < self.ages.max_age;
+        if let Some(set) = &cached
+            && !want_new
+            && fresh(set)
+        {
+            return Ok(set.clone());
         }
-        let too_soon = match (&cached, attempts.last) {
-            (Some(_), Some(last)) => asked.saturating_duration_since(last) < self.ages.min_refresh,
-            (None, Some(last)) => asked.saturating_duration_since(last) < RETRY_WITHOUT_KEYS,
-            (_, None) => false,
+        let gap = match &cached {
+            Some(_) => self.ages.min_refresh,
+            None => RETRY_WITHOUT_KEYS,
         };
+        // With keys cached, a fetch started within `min_refresh` is not repeated (an
+        // unknown `kid` must not make every request ask the issuer).
+        let too_soon = cached.is_some()
+            && !self.refresh.is_running()
+            && self
+                .last_start
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some_and(|last| asked.saturating_duration_since(last) < gap);
+        let mut error = None;
         if !too_soon {
-            attempts.last = Some(asked);
-            match self.fetch().await {
+            let issuer = self.issuer.clone();
+            let outcome = self
+                .refresh
+                .run(gap, || {
+                    *self.last_start.lock().unwrap_or_else(|e| e.into_inner()) = Some(asked);
+                    async move { issuer.fetch().await.map(Arc::new) }.boxed()
+                })
+                .await;
+            match outcome {
                 Ok(set) => {
-                    let set = Arc::new(set);
-                    *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(set.clone());
-                    attempts.last_error = None;
+                    let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+                    // A fetch that ended after a newer one's does not replace it.
+                    if current.as_ref().is_none_or(|c| c.fetched <= set.fetched) {
+                        *current = Some(set.clone());
+                    }
                     return Ok(set);
                 }
-                Err(e) => {
-                    tracing::warn!(
-                        target: crate::server::AUDIT_TARGET,
-                        issuer = %self.issuer,
-                        error = %e,
-                        "the OAuth issuer's keys could not be fetched"
-                    );
-                    attempts.last_error = Some(e);
-                }
+                Err(e) => error = Some(e),
             }
         }
         // Not fetched now: what is cached serves while it is not too old.
@@ -160,22 +180,36 @@ impl KeyStore {
             }
             _ => Err(AuthError::unavailable(format!(
                 "the authorization server's keys cannot be fetched ({}); try again later",
-                attempts.last_error.as_deref().unwrap_or("no answer yet")
+                error.as_deref().unwrap_or("no answer yet")
             ))),
         }
     }
 
-    /// The issuer's endpoints, discovered on first use.
+    /// The issuer's endpoints, discovered on first use (single-flight, with the same gap
+    /// after failures as keys without a cache: introspection of opaque tokens does not
+    /// retry a failed discovery for each token).
     pub(super) async fn endpoints(&self) -> Result<Arc<Endpoints>, AuthError> {
-        self.endpoints
-            .get_or_try_init(|| async { self.discover().await.map(Arc::new) })
-            .await
-            .cloned()
-            .map_err(|e| {
-                AuthError::unavailable(format!(
-                    "the authorization server's metadata cannot be fetched ({e}); try again later"
-                ))
+        self.issuer.endpoints().await.map_err(|e| {
+            AuthError::unavailable(format!(
+                "the authorization server's metadata cannot be fetched ({e}); try again later"
+            ))
+        })
+    }
+}
+
+impl Issuer {
+    async fn endpoints(self: &Arc<Self>) -> Result<Arc<Endpoints>, String> {
+        if let Some(endpoints) = self.endpoints.get() {
+            return Ok(endpoints.clone());
+        }
+        let this = self.clone();
+        let endpoints = self
+            .discovery
+            .run(RETRY_WITHOUT_KEYS, || {
+                async move { this.discover().await.map(Arc::new) }.boxed()
             })
+            .await?;
+        Ok(self.endpoints.get_or_init(|| endpoints).clone())
     }
 
     /// RFC 8414 metadata, then OpenID Connect discovery (both of its forms for an issuer
@@ -224,8 +258,8 @@ impl KeyStore {
         Err(failures.join("; "))
     }
 
-    async fn fetch(&self) -> Result<KeySet, String> {
-        let endpoints = self.endpoints().await.map_err(|e| e.to_string())?;
+    async fn fetch(self: Arc<Self>) -> Result<KeySet, String> {
+        let endpoints = self.endpoints().await?;
         let uri = endpoints
             .jwks_uri
             .as_deref()

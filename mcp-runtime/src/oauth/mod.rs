@@ -78,6 +78,7 @@
 //! the token. A tool that must call another API for the user needs a token *for that API*
 //! (token exchange), never this one passed through.
 
+mod flight;
 mod introspect;
 mod keys;
 mod signature;
@@ -543,7 +544,11 @@ impl OAuthBuilder {
     }
 
     /// How long a request to the issuer may take (default 10 s), discovery, keys and
-    /// introspection alike.
+    /// introspection alike; also the budget of one whole fetch (discovery with all of its
+    /// candidate documents, then the JWKS). One fetch runs at a time: requests that need
+    /// keys while it runs wait for it at most 1 s, and after a failure the issuer is not
+    /// asked again for 1 s (with keys cached: `jwks_min_refresh`), doubled for each failure
+    /// in a row up to 60 s; meanwhile requests get 503 at once.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -637,6 +642,7 @@ impl OAuthBuilder {
                 min_refresh: self.jwks_min_refresh,
                 serve_stale_for: self.serve_stale_for,
             },
+            self.timeout,
         );
         let introspection = self.introspection.map(|(id, secret)| {
             introspect::Introspector::new(

@@ -403,6 +403,58 @@ async fn an_unreachable_issuer_is_served_from_cache_then_503() {
     assert!(strict.verify(&token).await.is_ok());
 }
 
+/// Review #40 item 3 (and 9): an issuer that accepts connections and never answers made
+/// each request wait for the previous one's discovery and JWKS fetch (waits of 38 to 112 s
+/// for five requests), and every opaque token retried the failed discovery. Now one fetch
+/// runs at a time, within one budget, and after its failure requests are answered 503 at
+/// once: the issuer sees at most one connection per discovery document for the whole burst.
+#[tokio::test]
+async fn an_issuer_that_never_answers_is_asked_once_at_a_time_and_then_not_for_a_while() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    tokio::spawn({
+        let accepted = accepted.clone();
+        async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                accepted.fetch_add(1, Ordering::SeqCst);
+                held.push(socket);
+            }
+        }
+    });
+    let oauth = OAuth::issuer(url.clone())
+        .audience(AUDIENCE)
+        .introspection("mcp", "s3cret")
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let token = sign(
+        &json!({"iss": url, "aud": AUDIENCE, "sub": "a", "exp": now() + 600}),
+        RSA_A,
+        Algorithm::RS256,
+        Some("a"),
+    );
+    let burst = futures::future::join_all((0..5).map(|_| refusal(&oauth, &token))).await;
+    for (status, message) in &burst {
+        assert_eq!(*status, StatusCode::SERVICE_UNAVAILABLE, "{message}");
+    }
+    let after_burst = accepted.load(Ordering::SeqCst);
+    // The issuer has no path: two discovery documents, tried in turn by one fetch.
+    assert!((1..=2).contains(&after_burst), "{after_burst} connections");
+    // Within the gap after the failure, JWTs and opaque tokens alike are refused at once
+    // (at most one more discovery should the gap pass on a slow machine).
+    for n in 0..10 {
+        let (status, message) = refusal(&oauth, &token).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{message}");
+        let (status, message) = refusal(&oauth, &format!("opaque-{n}")).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{message}");
+        assert!(message.contains("no answer within"), "{message}");
+    }
+    let later = accepted.load(Ordering::SeqCst);
+    assert!(later <= after_burst + 2, "{after_burst} then {later} connections");
+}
+
 #[tokio::test]
 async fn configuration_mistakes_are_refused_at_build() {
     let err = |b: OAuthBuilder| b.build().unwrap_err().to_string();
