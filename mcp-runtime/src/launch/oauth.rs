@@ -37,6 +37,7 @@ impl ServeArgs {
             .audience(audience)
             .scopes_supported(self.oauth_scopes.iter().cloned());
         if let Some(id) = &self.oauth_client_id {
+            // Unset is empty, which `build` refuses naming the variable: never an empty secret.
             let secret = std::env::var(OAUTH_CLIENT_SECRET_ENV).unwrap_or_default();
             builder = builder.introspection(id, secret);
         }

@@ -157,7 +157,9 @@ mod tests {
         assert!(flight.is_running());
         // Joiners wait at most JOIN_WAIT, start nothing.
         let at = tokio::time::Instant::now();
-        let joined = flight.run(Duration::from_secs(1), hang(started.clone())).await;
+        let joined = flight
+            .run(Duration::from_secs(1), hang(started.clone()))
+            .await;
         assert!(joined.unwrap_err().contains("not answered yet"));
         assert_eq!(at.elapsed(), JOIN_WAIT);
         // The starter's fetch ends at the budget.
@@ -165,7 +167,9 @@ mod tests {
         assert!(error.contains("no answer within 10s"), "{error}");
         assert_eq!(started.load(Ordering::SeqCst), 1);
         // Within the gap after the failure: the same failure, at once, nothing started.
-        let again = flight.run(Duration::from_secs(1), hang(started.clone())).await;
+        let again = flight
+            .run(Duration::from_secs(1), hang(started.clone()))
+            .await;
         assert_eq!(again.unwrap_err(), error);
         assert_eq!(started.load(Ordering::SeqCst), 1);
         // After it, a new fetch, whose success clears the failures.

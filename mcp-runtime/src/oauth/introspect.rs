@@ -40,7 +40,7 @@ struct Answer {
     active: bool,
     scope: Option<String>,
     sub: Option<String>,
-    client_id: Option<String>,
+    token_type: Option<String>,
     exp: Option<u64>,
     iss: Option<String>,
     aud: Option<serde_json::Value>,
@@ -126,6 +126,19 @@ impl Introspector {
         if !answer.active {
             return refuse("the access token is not active".to_owned());
         }
+        // RFC 7662 §2.2 `token_type` (RFC 6749 §7.1 types, or the RFC 8693 URI): a refresh
+        // token an issuer also introspects is not a credential for a request.
+        if let Some(kind) = answer.token_type.as_deref()
+            && ![
+                "bearer",
+                "access_token",
+                "urn:ietf:params:oauth:token-type:access_token",
+            ]
+            .iter()
+            .any(|k| kind.eq_ignore_ascii_case(k))
+        {
+            return refuse(format!("the token is a {kind} token, not an access token"));
+        }
         if answer.iss.as_deref().is_some_and(|iss| iss != issuer) {
             return refuse(format!("the access token was not issued by {issuer}"));
         }
@@ -153,11 +166,14 @@ impl Introspector {
             Some(exp) => self.ttl.min(Duration::from_secs(exp - now)),
             None => self.ttl,
         };
-        let identity = match answer.sub.or(answer.client_id) {
-            Some(subject) => Identity::subject(subject),
-            None => Identity::anonymous(),
-        }
-        .with_scopes(
+        // `sub` alone names the caller, as for JWTs (`client_id` is another namespace).
+        let Some(subject) = answer.sub.filter(|s| !s.is_empty()) else {
+            return refuse(
+                "the introspection answer names no subject (sub), so the caller cannot be told apart"
+                    .to_owned(),
+            );
+        };
+        let identity = Identity::subject(subject).with_scopes(
             answer
                 .scope
                 .as_deref()

@@ -1,13 +1,13 @@
 //! The issuer's metadata (discovered once) and its signing keys (cached, refreshed on age and
 //! on unknown `kid`s, served stale for a bounded time while the issuer is unreachable).
 
+use super::flight::Flight;
 use super::signature::PublicKey;
 use crate::net::{NetRequest, NetService};
 use crate::transport::http::AuthError;
+use futures::FutureExt as _;
 use jsonwebtoken::Algorithm;
 use jsonwebtoken::jwk::{Jwk, KeyOperations, PublicKeyUse};
-use super::flight::Flight;
-use futures::FutureExt as _;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 

@@ -116,6 +116,8 @@ struct Inner {
     verified: moka::sync::Cache<[u8; 32], Verified>,
     /// The longest a verified token is remembered (zero: never).
     verified_ttl: Duration,
+    /// [`OAuthBuilder::require_access_token_type`].
+    strict_type: bool,
 }
 
 /// A verified token's identity, kept until the token expires (at most
@@ -192,6 +194,12 @@ pub enum OAuthError {
     /// The issuer's metadata or keys could not be fetched ([`OAuth::prefetch`]).
     #[error("{0}")]
     Unreachable(String),
+    /// Introspection was asked for with an empty client id or secret (RFC 7662 §2.1: the
+    /// protected resource authenticates to the introspection endpoint).
+    #[error(
+        "introspection needs the client id and secret the authorization server registered for this server ({0} is empty; from the command line the secret is read from MCP_OAUTH_CLIENT_SECRET)"
+    )]
+    IntrospectionClient(&'static str),
 }
 
 /// Builds an [`OAuth`]: [`OAuth::issuer`], then [`audience`](Self::audience), then
@@ -216,6 +224,7 @@ pub struct OAuthBuilder {
     net: Option<NetService>,
     resource_name: Option<String>,
     verified_ttl: Duration,
+    strict_type: bool,
 }
 
 /// The algorithms accepted unless [`OAuthBuilder::algorithms`] says otherwise: every
@@ -255,6 +264,7 @@ impl OAuth {
             net: None,
             resource_name: None,
             verified_ttl: Duration::from_secs(300),
+            strict_type: false,
         }
     }
 
@@ -343,6 +353,9 @@ impl OAuth {
                 "the access token is signed with {alg:?}, which this server does not accept"
             )));
         }
+        if let Some(problem) = type_problem(header.typ.as_deref(), inner.strict_type) {
+            return Err(AuthError::invalid_token(problem));
+        }
         // Read without verification, only to refuse early; nothing here is trusted until
         // `decode` below has checked the signature.
         let unverified: PreClaims = jsonwebtoken::dangerous::insecure_decode_claims(token)
@@ -412,6 +425,12 @@ impl OAuth {
         {
             return refuse(ErrorKind::ImmatureSignature);
         }
+        // RFC 9068 §2.2: `sub` is required. It alone names the caller (sessions, tasks and
+        // limits are theirs): a `client_id` is another issuer namespace, which could equal a
+        // user's `sub`, and a token naming no one would own nothing.
+        if claims.sub.as_deref().is_none_or(str::is_empty) {
+            return refuse(ErrorKind::MissingRequiredClaim("sub".into()));
+        }
         Ok(())
     }
 
@@ -436,6 +455,27 @@ impl OAuth {
             }
             other => format!("the access token is not valid ({other:?})"),
         })
+    }
+}
+
+/// Why a JWT's `typ` header is not an access token's: with `strict`, anything but `at+jwt`
+/// (RFC 9068 §4); else anything but `at+jwt`, `JWT` or none. Media types compare without
+/// case and without the `application/` prefix (RFC 7515 §4.1.9).
+fn type_problem(typ: Option<&str>, strict: bool) -> Option<String> {
+    let kind = typ.map(|t| {
+        let t = t.to_ascii_lowercase();
+        t.strip_prefix("application/")
+            .map(str::to_owned)
+            .unwrap_or(t)
+    });
+    match kind.as_deref() {
+        Some("at+jwt") => None,
+        None | Some("jwt") if !strict => None,
+        _ => Some(format!(
+            "the token's type ({}) is not an access token's (at+jwt{})",
+            typ.unwrap_or("none"),
+            if strict { "" } else { " or JWT" }
+        )),
     }
 }
 
@@ -521,6 +561,15 @@ impl OAuthBuilder {
         self
     }
 
+    /// Accepts only JWTs whose header says they are access tokens (`typ` `at+jwt`, RFC 9068
+    /// §4). Off by default, since many issuers still type theirs `JWT`: without it a `typ`
+    /// of `at+jwt`, `JWT` or none is accepted and any other (`logout+jwt`, `secevent+jwt`,
+    /// `dpop+jwt`, ...: tokens made for something else) refused.
+    pub fn require_access_token_type(mut self, strict: bool) -> Self {
+        self.strict_type = strict;
+        self
+    }
+
     /// How long an introspection answer is kept at most (never past the token's `exp`;
     /// default 5 min) and how many are kept (default 10 000).
     pub fn introspection_cache(mut self, ttl: Duration, capacity: u64) -> Self {
@@ -564,6 +613,14 @@ impl OAuthBuilder {
     /// Checks the configuration and builds the authenticator. Nothing is fetched yet (see
     /// [`OAuth::prefetch`]).
     pub fn build(self) -> Result<OAuth, OAuthError> {
+        if let Some((id, secret)) = &self.introspection {
+            if id.is_empty() {
+                return Err(OAuthError::IntrospectionClient("the client id"));
+            }
+            if secret.is_empty() {
+                return Err(OAuthError::IntrospectionClient("the client secret"));
+            }
+        }
         let issuer_url = url::Url::parse(&self.issuer).map_err(|_| OAuthError::Issuer {
             url: self.issuer.clone(),
             why: "is not an absolute URL",
@@ -665,6 +722,7 @@ impl OAuthBuilder {
                 introspection,
                 resource,
                 verified_ttl: self.verified_ttl,
+                strict_type: self.strict_type,
                 verified: moka::sync::Cache::builder()
                     .max_capacity(VERIFIED_CAPACITY)
                     .expire_after(KeepVerified)
@@ -710,6 +768,7 @@ impl Authenticator for OAuth {
 #[derive(Deserialize)]
 struct PreClaims {
     iss: Option<String>,
+    sub: Option<String>,
     aud: Option<serde_json::Value>,
     #[serde(default, deserialize_with = "numeric_date")]
     exp: Option<u64>,
@@ -731,7 +790,6 @@ struct Claims {
     #[serde(default, deserialize_with = "numeric_date")]
     exp: Option<u64>,
     sub: Option<String>,
-    client_id: Option<String>,
     scope: Option<String>,
     scp: Option<Scopes>,
 }
@@ -746,7 +804,7 @@ enum Scopes {
 
 impl Claims {
     fn identity(self) -> Identity {
-        let subject = self.sub.or(self.client_id);
+        let subject = self.sub.filter(|s| !s.is_empty());
         let scopes: Vec<String> = match (self.scope, self.scp) {
             (Some(scope), _) | (None, Some(Scopes::Text(scope))) => {
                 scope.split_ascii_whitespace().map(str::to_owned).collect()

@@ -452,7 +452,89 @@ async fn an_issuer_that_never_answers_is_asked_once_at_a_time_and_then_not_for_a
         assert!(message.contains("no answer within"), "{message}");
     }
     let later = accepted.load(Ordering::SeqCst);
-    assert!(later <= after_burst + 2, "{after_burst} then {later} connections");
+    assert!(
+        later <= after_burst + 2,
+        "{after_burst} then {later} connections"
+    );
+}
+
+/// Review #40 item 12: the caller is the token's `sub` alone (a `client_id` is another
+/// namespace, and a token naming no one owned nothing), a JWT typed for something else is
+/// not an access token, nor is an introspected refresh token, and introspection never runs
+/// with an empty secret.
+#[tokio::test]
+async fn only_a_subject_names_the_caller_and_tokens_of_other_types_are_refused() {
+    let issuer = start_issuer(vec![jwk(RSA_A, Algorithm::RS256, "a")]).await;
+    let oauth = issuer.oauth().build().unwrap();
+    let mut client_only = claims(&issuer);
+    client_only.as_object_mut().unwrap().remove("sub");
+    client_only["client_id"] = json!("alice");
+    let (status, message) = refusal(
+        &oauth,
+        &sign(&client_only, RSA_A, Algorithm::RS256, Some("a")),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(message.contains("no sub claim"), "{message}");
+
+    let typed = |typ: &str| {
+        let mut header = Header::new(Algorithm::RS256);
+        header.kid = Some("a".into());
+        header.typ = Some(typ.into());
+        let key = encoding_key(RSA_A, Algorithm::RS256);
+        jsonwebtoken::encode(&header, &claims(&issuer), &key).unwrap()
+    };
+    for typ in ["at+jwt", "application/AT+JWT", "JWT"] {
+        assert!(oauth.verify(&typed(typ)).await.is_ok(), "{typ}");
+    }
+    for typ in ["logout+jwt", "secevent+jwt", "dpop+jwt"] {
+        let (status, message) = refusal(&oauth, &typed(typ)).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{typ}");
+        assert!(message.contains("not an access token"), "{typ}: {message}");
+    }
+    let strict = issuer
+        .oauth()
+        .require_access_token_type(true)
+        .build()
+        .unwrap();
+    assert!(strict.verify(&typed("at+jwt")).await.is_ok());
+    assert_eq!(
+        refusal(&strict, &typed("JWT")).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+
+    let introspecting = issuer
+        .oauth()
+        .introspection("mcp", "s3cret")
+        .build()
+        .unwrap();
+    let mut refresh = opaque_issuer_answer(&issuer, Some(AUDIENCE), now() + 600);
+    refresh["token_type"] = json!("refresh_token");
+    *issuer.introspection.lock().unwrap() = refresh;
+    let (status, message) = refusal(&introspecting, "opaque-refresh").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(message.contains("refresh_token token"), "{message}");
+    let mut nobody = opaque_issuer_answer(&issuer, Some(AUDIENCE), now() + 600);
+    nobody.as_object_mut().unwrap().remove("sub");
+    nobody["client_id"] = json!("svc");
+    *issuer.introspection.lock().unwrap() = nobody;
+    let (status, message) = refusal(&introspecting, "opaque-nobody").await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(message.contains("names no subject"), "{message}");
+    let mut bearer = opaque_issuer_answer(&issuer, Some(AUDIENCE), now() + 600);
+    bearer["token_type"] = json!("Bearer");
+    *issuer.introspection.lock().unwrap() = bearer;
+    assert!(introspecting.verify("opaque-bearer").await.is_ok());
+
+    for (id, secret, empty) in [("mcp", "", "client secret"), ("", "s", "client id")] {
+        let error = issuer
+            .oauth()
+            .introspection(id, secret)
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(empty), "{error}");
+    }
 }
 
 #[tokio::test]

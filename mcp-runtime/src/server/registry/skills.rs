@@ -451,7 +451,10 @@ fn skill_of<'a>(
         .map(|(i, _)| i)
         .chain(std::iter::once(uri.len()));
     let mut found = None;
-    for end in ends.filter(|&e| e > scheme_end).take_while(|&e| e <= longest) {
+    for end in ends
+        .filter(|&e| e > scheme_end)
+        .take_while(|&e| e <= longest)
+    {
         key.clear();
         key.push_str(&uri[..end]);
         key.push_str(MANIFEST);
