@@ -202,6 +202,25 @@ async fn call(
     assert!(reply.text().contains(&SECRET.len().to_string()) || reply.text().contains(SECRET));
 }
 
+/// A template value that must never be exported (review #40 item 13: a filled URI's values
+/// were in span names and `mcp.resource.uri`).
+const URI_SECRET: &str = "PASSWORD-in-a-uri-8c1f";
+
+/// Reads `echo://greeting/{URI_SECRET}` (the `echo://greeting/{name}` template).
+async fn read_greeting(url: &str, id: i64) {
+    let uri = format!("echo://greeting/{URI_SECRET}");
+    let (message, headers) = modern(id, "resources/read", serde_json::json!({"uri": uri}));
+    let mut h: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    if !h.iter().any(|(k, _)| k.eq_ignore_ascii_case("mcp-name")) {
+        h.push(("mcp-name", &uri));
+    }
+    h.push(("content-type", "application/json"));
+    h.push(("accept", ACCEPT_BOTH));
+    let reply = send(Method::POST, url, &h, message.to_string()).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(reply.text().contains(URI_SECRET), "{}", reply.text());
+}
+
 /// Waits (bounded) until the receiver holds a trace export containing every needle.
 async fn wait_for(received: &Received, needles: &[&[u8]]) -> Vec<(String, String, Vec<u8>)> {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -260,12 +279,22 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
             Some(&format!("00-{in_header}-00f067aa0ba902b7-01")),
         )
         .await;
+        read_greeting(&url, 3).await;
         let (meta_id, header_id): (Vec<u8>, Vec<u8>) = if protocol == "http/json" {
             (in_meta.into(), in_header.into())
         } else {
             (hex_bytes(in_meta), hex_bytes(in_header))
         };
-        let got = wait_for(&received, &[&meta_id, &header_id, b"tools/call echo"]).await;
+        let got = wait_for(
+            &received,
+            &[
+                &meta_id,
+                &header_id,
+                b"tools/call echo",
+                b"resources/read echo://greeting/{name}",
+            ],
+        )
+        .await;
         let expected_media = match protocol {
             "http/json" => "application/json",
             "grpc" => "application/grpc",
@@ -320,6 +349,12 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
                 .windows(SECRET.len())
                 .any(|w| w == SECRET.as_bytes()),
             "{protocol}: an argument was exported"
+        );
+        assert!(
+            !everything
+                .windows(URI_SECRET.len())
+                .any(|w| w == URI_SECRET.as_bytes()),
+            "{protocol}: a value filled into a URI template was exported"
         );
     }
 }

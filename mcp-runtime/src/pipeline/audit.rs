@@ -131,8 +131,7 @@ where
     fn call(&mut self, request: McpRequest) -> Self::Future {
         // With telemetry on, the span is the semantic conventions' (see `telemetry.rs`).
         #[cfg(feature = "otel")]
-        let telemetry =
-            super::telemetry::start(request.method(), request.target_arc(), request.context());
+        let telemetry = super::telemetry::start(&request, request.context());
         #[cfg(feature = "otel")]
         let (span, telemetry) = match telemetry {
             Some((span, call)) => (span, Some(call)),

@@ -134,6 +134,8 @@ pub struct McpRequest {
     /// arguments (no user layers, no argument audit): the read then skips building them as
     /// JSON and back. Otherwise `None`, and the variables are the arguments.
     variables: Option<crate::resource::Variables>,
+    /// The URI template a read matched (telemetry names the read by it).
+    template: Option<Arc<str>>,
 }
 
 impl McpRequest {
@@ -150,7 +152,20 @@ impl McpRequest {
             arguments,
             context,
             variables: None,
+            template: None,
         }
+    }
+
+    /// A read that matched the URI template `template`.
+    pub(crate) fn with_template(mut self, template: Arc<str>) -> Self {
+        self.template = Some(template);
+        self
+    }
+
+    /// The URI template a `resources/read` matched (`None` for a resource read by its exact
+    /// URI, and for other methods).
+    pub fn uri_template(&self) -> Option<&str> {
+        self.template.as_deref()
     }
 
     /// A template read whose variables travel typed (see the field's docs).
@@ -186,6 +201,14 @@ impl McpRequest {
 
     pub(crate) fn target_arc(&self) -> &Arc<str> {
         &self.target
+    }
+
+    /// What telemetry names the request by: the target, or the URI template a read matched.
+    pub(crate) fn telemetry_target(&self, filled: bool) -> &Arc<str> {
+        match &self.template {
+            Some(template) if !filled => template,
+            _ => &self.target,
+        }
     }
 }
 

@@ -8,7 +8,9 @@
 //! **Spans.** The [`Audit`](super::Audit) layer's span, on target [`SPAN_TARGET`], named
 //! `{mcp.method.name} {target}` (`tools/call get_weather`), kind server, with
 //! `mcp.method.name`, `gen_ai.tool.name` and `gen_ai.operation.name = "execute_tool"` (tool
-//! calls), `gen_ai.prompt.name` (prompts), `mcp.resource.uri` (reads), `jsonrpc.request.id`,
+//! calls), `gen_ai.prompt.name` (prompts), `mcp.resource.uri` (reads: the URI template a read
+//! matched, not the URI filled with the caller's values, unless
+//! [`TelemetryOptions::record_resource_uri`]), `jsonrpc.request.id`,
 //! `mcp.protocol.version`, `mcp.session.id` (a legacy session as a 12-hex-digit tag of its
 //! SHA-256, never the session id, which is a credential), `network.transport` (`tcp` or
 //! `pipe`), and at the end `error.type`: `tool_error` for an `isError` result, a refusal's
@@ -70,6 +72,11 @@ pub struct TelemetryOptions {
     /// Records the caller's identity as `enduser.id` on spans (off: identities can be
     /// personal data).
     pub record_caller: bool,
+    /// Records a template read's filled URI in the span's name and `mcp.resource.uri` (off:
+    /// the URI template is recorded, `notes://{id}`, since the values a caller fills in can
+    /// be anything, secrets included, and each distinct URI would be a distinct span name).
+    /// Resources read by their exact, registered URI are recorded by it either way.
+    pub record_resource_uri: bool,
 }
 
 impl TelemetryOptions {
@@ -81,6 +88,12 @@ impl TelemetryOptions {
     /// Records the caller's identity on spans.
     pub fn record_caller(mut self, on: bool) -> Self {
         self.record_caller = on;
+        self
+    }
+
+    /// Records template reads' filled URIs on spans ([`record_resource_uri`](Self::record_resource_uri)).
+    pub fn record_resource_uri(mut self, on: bool) -> Self {
+        self.record_resource_uri = on;
         self
     }
 }
@@ -185,11 +198,12 @@ pub(crate) struct Call {
 
 /// The request's span and its telemetry, when [`enable`] was called.
 pub(crate) fn start(
-    method: &'static str,
-    target: &std::sync::Arc<str>,
+    request: &super::McpRequest,
     cx: &RequestContext,
 ) -> Option<(tracing::Span, Call)> {
     let instruments = INSTRUMENTS.get()?;
+    let method = request.method();
+    let target = request.telemetry_target(instruments.options.record_resource_uri);
     let transport = if cx.caller().address().is_some() {
         "tcp"
     } else {

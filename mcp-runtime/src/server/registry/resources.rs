@@ -41,6 +41,9 @@ pub(crate) struct RegisteredTemplate {
     /// Registration order: templates are tried in it.
     order: u64,
     definition: ResourceTemplateDefinition,
+    /// The URI template as registered: what telemetry names a read by (a filled URI holds
+    /// the caller's values).
+    source: Arc<str>,
 }
 
 impl RegisteredTemplate {
@@ -53,11 +56,12 @@ impl RegisteredTemplate {
         variables: Variables,
         cx: RequestContext,
     ) -> McpRequest {
-        if self.stack.sees_arguments() {
+        let request = if self.stack.sees_arguments() {
             McpRequest::new(READ, uri, variables.to_json(), cx)
         } else {
             McpRequest::new(READ, uri, JsonObject::new(), cx).with_variables(variables)
-        }
+        };
+        request.with_template(self.source.clone())
     }
 }
 
@@ -327,6 +331,7 @@ impl ResourceRegistry {
                     inner,
                     order: self.next_order.fetch_add(1, Ordering::Relaxed),
                     definition,
+                    source: source.into(),
                 })
             })
             .collect();
