@@ -3,11 +3,15 @@
 //! `#[mcp_tool(task = …)]`s), and in memory against servers built here for what needs a
 //! setting: bounds, identities, bad input.
 
+use futures::future::BoxFuture;
 use mcp_runtime::client::{Client, EraMode, InputHandler};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ElicitResult;
+use mcp_runtime::protocol::lifecycle::JsonObject;
 use mcp_runtime::protocol::task::{TASKS_EXTENSION, TaskStatus};
-use mcp_runtime::task::{MemoryTaskStore, TaskLimits, TaskOptions};
+use mcp_runtime::task::{
+    MemoryTaskStore, StoreError, TaskEnd, TaskLimits, TaskOptions, TaskRecord, TaskStore,
+};
 use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
 use mcp_tests::http::{Spawned, post, serve};
 use serde_json::{Value, json};
@@ -412,6 +416,118 @@ async fn answers_to_keys_never_asked_are_ignored_and_the_ask_stays_outstanding()
         .cloned()
         .unwrap();
     client.update_task(&id, answer).await.unwrap();
+    let done = bounded(async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.task.status.is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "Decline");
+}
+
+/// The memory store, telling how many answers the most any `respond` was handed.
+struct Counting {
+    inner: MemoryTaskStore,
+    most: Arc<Mutex<usize>>,
+}
+
+impl TaskStore for Counting {
+    fn create(&self, task: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.inner.create(task)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        self.inner.get(id)
+    }
+    fn set_message<'a>(
+        &'a self,
+        id: &'a str,
+        message: String,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.inner.set_message(id, message)
+    }
+    fn request_input<'a>(
+        &'a self,
+        id: &'a str,
+        requests: JsonObject,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.inner.request_input(id, requests)
+    }
+    fn respond<'a>(
+        &'a self,
+        id: &'a str,
+        responses: JsonObject,
+    ) -> BoxFuture<'a, Result<usize, StoreError>> {
+        let mut most = self.most.lock().unwrap();
+        *most = (*most).max(responses.len());
+        self.inner.respond(id, responses)
+    }
+    fn take_responses<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<JsonObject, StoreError>> {
+        self.inner.take_responses(id)
+    }
+    fn finish<'a>(&'a self, id: &'a str, end: TaskEnd) -> BoxFuture<'a, Result<bool, StoreError>> {
+        self.inner.finish(id, end)
+    }
+    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<TaskRecord, StoreError>> {
+        self.inner.cancel(id)
+    }
+    fn sweep(&self) -> BoxFuture<'_, Result<usize, StoreError>> {
+        self.inner.sweep()
+    }
+    fn is_shared(&self) -> bool {
+        self.inner.is_shared()
+    }
+}
+
+/// Review #40 item 11: one `tasks/update` with 280,000 keys never asked became a single
+/// store script that blocked a shared Redis for every replica. Keys the task does not ask
+/// are dropped before the store, and the answers one update carries are bounded.
+#[tokio::test]
+async fn answers_never_asked_never_reach_the_store_and_an_update_is_bounded() {
+    let most = Arc::new(Mutex::new(0));
+    let server = Server::builder("tasks", "1.0.0")
+        .tool(ask_once::tool())
+        .tasks(TaskOptions::new().store(Counting {
+            inner: MemoryTaskStore::new(TaskLimits::default()),
+            most: most.clone(),
+        }))
+        .build()
+        .unwrap();
+    let client = memory(&server).await;
+    let handle = start(&client, "ask_once").await;
+    let id = handle["taskId"].as_str().expect("a task").to_owned();
+    bounded(async {
+        while client.get_task(&id).await.unwrap().task.status != TaskStatus::InputRequired {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let mut flood: JsonObject = (0..280_000).map(|n| (format!("k{n}"), json!(n))).collect();
+    client
+        .update_task(&id, flood.clone())
+        .await
+        .expect("acknowledged");
+    assert_eq!(*most.lock().unwrap(), 0, "nothing asked was answered");
+    // An answer to the ask over 1 MiB is refused, the task still asking.
+    flood.insert(
+        "go".into(),
+        json!({"action": "accept", "content": {"x": "a".repeat(2 << 20)}}),
+    );
+    let error = client.update_task(&id, flood.clone()).await.unwrap_err();
+    assert_eq!(
+        error.as_protocol().map(|e| e.code.0),
+        Some(-32602),
+        "{error}"
+    );
+    assert!(error.to_string().contains("at most 1048576"), "{error}");
+    assert_eq!(*most.lock().unwrap(), 0);
+    // The flood beside the real answer: the store sees the one answer.
+    flood.insert("go".into(), json!({"action": "decline"}));
+    client.update_task(&id, flood).await.unwrap();
+    assert_eq!(*most.lock().unwrap(), 1);
     let done = bounded(async {
         loop {
             let task = client.get_task(&id).await.unwrap();

@@ -204,6 +204,7 @@ impl McpRequest {
     }
 
     /// What telemetry names the request by: the target, or the URI template a read matched.
+    #[cfg(feature = "otel")]
     pub(crate) fn telemetry_target(&self, filled: bool) -> &Arc<str> {
         match &self.template {
             Some(template) if !filled => template,

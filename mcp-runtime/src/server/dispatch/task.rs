@@ -450,7 +450,7 @@ impl Connection {
             Ok(parts) => parts,
             Err(answer) => return answer,
         };
-        let responses: JsonObject = match p.input_responses {
+        let mut responses: JsonObject = match p.input_responses {
             Value::Object(responses) => responses,
             _ => {
                 return Routed::rejected(
@@ -463,7 +463,24 @@ impl Connection {
             async move {
                 let hub = &server.tasks;
                 let outcome = async {
-                    Self::visible(hub, &caller, &p.task_id).await?;
+                    let task = Self::visible(hub, &caller, &p.task_id).await?;
+                    // Answers to keys the task never asked (or no longer asks) go no
+                    // further: they would be ignored, and a shared store would still have
+                    // carried them all (280,000 keys were one script blocking Redis).
+                    responses.retain(|key, _| task.input_requests.contains_key(key));
+                    if responses.is_empty() {
+                        return Ok(());
+                    }
+                    let bytes: usize = responses
+                        .iter()
+                        .map(|(k, v)| k.len() + serde_json::to_vec(v).map_or(0, |v| v.len()))
+                        .sum();
+                    if bytes > MAX_UPDATE_BYTES {
+                        return Err(McpError::invalid_params(format!(
+                            "the answers are {bytes} bytes; one tasks/update carries at most \
+                             {MAX_UPDATE_BYTES}"
+                        )));
+                    }
                     hub.store()
                         .respond(&p.task_id, responses)
                         .await
@@ -514,6 +531,11 @@ impl Connection {
         )
     }
 }
+
+/// The most bytes of answers (keys and JSON values, those the task asked for) one
+/// `tasks/update` delivers: answers are elicitation results and sampled messages, far
+/// smaller; a task's state in the store stays bounded by it.
+const MAX_UPDATE_BYTES: usize = 1024 * 1024;
 
 fn split_id(p: &mut TaskIdParams) -> (Option<crate::protocol::RequestMeta>, String) {
     (p.meta.take(), p.task_id.clone())
