@@ -93,9 +93,10 @@ pub struct ServerArgs {
     #[arg(long, value_enum, default_value_t = EraArg::Auto)]
     pub era: EraArg,
 
-    /// Give up on an answer after this many seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
-    pub timeout: u64,
+    /// Give up on an answer after this many seconds [default: 30]. Given, it also bounds a
+    /// login this command starts (which otherwise waits up to 300 s for the browser).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<u64>,
 
     /// Arguments for the project's server, after `--` (e.g. the directory of a `files`
     /// server).
@@ -112,10 +113,14 @@ impl ServerArgs {
             ServerSpec::Url {
                 url: url.clone(),
                 token: self.token.clone(),
-                login: crate::ops::oauth::Options {
-                    client_id: self.client_id.clone(),
-                    login_without_asking: self.login,
-                    ..Default::default()
+                login: {
+                    let defaults = crate::ops::oauth::Options::default();
+                    crate::ops::oauth::Options {
+                        client_id: self.client_id.clone(),
+                        login_without_asking: self.login,
+                        wait: self.timeout.map_or(defaults.wait, |_| self.timeout()),
+                        ..defaults
+                    }
                 },
             }
         } else {
@@ -129,7 +134,7 @@ impl ServerArgs {
 
     /// The answer timeout.
     pub fn timeout(&self) -> Duration {
-        Duration::from_secs(self.timeout.max(1))
+        Duration::from_secs(self.timeout.unwrap_or(30).max(1))
     }
 
     /// Connects (building the project first when that is the server).

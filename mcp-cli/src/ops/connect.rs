@@ -192,7 +192,16 @@ async fn connect_url(
             if stored.is_some() {
                 oauth::forget(url)?;
             }
-            let fresh = oauth::login_and_store(url, login).await?;
+            // The whole login (discovery, registration, the browser, the token) within the
+            // login's wait: `--timeout` when given, else the browser's 300 s.
+            let fresh = tokio::time::timeout(login.wait, oauth::login_and_store(url, login))
+                .await
+                .map_err(|_| {
+                    anyhow!(
+                        "the login to {url} did not finish within {} s",
+                        login.wait.as_secs()
+                    )
+                })??;
             finish(spec, open(Some(&fresh.access_token))?, era, timeout).await
         }
         other => other,

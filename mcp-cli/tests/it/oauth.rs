@@ -268,7 +268,7 @@ fn urls_a_server_chooses_are_refused_before_they_are_printed_fetched_or_opened()
         fn(u16) -> (Option<String>, Value, Value),
         &'static str,
     );
-    let cases: [Case; 8] = [
+    let cases: [Case; 9] = [
         (
             "a file: authorization endpoint",
             |p| {
@@ -320,6 +320,16 @@ fn urls_a_server_chooses_are_refused_before_they_are_printed_fetched_or_opened()
                 (Some(named.to_owned()), resource, issuer)
             },
             "the resource_metadata given by the server is a plain http:// URL to 198.51.100.1",
+        ),
+        (
+            // Another origin, even on this machine: never fetched.
+            "resource metadata named on another origin",
+            |p| {
+                let (_, resource, issuer) = metadata(p, |_| {});
+                let named = format!("http://127.0.0.2:{p}/.well-known/oauth-protected-resource");
+                (Some(named), resource, issuer)
+            },
+            "the server's resource_metadata is on another origin than the server",
         ),
         (
             "an authorization server off this machine over plain http",
@@ -388,6 +398,33 @@ fn urls_a_server_chooses_are_refused_before_they_are_printed_fetched_or_opened()
         );
         assert!(user.stored().is_empty(), "{what}");
     }
+}
+
+/// Review #40 item 10: `list --timeout` did not bound the login it started (the browser's
+/// 300 s). Here the browser never comes back.
+#[test]
+fn a_login_started_by_list_ends_within_its_timeout() {
+    let server = Hostile::start(|p| metadata(p, |_| {}));
+    let user = User::new();
+    let idle = user.home.path().join("idle.sh");
+    std::fs::write(&idle, "#!/bin/sh\nexit 0\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&idle, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let out = output(
+        cargo_mcp()
+            .args(["list", "--url", &server.url, "--login", "--timeout", "3"])
+            .env("HOME", user.home.path())
+            .env("XDG_CONFIG_HOME", user.home.path().join("config"))
+            .env("BROWSER", &idle)
+            .env_remove("MCP_TOKEN")
+            .env_remove("MCP_CLIENT_ID"),
+    );
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(stderr(&out).contains("within 3 s"), "{}", show(&out));
+    assert!(user.stored().is_empty());
 }
 
 #[test]

@@ -282,6 +282,16 @@ async fn discover_resource(http: &Http, server: &url::Url, named: Option<&str>) 
     let named = named
         .map(|url| metadata_url("resource_metadata", url))
         .transpose()?;
+    // The server's own metadata is on its origin (RFC 9728 §3 puts it under the resource's
+    // well-known path); one named elsewhere would make this CLI fetch a URL of the server's
+    // choosing anywhere.
+    if let Some(named) = &named
+        && origin(named) != origin(server)
+    {
+        bail!(
+            "the server's resource_metadata is on another origin than the server; refusing to log in"
+        );
+    }
     let mut candidates: Vec<String> = named.map(String::from).into_iter().collect();
     candidates.push(format!(
         "{}/.well-known/oauth-protected-resource{path}",
