@@ -10,8 +10,10 @@
 //! 1. **A scan of its tokens** (html5ever's tokenizer alone, linear in the page): an upper
 //!    estimate of its depth (each start tag opens an element until its end tag, except void
 //!    elements and a repeated `<li>`, `<p>`, `<td>` and their kin, which close their
-//!    predecessor), and its text. Past [`MAX_DEPTH`], the page is never built into a tree:
-//!    its text is the answer.
+//!    predecessor), and its count of elements. Past [`MAX_DEPTH`], or past
+//!    [`MAX_ELEMENTS`] (`htmd`'s time grows with the square of adjacent inline elements:
+//!    160,000 `<span>`s took 2 s, 2.5 MiB of them 18 s), the page is never built into a
+//!    tree: its text is the answer (a second scan collects it, only then).
 //! 2. **The tree**, parsed once, its exact depth measured with an explicit stack (nested
 //!    tables, whose `<tbody>`, `<tr>` and `<td>` the estimate counts once, can go deeper than
 //!    estimated). Past [`MAX_DEPTH`]: the text again.
@@ -38,6 +40,11 @@ use std::rc::Rc;
 /// no page meant to be read goes deeper. `htmd` converts it on a 2 MiB stack (a blocking
 /// thread's) with room to spare, in a debug build too (a test checks it).
 pub const MAX_DEPTH: usize = 512;
+
+/// The most elements converted to Markdown: 100,000 adjacent `<span>`s, the worst case
+/// measured, take `htmd` under a second (release build); a long article has a few
+/// thousand elements, the largest pages of Wikipedia some tens of thousands.
+pub const MAX_ELEMENTS: usize = 100_000;
 
 /// Tags whose content is no part of what a page says.
 pub const SKIPPED_TAGS: [&str; 9] = [
@@ -89,9 +96,12 @@ const BLOCKS: [&str; 30] = [
 /// assert!(simplify(&deep).ends_with("deep"));
 /// ```
 pub fn simplify(html: &str) -> String {
-    let scan = scan(html);
-    if scan.depth > MAX_DEPTH {
-        return as_text(&scan.text);
+    let shape = scan(html, false);
+    if shape.depth > MAX_DEPTH {
+        return text_only(html, Fallback::Deep);
+    }
+    if shape.elements > MAX_ELEMENTS {
+        return text_only(html, Fallback::Large);
     }
     let converter = htmd::HtmlToMarkdown::builder()
         .skip_tags(SKIPPED_TAGS.to_vec())
@@ -101,17 +111,40 @@ pub fn simplify(html: &str) -> String {
         return "<error>Page failed to be simplified from HTML</error>".to_owned();
     };
     if depth_exceeds(&tree, MAX_DEPTH) {
-        return as_text(&scan.text);
+        return text_only(html, Fallback::Deep);
     }
     converter.tree_to_markdown(&tree)
 }
 
-/// The fallback's answer: the note, then the text.
-fn as_text(text: &str) -> String {
+/// Why a page is answered with its text rather than Markdown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Fallback {
+    /// Its elements nest deeper than [`MAX_DEPTH`].
+    Deep,
+    /// It has more than [`MAX_ELEMENTS`] elements.
+    Large,
+    /// Its conversion did not finish within the caller's time budget.
+    Slow,
+}
+
+/// The page's text (one linear scan) after a note saying why it is not Markdown.
+///
+/// ```
+/// use mcp_examples::page::{Fallback, text_only};
+///
+/// let out = text_only("<h1>Weather</h1><p>Sunny</p>", Fallback::Slow);
+/// assert!(out.starts_with("<error>") && out.ends_with("Weather\nSunny"));
+/// ```
+pub fn text_only(html: &str, why: Fallback) -> String {
+    let why = match why {
+        Fallback::Deep => format!("nests elements more than {MAX_DEPTH} deep, too deep"),
+        Fallback::Large => format!("has more than {MAX_ELEMENTS} elements, too many"),
+        Fallback::Slow => "took too long".to_owned(),
+    };
     format!(
-        "<error>The page nests elements more than {MAX_DEPTH} deep, too deep to convert to \
-         Markdown; here is its text.</error>\n\n{}",
-        fold(text)
+        "<error>The page {why} to convert to Markdown; here is its text.</error>\n\n{}",
+        fold(&scan(html, true).text)
     )
 }
 
@@ -134,7 +167,10 @@ fn depth_exceeds(root: &Rc<Node>, limit: usize) -> bool {
 struct Scan {
     /// The estimated depth: see the module documentation.
     depth: usize,
-    /// The text outside skipped elements, a line break at each block element's start and end.
+    /// Start tags of elements that have content (void ones not counted).
+    elements: usize,
+    /// The text outside skipped elements, a line break at each block element's start and
+    /// end; collected only when asked for.
     text: String,
 }
 
@@ -149,6 +185,8 @@ struct Scanner {
     foreign: usize,
     /// Open skipped elements: their text is left out.
     skipped: usize,
+    /// Whether to collect the text.
+    with_text: bool,
 }
 
 /// Elements without content.
@@ -203,7 +241,7 @@ fn skipped_in_text(name: &LocalName) -> bool {
 
 impl Scanner {
     fn start(&mut self, name: &LocalName, self_closing: bool) -> TokenSinkResult<()> {
-        if BLOCKS.contains(&&**name) {
+        if self.with_text && BLOCKS.contains(&&**name) {
             self.scan.text.push('\n');
         }
         let closes_itself = VOID.contains(name)
@@ -214,6 +252,7 @@ impl Scanner {
         }
         *self.open.entry(name.clone()).or_default() += 1;
         self.total += 1;
+        self.scan.elements += 1;
         self.scan.depth = self.scan.depth.max(self.total);
         if *name == local_name!("svg") || *name == local_name!("math") {
             self.foreign += 1;
@@ -238,7 +277,7 @@ impl Scanner {
     }
 
     fn end(&mut self, name: &LocalName) {
-        if BLOCKS.contains(&&**name) {
+        if self.with_text && BLOCKS.contains(&&**name) {
             self.scan.text.push('\n');
         }
         let Some(open) = self.open.get_mut(name) else {
@@ -272,7 +311,7 @@ impl TokenSink for Sink {
                 TagKind::EndTag => scanner.end(&tag.name),
             },
             // Line breaks in text are white space, as a browser shows them.
-            Token::CharacterTokens(text) if scanner.skipped == 0 => {
+            Token::CharacterTokens(text) if scanner.with_text && scanner.skipped == 0 => {
                 let spaced = text
                     .chars()
                     .map(|c| if c.is_whitespace() { ' ' } else { c });
@@ -284,9 +323,14 @@ impl TokenSink for Sink {
     }
 }
 
-/// One pass over the page's tokens: its estimated depth and its text.
-fn scan(html: &str) -> Scan {
-    let tokenizer = Tokenizer::new(Sink(RefCell::default()), TokenizerOpts::default());
+/// One pass over the page's tokens: its estimated depth, its elements, and its text when
+/// `with_text`.
+fn scan(html: &str, with_text: bool) -> Scan {
+    let scanner = Scanner {
+        with_text,
+        ..Scanner::default()
+    };
+    let tokenizer = Tokenizer::new(Sink(RefCell::new(scanner)), TokenizerOpts::default());
     let input = BufferQueue::default();
     input.push_back(StrTendril::from(html));
     // Only `Script` stops the tokenizer early, and this sink never asks for it.
@@ -356,7 +400,7 @@ mod tests {
             )
         });
         for page in pages.into_iter().chain([tables]) {
-            let scanned = scan(&page).depth;
+            let scanned = scan(&page, false).depth;
             let out = on_small_stack(move || simplify(&page));
             assert_eq!(out, format!("{note}deep bold text"), "estimated {scanned}");
         }
@@ -375,7 +419,7 @@ mod tests {
             "document.write('<div>');".repeat(1000),
             "<path d='M0 0'/>".repeat(5000),
         );
-        let scan = scan(&page);
+        let scan = scan(&page, false);
         assert!(scan.depth <= 6, "{}", scan.depth);
         assert!(!simplify(&page).starts_with("<error>"));
     }
@@ -390,6 +434,22 @@ mod tests {
         let out = simplify(&page);
         let text = out.split_once("</error>\n\n").unwrap().1;
         assert_eq!(text, "Title\none two\na\nb\nx\ny\nend");
+    }
+
+    #[test]
+    fn a_page_of_too_many_elements_is_text_and_text_is_collected_only_then() {
+        let spans = |n: usize| format!("<div>{}</div>", "<span>x</span>".repeat(n));
+        let many = simplify(&spans(MAX_ELEMENTS + 1));
+        assert!(
+            many.starts_with("<error>The page has more than 100000 elements"),
+            "{}",
+            &many[..200]
+        );
+        assert!(many.ends_with("xxxx"));
+        assert!(!simplify(&spans(1000)).starts_with("<error>"));
+        assert!(scan(&spans(10), false).text.is_empty());
+        assert_eq!(scan(&spans(10), false).elements, 11);
+        assert_eq!(scan(&spans(3), true).text, "\nxxx\n");
     }
 
     #[test]

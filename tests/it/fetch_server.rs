@@ -248,3 +248,128 @@ async fn a_page_nested_too_deep_for_markdown_is_answered_with_its_text_and_the_s
     assert!(text(&r).ends_with(":\nthe bottom"), "{}", text(&r));
     assert!(guarded(client.list_tools()).await.is_ok());
 }
+
+/// An origin on 127.0.0.1 that is slow in the way `path` says: `/silent` never answers,
+/// `/head` sends its status line a byte every 200 ms, `/body` its headers at once and its
+/// body a byte every 200 ms.
+async fn slow_origin() -> u16 {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut conn, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut buf = [0u8; 2048];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match conn.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                let path = text.split(' ').nth(1).unwrap_or("/");
+                match path {
+                    "/head" => {
+                        drip(&mut conn, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await
+                    }
+                    "/body" => {
+                        let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n";
+                        if conn.write_all(head).await.is_ok() {
+                            drip(&mut conn, &[b'x'; 1000]).await;
+                        }
+                    }
+                    _ => std::future::pending::<()>().await,
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Writes `bytes` one every 200 ms.
+async fn drip(conn: &mut tokio::net::TcpStream, bytes: &[u8]) {
+    for byte in bytes {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        if conn.write_all(&[*byte]).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Review #40 item 8: an origin that never answers, or trickles its head or its body, held
+/// a call for more than 20 s (60 s by default then). Each now ends at the fetch's timeout
+/// (`--timeout`, 15 s by default) with an error result, and the server goes on serving.
+#[tokio::test]
+async fn slow_origins_end_at_the_timeout_with_an_error_result() {
+    let port = slow_origin().await;
+    let base = format!("http://127.0.0.1:{port}");
+    let client = fetch_server(&[
+        "--allow-origin".into(),
+        base.clone(),
+        "--timeout".into(),
+        "2".into(),
+    ])
+    .await;
+    for path in ["/silent", "/head", "/body"] {
+        let r = fetch(&client, json!({ "url": format!("{base}{path}") })).await;
+        assert!(r.is_error(), "{path}: {r:?}");
+        assert!(text(&r).contains("timed out"), "{path}: {}", text(&r));
+        assert!(text(&r).contains("2s"), "{path}: {}", text(&r));
+    }
+    assert!(guarded(client.list_tools()).await.is_ok());
+}
+
+/// Review #40 item 8: the `fetch` prompt converted on the async workers, and two prompts for
+/// a 1 MiB page delayed `tools/list` by 2.9 s. While two prompts convert pages that take
+/// seconds, `tools/list` is answered first (the latency is printed; `bench/` measures it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_is_answered_while_prompts_convert_large_pages() {
+    // Adjacent inline elements, the conversion's slowest shape, just under its element bound.
+    let big = format!(
+        "<html><body><div>{}</div></body></html>",
+        "<span>x</span>".repeat(90_000)
+    );
+    let (port, hits) =
+        pages(move |_| ("200 OK", "Content-Type: text/html\r\n".into(), big.clone())).await;
+    let client = Arc::new(
+        fetch_server(&["--allow-origin".into(), format!("http://127.0.0.1:{port}")]).await,
+    );
+    let prompts: Vec<_> = (0..2)
+        .map(|n| {
+            let client = client.clone();
+            let url = format!("http://127.0.0.1:{port}/big/{n}");
+            tokio::spawn(async move {
+                let mut args = BTreeMap::new();
+                args.insert("url".to_owned(), url);
+                guarded(client.get_prompt("fetch", &args)).await
+            })
+        })
+        .collect();
+    guarded(async {
+        while hits.load(Ordering::SeqCst) < 2 {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    // The pages are read; give the conversions time to start.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let started = std::time::Instant::now();
+    let tools = guarded(client.list_tools()).await.unwrap();
+    let took = started.elapsed();
+    assert_eq!(tools.len(), 1);
+    let still_converting = prompts.iter().filter(|p| !p.is_finished()).count();
+    eprintln!("tools/list took {took:?} with {still_converting} conversions running");
+    assert_eq!(
+        still_converting, 2,
+        "the conversions ended before tools/list was answered"
+    );
+    for prompt in prompts {
+        let answer = prompt.await.unwrap().unwrap();
+        let message = serde_json::to_string(&answer.messages).unwrap();
+        assert!(
+            message.contains("xxxx"),
+            "{}",
+            &message[..message.len().min(300)]
+        );
+    }
+}

@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! fetch-server [--allow-origin ORIGIN]... [--allow-host PATTERN]... [--user-agent UA]
-//!              [--max-bytes N] [--transport stdio|http] [--bind ADDR]
+//!              [--max-bytes N] [--timeout SECONDS] [--transport stdio|http] [--bind ADDR]
 //! ```
 //!
 //! - `--allow-origin ORIGIN`: `scheme://host[:port]`, reachable at whatever address it
@@ -16,9 +16,18 @@
 //!   without one, any public host.
 //! - `--max-bytes N`: the most bytes of a page that are read (10 MiB); a longer page is cut
 //!   there, and the text says so.
+//! - `--timeout SECONDS`: how long one fetch may take, redirects and the whole body
+//!   included (15 s, the `net` module's default): an origin that never answers, sends its
+//!   headers or its body a byte at a time, costs a call this long, then an error the model
+//!   can act on. Connecting takes at most 5 s and the response's head 10 s of it.
 //! - `--user-agent UA`: the `User-Agent` sent (the reference's default shape is kept).
 //! - `--ignore-robots-txt`: accepted for the reference's command lines; this server does not
 //!   consult `robots.txt` (it fetches only what the user's client asks for).
+//!
+//! Converting a page to Markdown runs on the blocking pool, at most as many at once as the
+//! machine has cores (more wait their turn), within [`CONVERT_BUDGET`] including that wait;
+//! past it the page's text is the answer (see [`page`] for the size and depth bounds that
+//! keep each conversion itself short). The server's other requests never wait for one.
 //!
 //! Differences from the reference, on purpose: no `--proxy-url` (a proxy would make the
 //! address checks meaningless); Markdown from the whole page with scripts, styles and
@@ -52,6 +61,10 @@ struct Args {
     /// The most bytes of a page to read.
     #[arg(long, value_name = "N", default_value_t = 10 << 20)]
     max_bytes: usize,
+
+    /// How long one fetch may take, in seconds, body included.
+    #[arg(long, value_name = "SECONDS", default_value_t = mcp_runtime::net::DEFAULT_TOTAL_TIMEOUT.as_secs())]
+    timeout: u64,
 
     /// The User-Agent header to send.
     #[arg(long, value_name = "UA")]
@@ -145,12 +158,43 @@ async fn fetch(
     ))
 }
 
-/// The page as Markdown (or its text, when too deeply nested: see [`page`]), converted on a
+/// How long a page's conversion may take, waiting for a turn included; past it the answer
+/// is the page's text ([`page::Fallback::Slow`]).
+const CONVERT_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Conversions running at once: one per core, so that pages being converted leave the
+/// async workers (which answer `tools/list`, pings and every other request) their share.
+static CONVERSIONS: std::sync::LazyLock<std::sync::Arc<tokio::sync::Semaphore>> =
+    std::sync::LazyLock::new(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        std::sync::Arc::new(tokio::sync::Semaphore::new(cores))
+    });
+
+/// The page as Markdown (or its text: see [`page`] and [`CONVERT_BUDGET`]), converted on a
 /// blocking thread so that the server's other requests never wait for a large page.
 async fn simplified(html: String) -> String {
-    tokio::task::spawn_blocking(move || page::simplify(&html))
-        .await
-        .unwrap_or_else(|_| "<error>Page failed to be simplified from HTML</error>".to_owned())
+    const FAILED: &str = "<error>Page failed to be simplified from HTML</error>";
+    let html = std::sync::Arc::new(html);
+    let convert = {
+        let html = html.clone();
+        async move {
+            let permit = CONVERSIONS.clone().acquire_owned().await;
+            // The permit goes with the conversion: one that outlives the budget still
+            // holds its core until it ends (bounded by `page::MAX_ELEMENTS`).
+            tokio::task::spawn_blocking(move || {
+                let _permit = permit;
+                page::simplify(&html)
+            })
+            .await
+        }
+    };
+    match tokio::time::timeout(CONVERT_BUDGET, convert).await {
+        Ok(Ok(markdown)) => markdown,
+        Ok(Err(_)) => FAILED.to_owned(),
+        Err(_) => tokio::task::spawn_blocking(move || page::text_only(&html, page::Fallback::Slow))
+            .await
+            .unwrap_or_else(|_| FAILED.to_owned()),
+    }
 }
 
 /// `max_length` characters from `start_index`, with the reference's notes when there is more
@@ -204,7 +248,9 @@ fn fetch_prompt(net: NetService, agent: String) -> impl mcp_runtime::prompt::Pro
 async fn main() -> ExitCode {
     let args = Args::parse();
     let _logs = init_tracing();
-    let mut policy = NetPolicy::new().max_response_bytes(args.max_bytes);
+    let mut policy = NetPolicy::new()
+        .max_response_bytes(args.max_bytes)
+        .total_timeout(std::time::Duration::from_secs(args.timeout.max(1)));
     for pattern in &args.allow_hosts {
         policy = policy.allow_host(pattern);
     }
