@@ -556,13 +556,47 @@ async fn as_caller(url: &str, token: &str, method: &str, params: Value) -> Value
         .to_owned();
     let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let bearer = format!("Bearer {token}");
-    let headers = [
+    let mut headers = vec![
         ("mcp-protocol-version", "2026-07-28"),
         ("mcp-method", method),
         ("mcp-name", name.as_str()),
-        ("authorization", bearer.as_str()),
     ];
+    // No token: an unauthenticated caller.
+    if !token.is_empty() {
+        headers.push(("authorization", bearer.as_str()));
+    }
     post(url, &headers, &message).await.answer()
+}
+
+/// Review #40 item 4: one unauthenticated client filled the task store for an hour (10,000
+/// hour-long tasks in 3 s from one address). Unauthenticated callers over HTTP are counted
+/// by their network against `max_per_owner`, and their tasks are kept ten minutes.
+#[tokio::test]
+async fn an_unauthenticated_network_is_bounded_like_an_identity_and_kept_shorter() {
+    let server = server(TaskLimits::new().max_per_owner(3));
+    let http = serve(server.clone(), HttpOptions::default()).await;
+    let call = || {
+        as_caller(
+            &http.url,
+            "",
+            "tools/call",
+            json!({"name": "wait_a_second", "arguments": {}}),
+        )
+    };
+    for _ in 0..3 {
+        let handle = call().await;
+        assert_eq!(handle["result"]["resultType"], "task", "{handle}");
+        assert_eq!(handle["result"]["ttlMs"], 600_000, "{handle}");
+    }
+    let refused = call().await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("3 tasks for this caller"), "{refused}");
+    // A client without an address (stdio, in memory) is counted in the total only.
+    let local = memory(&server).await;
+    let handle = start(&local, "wait_a_second").await;
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    assert_eq!(handle["ttlMs"], 3_600_000, "{handle}");
 }
 
 #[tokio::test]

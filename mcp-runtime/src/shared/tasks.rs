@@ -5,7 +5,8 @@
 //! for each outstanding ask and `a:KEY` for each answer not yet taken, `result` or `error`.
 //! The scripts only move these strings around; JSON is read and written in Rust (Redis's
 //! `cjson` would turn an empty array into an object). `{prefix}tasks` and
-//! `{prefix}owner:{identity}` index the tasks by expiry: creation sweeps them and counts
+//! `{prefix}owner:{quota}` (the task's [`TaskRecord::quota`](crate::task::TaskRecord::quota):
+//! an identity, or `network:` and an unauthenticated caller's network) index the tasks by expiry: creation sweeps them and counts
 //! them against the bounds. The hash itself expires with the task (`PEXPIREAT`).
 //!
 //! Every script first looks at the lease: a task that has not ended and whose lease ran out
@@ -226,6 +227,9 @@ static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| {
 struct Meta {
     id: String,
     owner: Option<String>,
+    /// Absent in records written before it existed: the owner, as then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    quota: Option<String>,
     tool: String,
     created: u64,
     ttl: u64,
@@ -333,6 +337,9 @@ impl RedisTaskStore {
             .and_then(|u| u.parse().ok())
             .unwrap_or(meta.created);
         let mut record = TaskRecord::new(meta.id, meta.owner, meta.tool, &Default::default());
+        if meta.quota.is_some() {
+            record.quota = meta.quota;
+        }
         record.status = status;
         record.status_message = hash.get("msg").cloned();
         record.created_at_ms = meta.created;
@@ -375,6 +382,7 @@ impl TaskStore for RedisTaskStore {
             let meta = serde_json::to_string(&Meta {
                 id: task.id.clone(),
                 owner: task.owner.clone(),
+                quota: task.quota.clone(),
                 tool: task.tool.clone(),
                 created: task.created_at_ms,
                 ttl: task.ttl_ms,
@@ -382,7 +390,7 @@ impl TaskStore for RedisTaskStore {
             })
             .expect("task metadata serializes");
             let owner_key = task
-                .owner
+                .quota
                 .as_ref()
                 .map_or_else(String::new, |o| self.state.key(&format!("owner:{o}")));
             let keys = [self.task_key(&task.id), self.state.key("tasks"), owner_key];

@@ -94,7 +94,7 @@ impl Inner {
     fn remove(&mut self, id: &str) {
         if let Some(entry) = self.tasks.remove(id) {
             self.bytes -= entry.size;
-            if let Some(owner) = &entry.record.owner
+            if let Some(owner) = &entry.record.quota
                 && let Some(n) = self.per_owner.get_mut(owner)
             {
                 *n -= 1;
@@ -141,7 +141,7 @@ impl TaskStore for MemoryTaskStore {
                 inner.sweep(now);
             }
             let over_owner = |inner: &Inner| {
-                task.owner.as_ref().is_some_and(|o| {
+                task.quota.as_ref().is_some_and(|o| {
                     inner.per_owner.get(o).copied().unwrap_or(0) >= self.limits.max_per_owner
                 })
             };
@@ -173,7 +173,7 @@ impl TaskStore for MemoryTaskStore {
                     "a task with this id exists already".into(),
                 ));
             }
-            if let Some(owner) = &task.owner {
+            if let Some(owner) = &task.quota {
                 *inner.per_owner.entry(owner.clone()).or_default() += 1;
             }
             inner.bytes += size;

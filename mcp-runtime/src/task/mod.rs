@@ -98,6 +98,13 @@ pub struct TaskRecord {
     pub id: String,
     /// The identity of the caller that created it (`None`: an unauthenticated caller).
     pub owner: Option<String>,
+    /// What the store counts it under for [`TaskLimits::max_per_owner`]: the owner, else,
+    /// for an unauthenticated caller over HTTP, `network:` and the caller's network (an
+    /// IPv4 address, an IPv6 `/64`, this machine as one, as the HTTP limits count callers),
+    /// so that one address cannot fill the store for everyone. `None`: counted only in the
+    /// store's total (a stdio client, the one user of its server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<String>,
     /// The tool it runs.
     pub tool: String,
     /// Its status.
@@ -129,6 +136,7 @@ impl TaskRecord {
         let now = now_ms();
         Self {
             id,
+            quota: owner.clone(),
             owner,
             tool,
             status: TaskStatus::Working,
@@ -296,8 +304,9 @@ pub struct TaskLimits {
     pub max_tasks: usize,
     /// Bytes of task state (results, asks, answers) kept at once.
     pub max_bytes: usize,
-    /// Tasks kept at once for one authenticated identity, so one caller cannot fill the
-    /// store for everyone (unauthenticated callers share [`max_tasks`](Self::max_tasks)).
+    /// Tasks kept at once for one caller, so one caller cannot fill the store for everyone:
+    /// an authenticated identity, or an unauthenticated caller's network over HTTP
+    /// ([`TaskRecord::quota`]; stdio clients share [`max_tasks`](Self::max_tasks) alone).
     pub max_per_owner: usize,
 }
 
@@ -342,6 +351,11 @@ impl TaskLimits {
 pub struct TaskOptions {
     /// How long a task is kept after its creation (its `ttlMs`). Default: one hour.
     pub ttl: Duration,
+    /// How long a task of an unauthenticated caller over HTTP is kept at most (the
+    /// shorter of this and [`ttl`](Self::ttl)): such callers are told apart only by their
+    /// network, so what they leave in the store should not outlive them for long.
+    /// Default: ten minutes.
+    pub unauthenticated_ttl: Duration,
     /// The polling interval clients are told (`pollIntervalMs`). Default: 500 ms.
     pub poll_interval: Duration,
     /// How often a running task looks at the store for a cancellation or answers that did
@@ -355,6 +369,7 @@ impl std::fmt::Debug for TaskOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TaskOptions")
             .field("ttl", &self.ttl)
+            .field("unauthenticated_ttl", &self.unauthenticated_ttl)
             .field("poll_interval", &self.poll_interval)
             .field("store_poll", &self.store_poll)
             .finish_non_exhaustive()
@@ -365,6 +380,7 @@ impl Default for TaskOptions {
     fn default() -> Self {
         Self {
             ttl: Duration::from_secs(3600),
+            unauthenticated_ttl: Duration::from_secs(600),
             poll_interval: Duration::from_millis(500),
             store_poll: Duration::from_secs(1),
             store: std::sync::Arc::new(MemoryTaskStore::new(TaskLimits::default())),
@@ -381,6 +397,12 @@ impl TaskOptions {
     /// Sets [`ttl`](Self::ttl).
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
+        self
+    }
+
+    /// Sets [`unauthenticated_ttl`](Self::unauthenticated_ttl).
+    pub fn unauthenticated_ttl(mut self, ttl: Duration) -> Self {
+        self.unauthenticated_ttl = ttl;
         self
     }
 

@@ -236,6 +236,15 @@ impl Connection {
             tool.name.to_string(),
             &hub.options,
         );
+        // An unauthenticated caller over HTTP: counted by its network, kept a shorter while.
+        if caller.identity().is_none()
+            && let Some(network) = caller.address()
+        {
+            record.quota = Some(format!("network:{network}"));
+            let shorter =
+                u64::try_from(hub.options.unauthenticated_ttl.as_millis()).unwrap_or(u64::MAX);
+            record.ttl_ms = record.ttl_ms.min(shorter);
+        }
         let budget = server.max_response_bytes;
         if let Some(out) = first {
             cx.finish();
