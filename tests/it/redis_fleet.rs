@@ -525,3 +525,133 @@ async fn a_get_stream_resumed_on_another_instance_loses_nothing() {
     assert_eq!(resumed.id.as_deref(), Some(second_id.as_str()));
     assert_eq!(resumed.data, second.data);
 }
+
+/// Review #40 item 5: 100 refused `resources/subscribe` calls with huge URIs put 404 MiB into
+/// Redis, and the session then answered 503 on every replica. Only changes that succeed are
+/// recorded, and a session's record is bounded in bytes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_state_changes_that_succeed_are_shared_and_the_record_is_bounded() {
+    let redis = Redis::start();
+    let (a, b) = (instance(&redis), instance(&redis));
+    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let huge = format!("demo://{}", "a".repeat(1 << 20));
+    for n in 0..20_i64 {
+        let subscribe = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "resources/subscribe",
+            "params": {"uri": huge}});
+        let answer = legacy_post(&a.url, Some(&session), &subscribe)
+            .await
+            .answer();
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
+    let set_level = json!({"jsonrpc": "2.0", "id": 200, "method": "logging/setLevel",
+        "params": {"level": "warning"}});
+    let answer = legacy_post(&a.url, Some(&session), &set_level)
+        .await
+        .answer();
+    assert!(answer.get("result").is_some(), "{answer}");
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let ops: Vec<String> = redis::cmd("LRANGE")
+        .arg(format!("mcp:session-ops:{session}"))
+        .arg(0)
+        .arg(-1)
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    assert_eq!(
+        ops.len(),
+        1,
+        "only setLevel: {:?}",
+        ops.iter().map(|o| o.len()).collect::<Vec<_>>()
+    );
+    assert!(ops[0].contains("logging/setLevel"), "{ops:?}");
+    // Past the bytes bound, changes are served but not shared: the record stays bounded.
+    // (A session follows at most 256 KiB of URIs at once; subscribing and unsubscribing
+    // again and again is what grows the record.)
+    let uri = format!("test://template/{}/data", "b".repeat(7000));
+    for n in 0..200_i64 {
+        for method in ["resources/subscribe", "resources/unsubscribe"] {
+            let change = json!({"jsonrpc": "2.0", "id": 300 + n, "method": method,
+                "params": {"uri": uri}});
+            let answer = legacy_post(&a.url, Some(&session), &change).await.answer();
+            assert!(answer.get("result").is_some(), "{method}: {answer}");
+        }
+    }
+    let bytes: usize = redis::cmd("HGET")
+        .arg(format!("mcp:session:{session}"))
+        .arg("opsbytes")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    assert!((1000 * 1024..=1024 * 1024).contains(&bytes), "{bytes}");
+    // The session is served by the other instance all the same.
+    let list = json!({"jsonrpc": "2.0", "id": 900, "method": "tools/list"});
+    let answer = legacy_post(&b.url, Some(&session), &list).await;
+    assert_eq!(answer.status, http::StatusCode::OK);
+    assert!(answer.answer()["result"]["tools"].is_array());
+}
+
+/// Review #40 item 5: a full Redis (`maxmemory` reached, `noeviction`) fails closed for
+/// session and task creation, as it does for `requestState` nonces: nothing is created that
+/// another instance could not see.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_redis_fails_session_and_task_creation_closed() {
+    let redis = Redis::start();
+    let a = instance(&redis);
+    let client = task_client(&a.url).await;
+    let admin = redis::Client::open(redis.url()).unwrap();
+    let mut c = admin.get_multiplexed_async_connection().await.unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg("1")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
+    assert_eq!(
+        opened.status,
+        http::StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        opened.text()
+    );
+    assert!(opened.header("mcp-session-id").is_none());
+    let refused = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "slow_compute", "arguments": {"seconds": 1}})),
+        )
+        .await;
+    match refused {
+        Ok(answer) => {
+            assert_eq!(answer["isError"], true, "{answer}");
+            assert_ne!(answer["resultType"], "task", "{answer}");
+        }
+        Err(error) => assert!(error.to_string().contains("store"), "{error}"),
+    }
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg("mcp:task:*")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    assert!(keys.is_empty(), "{keys:?}");
+    // Room again: both work.
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg("0")
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(2)).await;
+    assert!(
+        opened.header("mcp-session-id").is_some(),
+        "{}",
+        opened.text()
+    );
+    start_task(&client, 1).await;
+}

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 /// KEYS: the budget. ARGV: ms between calls (emission interval), burst. Returns 0 when the
 /// call is allowed, else the ms to wait.
-const GCRA: &str = r"
+const GCRA: &str = r"#!lua flags=allow-oom
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 local emission = tonumber(ARGV[1])

@@ -51,8 +51,12 @@
 //!   interleave halfway: a task is either created and visible or the caller got an error.
 //! - **Redis must not evict** (`maxmemory-policy noeviction`, Redis's default): an evicted
 //!   spent nonce is a replay accepted, an evicted task a task lost. With `noeviction` a full
-//!   Redis refuses writes, and the server fails closed (a state is refused, a task not
-//!   created). Keys carry their expiry (`PEXPIREAT`), so nothing outlives its use.
+//!   Redis refuses writes, and the server fails closed: a state is refused, a task or a
+//!   legacy session not created, an ask, an answer or a session's state change not added
+//!   (the scripts that add are flagged for Redis 7, whose `maxmemory` check lets an
+//!   unflagged script's writes through; those that read, end, renew or sweep carry
+//!   `allow-oom`, so what exists can be served and end). Redis 7 or later (or Valkey) is
+//!   therefore required. Keys carry their expiry (`PEXPIREAT`), so nothing outlives its use.
 //! - **One Redis, not a cluster**: scripts touch several keys of one server (a task and the
 //!   index of tasks), which Redis Cluster would need hash tags for. A primary with
 //!   replicas behind Sentinel or a managed endpoint works as one Redis does.

@@ -29,6 +29,13 @@ use std::time::Duration;
 /// says so). Clients set a log level or subscribe a few times, not thousands.
 pub(crate) const MAX_OPS: usize = 4096;
 
+/// The most bytes of state changes one session keeps (counted in the session's hash as
+/// `opsbytes`); past it, as past [`MAX_OPS`], further ones are not shared. Only changes that
+/// succeeded are recorded (a refused `resources/subscribe` changes nothing), and each is at
+/// most a URI's 8 KiB and its envelope: a session's record stays small for every replica
+/// that reads it.
+pub(crate) const MAX_OPS_BYTES: usize = 1024 * 1024;
+
 /// The most messages kept per session for streams that resume.
 pub(crate) const MAX_EVENTS: usize = 1000;
 
@@ -40,7 +47,7 @@ pub(crate) const MAX_EVENT_AGE: Duration = Duration::from_secs(600);
 pub(crate) const MAX_INIT_BYTES: usize = 256 * 1024;
 
 /// KEYS: session, ops. ARGV: subject ('' none), has subject (1/0), init, lifetime ms, idle ms.
-const CREATE: &str = r"
+const CREATE: &str = r"#!lua
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('DEL', KEYS[1], KEYS[2])
@@ -53,7 +60,7 @@ return 1
 /// KEYS: session, ops. ARGV: applied, idle ms, whole (1: the record too). Returns false when
 /// the session is gone (removed, expired, past its lifetime); otherwise the state changes
 /// from `applied` on, and with `whole` the record first.
-const SYNC: &str = r"
+const SYNC: &str = r"#!lua flags=allow-oom
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -72,11 +79,14 @@ end
 return {{}, ops}
 ";
 
-/// KEYS: session, ops. ARGV: the change, the cap, idle ms. Returns the list's length, or
-/// -1 when the session is gone, -2 when the cap is reached.
-const RECORD: &str = r"
+/// KEYS: session, ops. ARGV: the change, the cap, idle ms, the cap in bytes. Returns the
+/// list's length, or -1 when the session is gone, -2 when a cap is reached.
+const RECORD: &str = r"#!lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[2]) then return -2 end
+local bytes = tonumber(redis.call('HGET', KEYS[1], 'opsbytes') or '0') + string.len(ARGV[1])
+if bytes > tonumber(ARGV[4]) then return -2 end
+redis.call('HSET', KEYS[1], 'opsbytes', bytes)
 local n = redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return n
@@ -199,7 +209,12 @@ impl RedisState {
         idle: Duration,
     ) -> Result<(), String> {
         let keys = self.session_keys(id);
-        let args = [change.to_owned(), MAX_OPS.to_string(), ms(idle)];
+        let args = [
+            change.to_owned(),
+            MAX_OPS.to_string(),
+            ms(idle),
+            MAX_OPS_BYTES.to_string(),
+        ];
         let n: i64 = self
             .run(|mut c| {
                 let mut invocation = SCRIPTS.record.prepare_invoke();
@@ -214,8 +229,8 @@ impl RedisState {
             tracing::warn!(
                 target: "mcp::redis",
                 session = id,
-                "a legacy session changed its state more than {MAX_OPS} times; later changes \
-                 are not shared with other instances"
+                "a legacy session changed its state more than {MAX_OPS} times or by more than \
+                 {MAX_OPS_BYTES} bytes; later changes are not shared with other instances"
             );
         }
         Ok(())

@@ -207,18 +207,29 @@ struct Scripts {
 }
 
 static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| {
-    let script = |body: &str| redis::Script::new(&format!("{PRELUDE}{body}"));
+    // The shebang (Redis 7) makes Redis apply `maxmemory` to the script as a whole: without
+    // `allow-oom`, a full Redis refuses it before it runs (a task is not created, no ask or
+    // answer is added), where an unflagged script's writes would go through. Reads, ends,
+    // renewals and sweeps run anyway, so the tasks there are can finish and be swept.
+    let script = |grows: bool, body: &str| {
+        let shebang = if grows {
+            "#!lua"
+        } else {
+            "#!lua flags=allow-oom"
+        };
+        redis::Script::new(&format!("{shebang}\n{PRELUDE}{body}"))
+    };
     Scripts {
-        create: script(CREATE),
-        get: script(GET),
-        set_message: script(SET_MESSAGE),
-        request_input: script(REQUEST_INPUT),
-        respond: script(RESPOND),
-        take_responses: script(TAKE_RESPONSES),
-        finish: script(FINISH),
-        cancel: script(CANCEL),
-        renew: script(RENEW),
-        sweep: script(SWEEP),
+        create: script(true, CREATE),
+        get: script(false, GET),
+        set_message: script(false, SET_MESSAGE),
+        request_input: script(true, REQUEST_INPUT),
+        respond: script(true, RESPOND),
+        take_responses: script(false, TAKE_RESPONSES),
+        finish: script(false, FINISH),
+        cancel: script(false, CANCEL),
+        renew: script(false, RENEW),
+        sweep: script(false, SWEEP),
     }
 });
 

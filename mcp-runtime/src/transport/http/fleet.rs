@@ -218,6 +218,16 @@ pub(crate) async fn opened(
         .map_err(|e| unavailable(&e))
 }
 
+/// Whether `line`, a request's answer, is a result (not an error): only a change that
+/// succeeded is recorded for the other instances.
+pub(crate) fn succeeded(line: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        error: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Answer>(line).is_ok_and(|a| a.error.is_none())
+}
+
 /// Records a state change served on a session, for the other instances.
 pub(crate) async fn changed(
     redis: &RedisState,

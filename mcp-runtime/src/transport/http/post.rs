@@ -291,10 +291,12 @@ async fn serve(
                 exchange.without_stream()
             };
             let dispatched = connection.request(id, &method, params, &checks, exchange);
-            // A change of the session's state, repeated by the instances it reaches next.
+            // A change of the session's state, repeated by the instances it reaches next:
+            // only one that succeeded (these methods are answered at once).
             #[cfg(feature = "redis")]
             if let (Lookup::Found(s), Some(redis)) = (lookup, shared.server().redis())
                 && super::fleet::changes_state(&method)
+                && matches!(&dispatched, Dispatched::Reply { line, .. } if super::fleet::succeeded(line))
             {
                 super::fleet::changed(redis, shared, s, &method, params).await;
             }
