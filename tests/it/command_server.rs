@@ -182,3 +182,118 @@ async fn output_arrives_as_progress_while_the_program_runs() {
     }
     assert_eq!(messages, ["stdout: hello\n"]);
 }
+
+/// Runs `git` in `dir` for the test's setup (never through the server).
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// Review #40 item 6, with the reference server's configuration (`ALLOW_COMMANDS` names
+/// only): ordinary `find`, `git` and `grep` calls inside the root run (they were refused),
+/// and each form that runs another program, writes elsewhere or reads outside the root is
+/// refused; children get `HOME` = the root.
+#[tokio::test]
+async fn the_reference_configuration_runs_ordinary_calls_and_refuses_executing_forms() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = std::fs::canonicalize(root.path()).unwrap();
+    std::fs::write(dir.join("notes.txt"), "TODO: ship\nline two\n").unwrap();
+    std::fs::write(dir.join("data.csv"), "a,1\nb,7\n").unwrap();
+    git(&dir, &["init", "-q"]);
+    git(&dir, &["add", "."]);
+    git(&dir, &["commit", "-q", "-m", "first commit"]);
+    let outside = tempfile::tempdir().unwrap();
+    let witness = outside.path().join("written");
+    let w = witness.to_str().unwrap().to_owned();
+    let d = dir.to_str().unwrap().to_owned();
+    let client = command_server(
+        &dir,
+        &[(
+            "ALLOW_COMMANDS",
+            "ls,cat,pwd,grep,wc,touch,find,git,sed,awk,xargs,env,tar,nice",
+        )],
+        &[],
+    )
+    .await;
+    let run = |command: Value| {
+        let client = &client;
+        let d = d.clone();
+        async move { execute(client, json!({"command": command, "directory": d})).await }
+    };
+    for (command, expected) in [
+        (json!(["find", ".", "-name", "*.txt"]), "./notes.txt"),
+        (json!(["git", "log", "--oneline", "-1"]), "first commit"),
+        (json!(["git", "status", "--short"]), ""),
+        (
+            json!(["grep", "-rn", "TODO", "."]),
+            "notes.txt:1:TODO: ship",
+        ),
+        (json!(["sed", "-n", "2p", "notes.txt"]), "line two"),
+        (
+            json!(["awk", "-F", ",", "$2 < 5 { print $1 }", "data.csv"]),
+            "a",
+        ),
+        (json!(["wc", "-l", "notes.txt"]), "2 notes.txt"),
+        (json!(["env"]), &format!("HOME={d}")),
+    ] {
+        let r = run(command.clone()).await;
+        assert!(!r.is_error(), "{command}: {r:?}");
+        let stdout = r.structured_content.as_ref().unwrap()["stdout"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(stdout.contains(expected), "{command}: {stdout}");
+    }
+    let refused = [
+        json!(["find", ".", "-exec", "touch", w, ";"]),
+        json!(["find", ".", "-execdir", "sh", "-c", "id", ";"]),
+        json!(["find", ".", "-ok", "rm", "{}", ";"]),
+        json!(["find", ".", "-delete"]),
+        json!(["find", ".", "-fprint", w]),
+        json!(["git", "-c", "core.pager=touch /tmp/x", "log"]),
+        json!(["git", "--exec-path=/tmp", "log"]),
+        json!(["git", "-C", "/", "log"]),
+        json!(["git", "--git-dir=/tmp/x", "log"]),
+        json!(["git", "clone", "--upload-pack=touch x", "."]),
+        json!(["git", "config", "core.fsmonitor", "touch x"]),
+        json!(["sed", "-i", "s/a/b/", "notes.txt"]),
+        json!(["awk", "BEGIN { system(\"touch x\") }"]),
+        json!(["awk", "{ print | \"sh\" }", "notes.txt"]),
+        json!(["xargs", "sh"]),
+        json!(["env", "sh", "-c", "id"]),
+        json!(["nice", "sh"]),
+        json!(["tar", "-cf", "a.tar", "--to-command=sh", "notes.txt"]),
+        json!([
+            "tar",
+            "-cf",
+            "a.tar",
+            "--checkpoint-action=exec=sh",
+            "notes.txt"
+        ]),
+        json!(["cat", "/etc/hostname"]),
+        json!(["ls", "../../.."]),
+        json!(["grep", "-r", "root", "/etc"]),
+    ];
+    for command in refused {
+        let r = run(command.clone()).await;
+        assert!(
+            r.is_error() && texts(&r).contains("refused"),
+            "{command}: {r:?}"
+        );
+    }
+    // sed's own commands that run or write are refused by sed itself (`--sandbox`).
+    for script in ["1e touch x", &format!("w {w}")] {
+        let r = run(json!(["sed", script, "notes.txt"])).await;
+        assert!(r.is_error(), "{script}: {r:?}");
+    }
+    assert!(!witness.exists());
+    assert!(!dir.join("x").exists());
+}

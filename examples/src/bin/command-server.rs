@@ -15,9 +15,17 @@
 //!   `-e PATTERN` or `-e=PATTERN`); `--` means the program reads `--` as the end of
 //!   options, so it is inserted before operands and file names that start with `-` are
 //!   files; `*` allows any arguments (for programs without dangerous options: `"echo *"`).
-//!   A bare name allows operands only.
+//!   A bare name (and every name in `ALLOW_COMMANDS`) is the program's built-in profile
+//!   when it has one ([`Program::known`]: `find`, `git`, `grep`, `sed`, `awk`, `tar`, `ls`,
+//!   `cat`, ...: ordinary options allowed, the forms that run other programs or write
+//!   where the caller chooses refused, launchers such as `xargs`, `env`, `sudo`, shells and
+//!   interpreters refused outright), else operands only.
 //! - `--root DIR` (repeatable): the directories commands may run in (and below); the
-//!   current directory when none is given. `directory` in a call must lie inside one.
+//!   current directory when none is given. `directory` in a call must lie inside one, and
+//!   so must every operand or option value that names a path (`cat /etc/hostname`,
+//!   `ls ../..` and a symlink leading out are refused; resolved by the `FileService`).
+//!   Children get `HOME` = the first root (never the server's: its dotfiles, such as
+//!   `~/.gitconfig`, are not the caller's to use) and `LANG`.
 //! - `--timeout SECS`: the most a command may run (30); a call's `timeout` can only be
 //!   shorter.
 //! - `--max-output BYTES`: the most bytes kept of stdout, and of stderr (1 MiB each).
@@ -75,6 +83,9 @@ const TERMINAL_HINT: &str = "command-server: serving MCP on stdio; paste one JSO
 fn program(spec: &str) -> Result<Program, String> {
     let mut words = spec.split_whitespace();
     let name = words.next().ok_or_else(|| "an empty --allow".to_owned())?;
+    if spec.split_whitespace().count() == 1 {
+        return Ok(Program::known(name));
+    }
     let mut program = Program::new(name);
     for word in words {
         program = match word {
@@ -175,11 +186,17 @@ async fn main() -> ExitCode {
             );
         }
     }
+    let roots = if args.roots.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.roots.clone()
+    };
+    let home = std::path::absolute(&roots[0]).unwrap_or_else(|_| roots[0].clone());
     let mut policy = CommandPolicy::new()
         .timeout(Duration::from_secs(args.timeout))
         .max_output_bytes(args.max_output)
         .pass_env("LANG")
-        .pass_env("HOME");
+        .env("HOME", home);
     for spec in &specs {
         match program(spec) {
             Ok(p) => policy = policy.allow(p),
@@ -189,11 +206,6 @@ async fn main() -> ExitCode {
             }
         }
     }
-    let roots = if args.roots.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.roots.clone()
-    };
     let files = match FileService::new(FsPolicy::new().allow_dirs(roots)) {
         Ok(files) => files,
         Err(e) => {
@@ -249,6 +261,13 @@ mod tests {
             ["-i", "-e", "x", "--", "f"]
         );
         assert!(grep.check(&["-r".into()]).is_err());
+        // A bare name: the program's profile.
+        let find = program("find").unwrap();
+        assert!(
+            find.check(&[".".into(), "-name".into(), "*.txt".into()])
+                .is_ok()
+        );
+        assert!(find.check(&[".".into(), "-delete".into()]).is_err());
         let echo = program("echo *").unwrap();
         assert!(echo.check(&["-n".into()]).is_ok());
         assert!(program("ls x").is_err());

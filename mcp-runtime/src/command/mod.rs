@@ -24,9 +24,19 @@
 //!   also when the call is cancelled, and after a normal exit, for stragglers), stdout and
 //!   stderr each capped while they are read (the rest counted, not kept), a concurrency cap.
 //!
-//! A grandchild that leaves the process group (`setsid`) escapes the group kill; output
-//! reading stops one second after the kill, so it cannot hold a call open. Containing that
-//! takes a cgroup or a container, which is the deployment's job.
+//! - confines the **paths in its arguments**: every operand and option value that names a
+//!   path (absolute, with `..`, or existing) is resolved by the [`FileService`], symlinks
+//!   followed, and the run refused when one leads out of its directories (`cat
+//!   /etc/hostname`, `ls ../../..`, a link to `/etc`); a pattern or a script that names
+//!   nothing passes. Programs with [`Program::any_arguments`] are not judged.
+//!
+//! On Linux a grandchild that leaves the process group (`setsid`, a double fork) is killed
+//! too: the program adopts its orphans (`PR_SET_CHILD_SUBREAPER`, so its whole tree is found
+//! from it while it runs), and every process whose environment carries the run's
+//! [`RUN_MARKER`] is killed at the end. One that both left the tree after the program
+//! exited and cleared its environment escapes (as one that left the group does on macOS);
+//! output reading stops one second after the kill, so it cannot hold a call open.
+//! Containing that takes a cgroup or a container, which is the deployment's job.
 //!
 //! # On each system
 //!
@@ -80,9 +90,31 @@
 //! # }
 //! ```
 //!
+//! # Built-in profiles
+//!
+//! [`Program::known`] gives a well-known program a profile: its ordinary use allowed (any
+//! option), the forms that run other programs or write where the caller chooses refused,
+//! program by program (a program without a profile is [`Program::new`]'s: operands only):
+//!
+//! | program | refused |
+//! | --- | --- |
+//! | `find` | `-exec`, `-execdir`, `-ok`, `-okdir`, `-delete`, `-fprint`, `-fprint0`, `-fprintf`, `-fls` |
+//! | `git` | global `-c`, `-C`, `--exec-path`, `--git-dir`, `--work-tree`, `--namespace`, `--config-env`, `--super-prefix`, `-p`/`--paginate`; every subcommand but the reading ones (`log`, `show`, `status`, `diff`, `blame`, `grep`, `ls-files`, `rev-parse`, ...); `--upload-pack`, `--receive-pack`, `--exec`, `--ext-diff`, `--textconv`, `-O`/`--open-files-in-pager`. Each run gets `--no-pager` and `-c` settings that turn off what a repository's or the user's configuration could make git run (fsmonitor, hooks, pager, editor, ssh, gpg, credential helpers, external diff, every transport protocol), and `diff`, `log`, `show` get `--no-ext-diff --no-textconv` |
+//! | `sed` | `-i`/`--in-place` (also inside `-ni`); runs with `--sandbox` (GNU sed: the `e`, `w` and `r` commands refused by sed itself; a sed without it refuses to run) |
+//! | `awk`, `gawk`, `mawk` | program text with `system`, `getline`, `|`, `>`, `@load` or `@include` (write comparisons with `<`); `-f`, `-E`, `-l`, `-i` and their long forms |
+//! | `tar` | `--to-command`, `--checkpoint-action`, `--use-compress-program`/`-I`, `--rsh-command`, `--rmt-command`, `--info-script`, `--new-volume-script`/`-F`, `--absolute-names`/`-P` (also in an old-style first word such as `xPf`) |
+//! | `sort` | `--compress-program` |
+//! | `rg` | `--pre` |
+//! | `xargs`, `env` (with arguments), `nice`, `timeout`, `nohup`, `setsid`, `stdbuf`, `sudo`, `doas`, `su`, `chroot`, `ionice`, `taskset`, `strace`, `ltrace`, `gdb`, `watch`, `time`, `flock`, `parallel`, `script`, `unbuffer`, `expect`, `busybox`, `ssh`, shells and interpreters (`sh`, `bash`, `python3`, `node`, ...) | every call: they exist to run another program |
+//! | `grep`, `ls`, `cat`, `head`, `tail`, `wc`, `cut`, `uniq`, `diff`, `stat`, `du`, `file`, `jq`, `cp`, `mv`, `rm`, `mkdir`, `touch`, ... | nothing by name (any option) |
+//!
+//! Long options are also refused by any abbreviation GNU `getopt` would accept (`--to-com`).
+//! Besides these rules, every operand and option value of a known program that names a path
+//! is confined to the service's directories like any other program's (see above).
+//!
 //! # Audit
 //!
-//! Every run is an audit event on [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET):
+//! Every run is an audit event on [`AUDIT_TARGET`]:
 //! `operation = "run_command"`, `tool`, `program`, `args` (their count), `arguments` (only
 //! with [`CommandPolicy::log_arguments`]), `exit` (-1 when killed by a signal), `signal`,
 //! `timed_out`, `stdout_bytes`, `stderr_bytes`, `duration_ms`, `outcome` (`ok`, `denied`,
@@ -90,6 +122,7 @@
 //! argument).
 
 mod policy;
+mod profile;
 mod spawn;
 // Unix programs and process groups (`sh`, signals): the Windows path runs under Wine, in
 // `tests/it/wine.rs`.
@@ -111,6 +144,58 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Semaphore, mpsc};
+
+/// The variable every child gets, with a value of its run's own: the processes of a run
+/// that left its process group (`setsid`, a double fork) are found by it and killed with
+/// the rest (Linux; see `spawn`).
+pub const RUN_MARKER: &str = "MCP_COMMAND_RUN";
+
+/// A value of [`RUN_MARKER`] no other run of this machine has: this process's id and a count.
+fn run_marker() -> String {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
+}
+
+/// Refuses the run when an argument that may name a path (`paths`, relative to `dir`, the
+/// working directory) leads out of the service's directories once resolved: `/etc/hostname`,
+/// `../../..`, a symlink inside pointing out. What does not exist inside, or is no path at
+/// all (a pattern, a sed script), passes.
+async fn confine_paths(
+    files: &FileService,
+    program: &str,
+    dir: &std::path::Path,
+    paths: Vec<String>,
+) -> Result<(), CommandError> {
+    let candidates: Vec<(String, String)> = paths
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let absolute = dir.join(&p).to_string_lossy().into_owned();
+            (p, absolute)
+        })
+        .collect();
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let leaving = files
+        .leaving(candidates.iter().map(|(_, a)| a.clone()).collect())
+        .await?;
+    match leaving.first() {
+        None => Ok(()),
+        Some((absolute, why)) => {
+            let argument = candidates
+                .iter()
+                .find(|(_, a)| a == absolute)
+                .map_or_else(|| absolute.clone(), |(p, _)| p.clone());
+            Err(CommandError::ArgumentRefused {
+                program: program.to_owned(),
+                argument,
+                reason: format!("it names a path outside the allowed directories ({why})"),
+            })
+        }
+    }
+}
 
 /// Why a program did not run. A program that ran and failed (non-zero exit, killed at the
 /// timeout) is a [`CommandOutput`], not an error.
@@ -430,7 +515,7 @@ impl CommandService {
             .iter()
             .find(|(p, _)| p.name == request.program)
             .ok_or_else(|| CommandError::ProgramNotAllowed(request.program.clone()))?;
-        let args = program.check(&request.args)?;
+        let (args, paths) = program.check_paths(&request.args)?;
         if let Some(input) = &request.stdin
             && input.len() > policy.max_stdin_bytes
         {
@@ -440,9 +525,10 @@ impl CommandService {
             Some(tool) => inner.files.for_tool(tool.clone()),
             None => inner.files.clone(),
         };
-        let (dir, _) = files
+        let (dir, dir_path) = files
             .open_directory(request.directory.as_deref().unwrap_or("."))
             .await?;
+        confine_paths(&files, &program.name, &dir_path.absolute(), paths).await?;
         let _permit = inner
             .permits
             .acquire()
@@ -461,6 +547,7 @@ impl CommandService {
             limits.cpu_seconds = Some(timeout.as_secs() + 1);
         }
 
+        let marker = run_marker();
         let mut command = tokio::process::Command::new(path);
         #[cfg(unix)]
         command.arg0(&program.name);
@@ -468,6 +555,7 @@ impl CommandService {
             .args(&args)
             .env_clear()
             .envs(inner.env.iter().map(|(k, v)| (k, v)))
+            .env(RUN_MARKER, &marker)
             .stdin(if request.stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -482,7 +570,7 @@ impl CommandService {
         spawn::confine(&mut command, &dir, limits).map_err(spawn_error)?;
         let started = Instant::now();
         // From here on, the whole tree dies with this future, however it ends.
-        let mut child = spawn::Child::spawn(command).map_err(spawn_error)?;
+        let mut child = spawn::Child::spawn(command, marker).map_err(spawn_error)?;
         drop(dir);
         let (stdin, stdout, stderr) = child.take_pipes();
 

@@ -45,6 +45,7 @@ pub struct Program {
     max_args: usize,
     check: Option<ArgumentCheck>,
     batch_file: bool,
+    profile: Option<super::profile::Profile>,
 }
 
 impl std::fmt::Debug for Program {
@@ -75,7 +76,29 @@ impl Program {
             max_args: DEFAULT_MAX_ARGS,
             check: None,
             batch_file: false,
+            profile: None,
         }
+    }
+
+    /// A well-known program with its built-in profile (see the table in the
+    /// [module documentation](super#built-in-profiles)): its ordinary use allowed, any
+    /// option included, and each form that runs another program or writes where the caller
+    /// chooses refused (`find -exec`, `git -c`, `sed -i`, `awk` with `system`, `xargs`, ...).
+    /// A program without a profile is [`Program::new`]'s: operands only.
+    ///
+    /// ```
+    /// use mcp_runtime::command::Program;
+    ///
+    /// let find = Program::known("find");
+    /// let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    /// assert!(find.check(&args(&[".", "-name", "*.txt"])).is_ok());
+    /// assert!(find.check(&args(&[".", "-exec", "sh", "{}", ";"])).is_err());
+    /// assert!(Program::known("xargs").check(&args(&["sh"])).is_err());
+    /// ```
+    pub fn known(name: impl Into<String>) -> Self {
+        let mut program = Self::new(name);
+        program.profile = super::profile::profile_of(&program.name);
+        program
     }
 
     /// Windows: allows this program to be a batch file (`.bat`, `.cmd`), refused otherwise.
@@ -147,6 +170,16 @@ impl Program {
 
     /// The arguments as they will be passed, or why they are refused.
     pub fn check(&self, args: &[String]) -> Result<Vec<String>, CommandError> {
+        self.check_paths(args).map(|(args, _)| args)
+    }
+
+    /// [`check`](Self::check), with the arguments that may name paths (operands, option
+    /// values), which the service confines to its directories. None for
+    /// [`any_arguments`](Self::any_arguments): those are not judged.
+    pub(crate) fn check_paths(
+        &self,
+        args: &[String],
+    ) -> Result<(Vec<String>, Vec<String>), CommandError> {
         let refuse = |arg: &str, why: &str| CommandError::ArgumentRefused {
             program: self.name.clone(),
             argument: arg.to_owned(),
@@ -162,7 +195,14 @@ impl Program {
             return Err(refuse(bad, "arguments cannot contain NUL"));
         }
         let mut out = Vec::with_capacity(args.len() + 1);
-        if self.any {
+        let mut paths = Vec::new();
+        if let Some(profile) = self.profile {
+            let checked = profile
+                .check(args)
+                .map_err(|(arg, why)| refuse(&arg, &why))?;
+            out = checked.args;
+            paths = checked.paths;
+        } else if self.any {
             out.extend(args.iter().cloned());
         } else {
             let mut operands = false;
@@ -176,6 +216,7 @@ impl Program {
                     }
                     operands |= self.end_of_options;
                     out.push(arg.clone());
+                    paths.push(arg.clone());
                     continue;
                 }
                 if arg == "--" {
@@ -195,11 +236,13 @@ impl Program {
                     i += 1;
                     out.push(arg.clone());
                     out.push(value.clone());
+                    paths.push(value.clone());
                 } else if arg
                     .split_once('=')
                     .is_some_and(|(name, _)| self.with_value.contains(name))
                 {
                     out.push(arg.clone());
+                    paths.extend(arg.split_once('=').map(|(_, value)| value.to_owned()));
                 } else {
                     return Err(refuse(
                         arg,
@@ -211,7 +254,7 @@ impl Program {
         if let Some(check) = &self.check {
             check(&out).map_err(|why| refuse("", &why))?;
         }
-        Ok(out)
+        Ok((out, paths))
     }
 }
 

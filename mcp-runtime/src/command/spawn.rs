@@ -54,6 +54,11 @@ pub(crate) fn confine(
             rustix::process::fchdir(dir)?;
             #[cfg(any(target_os = "linux", target_os = "android"))]
             rustix::thread::set_no_new_privs(true)?;
+            // The program adopts its orphans (a grandchild whose parent exited, one that
+            // double-forked): while it runs, its whole tree stays its own, and is found from
+            // it (`sweep`). The flag survives `exec`; rustix takes any pid as "on".
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            rustix::process::set_child_subreaper(Some(rustix::process::Pid::INIT))?;
             for (resource, limit) in limits {
                 if let Some(limit) = limit {
                     // Never above the hard limit the server has: raising it is not ours to do.
@@ -95,6 +100,13 @@ pub(crate) struct Child {
     /// The process group (Unix): the child's id, as it leads its group.
     #[cfg(unix)]
     group: Option<u32>,
+    /// The run's [`RUN_MARKER`](super::RUN_MARKER) value (Linux: found in `/proc`).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    marker: String,
+    /// Whether the program was waited for: its id may belong to another process since.
+    #[cfg(unix)]
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    reaped: bool,
     #[cfg(windows)]
     child: Box<dyn process_wrap::tokio::ChildWrapper>,
 }
@@ -102,22 +114,27 @@ pub(crate) struct Child {
 impl Child {
     /// Starts `command`, set up by [`confine`].
     #[cfg(unix)]
-    pub(crate) fn spawn(mut command: tokio::process::Command) -> io::Result<Self> {
+    pub(crate) fn spawn(mut command: tokio::process::Command, marker: String) -> io::Result<Self> {
         let child = command.kill_on_drop(true).spawn()?;
         let group = child.id();
-        Ok(Self { child, group })
+        Ok(Self {
+            child,
+            group,
+            marker,
+            reaped: false,
+        })
     }
 
     /// Starts `command`, set up by [`confine`], inside its Job object.
     #[cfg(windows)]
-    pub(crate) fn spawn(mut command: tokio::process::Command) -> io::Result<Self> {
+    pub(crate) fn spawn(mut command: tokio::process::Command, marker: String) -> io::Result<Self> {
         use process_wrap::tokio::{CommandWrap, JobObject, KillOnDrop};
         command.kill_on_drop(true);
         let child = CommandWrap::from(command)
             .wrap(JobObject)
             .wrap(KillOnDrop)
             .spawn()?;
-        Ok(Self { child })
+        Ok(Self { child, marker })
     }
 
     /// The child's pipes, once.
@@ -140,7 +157,12 @@ impl Child {
 
     /// Waits for the program to end (on Windows: every process of its job).
     pub(crate) async fn wait(&mut self) -> Option<ExitStatus> {
-        self.child.wait().await.ok()
+        let status = self.child.wait().await.ok();
+        #[cfg(unix)]
+        {
+            self.reaped = true;
+        }
+        status
     }
 
     /// Kills the whole tree now; one already gone is no error.
@@ -153,6 +175,9 @@ impl Child {
             // ESRCH (the group is gone) is the usual answer and not an error.
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
+        // Its tree only while its id is surely still its own.
+        #[cfg(target_os = "linux")]
+        sweep(self.group.filter(|_| !self.reaped), &self.marker);
         #[cfg(windows)]
         let _ = self.child.start_kill();
     }
@@ -171,4 +196,81 @@ pub(crate) fn exit_of(status: ExitStatus) -> (Option<i32>, Option<i32>) {
     #[cfg(not(unix))]
     let signal = None;
     (status.code(), signal)
+}
+
+/// Kills, on Linux, what of a run is left outside its process group: the program's whole
+/// tree while it lives (it adopts its orphans, see [`confine`]), and every process carrying
+/// the run's marker in its environment (what a `setsid` grandchild or a double fork left
+/// behind after the program exited). Repeated while it finds some, since a process may fork
+/// while the others die; at most 16 passes. A process that cleared its environment and
+/// left the tree after the program ended is beyond it: a cgroup is the deployment's tool for
+/// that.
+#[cfg(target_os = "linux")]
+fn sweep(root: Option<u32>, marker: &str) {
+    let needle = format!("{}={marker}\0", super::RUN_MARKER);
+    for _ in 0..16 {
+        let mut parents = std::collections::HashMap::new();
+        let mut found = Vec::new();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid ...`: the command may hold spaces and parentheses.
+            let mut rest = stat
+                .rsplit_once(')')
+                .map_or("", |(_, r)| r)
+                .split_whitespace();
+            let (state, ppid) = (rest.next(), rest.next().and_then(|p| p.parse::<u32>().ok()));
+            if matches!(state, Some("Z" | "X")) {
+                continue;
+            }
+            if let Some(ppid) = ppid {
+                parents.insert(pid, ppid);
+            }
+            let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+            if environ
+                .windows(needle.len())
+                .any(|w| w == needle.as_bytes())
+            {
+                found.push(pid);
+            }
+        }
+        if let Some(root) = root {
+            for &pid in parents.keys() {
+                let mut at = pid;
+                // A chain longer than the table is a cycle of recycled ids: stop.
+                for _ in 0..parents.len() {
+                    match parents.get(&at) {
+                        Some(&parent) if parent == root => {
+                            found.push(pid);
+                            break;
+                        }
+                        Some(&parent) if parent > 1 => at = parent,
+                        _ => break,
+                    }
+                }
+            }
+        }
+        found.retain(|&pid| Some(pid) != root && pid != std::process::id());
+        found.sort_unstable();
+        found.dedup();
+        if found.is_empty() {
+            return;
+        }
+        for pid in found {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+            }
+        }
+    }
 }

@@ -174,6 +174,10 @@ async fn the_environment_is_cleared_but_for_what_the_policy_gives() {
     let env = text(&out);
     let mut lines: Vec<&str> = env.lines().collect();
     lines.sort();
+    // The run's marker, its value this process's id and a count (see `RUN_MARKER`).
+    let marker = format!("{RUN_MARKER}={}-", std::process::id());
+    assert!(lines.iter().any(|l| l.starts_with(&marker)), "{lines:?}");
+    lines.retain(|l| !l.starts_with(RUN_MARKER));
     assert_eq!(
         lines,
         ["LANG=C.UTF-8".to_owned(), format!("PATH={DEFAULT_PATH}")]
@@ -218,6 +222,93 @@ async fn working_directories_are_confined_by_the_file_service() {
         .await
         .unwrap_err();
     assert!(err.is_refusal(), "{err}");
+}
+
+/// Review #40 item 6: `--root` confined only the working directory; operands reached any
+/// path. Every operand and option value that names a path is resolved by the file service.
+#[tokio::test]
+async fn operands_and_option_values_that_lead_out_of_the_directories_are_refused() {
+    let f = fixture(
+        CommandPolicy::new()
+            .allow(Program::known("cat"))
+            .allow(Program::known("ls"))
+            .allow(Program::known("grep"))
+            .allow(
+                Program::new("head")
+                    .options_with_value(["-n"])
+                    .end_of_options(),
+            ),
+    );
+    std::fs::write(f.dir.path().join("sub/notes.txt"), "TODO inside\n").unwrap();
+    std::os::unix::fs::symlink("/etc", f.dir.path().join("out")).unwrap();
+    let inside = f.dir.path().join("sub/notes.txt");
+    let ok = [
+        ("cat", vec!["notes.txt"]),
+        ("cat", vec![inside.to_str().unwrap()]),
+        ("cat", vec!["../sub/./notes.txt"]),
+        ("grep", vec!["-n", "TODO", "notes.txt"]),
+        // A `..` that stays inside is no refusal (a pattern is checked as a path, and passes).
+        ("grep", vec!["-E", "TODO|a/../b", "notes.txt"]),
+        ("head", vec!["-n", "1", "notes.txt"]),
+    ];
+    for (program, args) in ok {
+        let out = f
+            .run
+            .run(CommandRequest::new(program, args.clone()).directory("sub"))
+            .await
+            .unwrap_or_else(|e| panic!("{program} {args:?}: {e}"));
+        assert!(out.success(), "{program} {args:?}: {out:?}");
+    }
+    let refused = [
+        ("cat", vec!["/etc/hostname"]),
+        ("cat", vec!["../../../../../../etc/hostname"]),
+        ("ls", vec!["../../.."]),
+        ("ls", vec!["-la", "/"]),
+        ("cat", vec!["../out/hostname"]),
+        ("grep", vec!["-f", "/etc/hostname", "notes.txt"]),
+        ("grep", vec!["--file=/etc/hostname", "notes.txt"]),
+        ("grep", vec!["-r", "x", "../.."]),
+        ("head", vec!["-n", "1", "/etc/hostname"]),
+    ];
+    for (program, args) in refused {
+        let err = f
+            .run
+            .run(CommandRequest::new(program, args.clone()).directory("sub"))
+            .await
+            .expect_err(&format!("{program} {args:?}"));
+        assert!(
+            matches!(err, CommandError::ArgumentRefused { .. })
+                && err.to_string().contains("outside the allowed directories"),
+            "{program} {args:?}: {err}"
+        );
+    }
+}
+
+/// Review #40 item 6: a grandchild that calls `setsid()` or double-forks left the process
+/// group and survived the timeout. The program adopts its orphans and the run's marker finds
+/// what left its tree.
+#[tokio::test]
+async fn descendants_that_leave_the_group_die_at_the_timeout_and_after_exit() {
+    let f = fixture(CommandPolicy::new().allow(any("sh")).allow(any("setsid")));
+    let (timed, exited) = ("41.2718", "42.2718");
+    let script = format!(
+        "setsid sleep {timed} & (sleep {timed} &) ; sh -c 'sleep {timed} &' ; echo started; sleep 600"
+    );
+    let out = f
+        .run
+        .run(CommandRequest::new("sh", ["-c", script.as_str()]).timeout(Duration::from_secs(3)))
+        .await
+        .unwrap();
+    assert!(out.timed_out, "{out:?}");
+    assert_eq!(gone(timed).await, Vec::<u32>::new());
+    let script = format!("setsid sleep {exited} & (sleep {exited} &) ; echo started");
+    let out = f
+        .run
+        .run(CommandRequest::new("sh", ["-c", script.as_str()]))
+        .await
+        .unwrap();
+    assert!(out.success(), "{out:?}");
+    assert_eq!(gone(exited).await, Vec::<u32>::new());
 }
 
 #[tokio::test]

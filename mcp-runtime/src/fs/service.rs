@@ -453,10 +453,44 @@ impl FileService {
             .unwrap_or_default()
     }
 
+    /// Those of `paths` (absolute, or below the first directory) that would leave the allowed
+    /// directories once resolved, symlinks followed, each with the refusal; a path inside,
+    /// existing or not, passes. No audit event of its own: for a caller that checks the
+    /// arguments of an operation it audits (the command service's operands).
+    #[cfg(feature = "command")]
+    pub(crate) async fn leaving(&self, paths: Vec<String>) -> FsResult<Vec<(String, FsError)>> {
+        let core = self.core.clone();
+        super::work::blocking(move || {
+            paths
+                .into_iter()
+                .filter_map(|path| {
+                    let resolved = core
+                        .locate(&path)
+                        .and_then(|loc| info::file_info(&core, &loc).map(drop));
+                    match resolved {
+                        Err(e) if leaves(e.kind()) => Some((path, e)),
+                        _ => None,
+                    }
+                })
+                .collect()
+        })
+        .await
+    }
+
     /// The allowed directory a path belongs to and the path below it, without touching the
     /// file system (the lexical rules and root choice only).
     pub fn locate(&self, path: &str) -> FsResult<FsPath> {
         let loc = self.core.locate(path)?;
         Ok(self.core.fs_path(&loc))
     }
+}
+
+/// Whether a refusal of [`FileService::leaving`] means the path leaves the directories. On
+/// Windows also a path the rules cannot read (a root-relative `\\x`, a device name), which a
+/// program would resolve against the current drive; elsewhere such a "path" (a backslash in
+/// a sed script) is no path at all.
+#[cfg(feature = "command")]
+fn leaves(kind: super::FsErrorKind) -> bool {
+    use super::FsErrorKind::{InvalidPath, OutsideRoots, SymlinkLoop};
+    matches!(kind, OutsideRoots | SymlinkLoop) || (cfg!(windows) && kind == InvalidPath)
 }
