@@ -21,9 +21,17 @@
 //! requests the server sends its client while serving it (elicitation, sampling, roots on
 //! 2025 sessions) carry the span's own context in their `_meta`.
 //!
-//! **Requests answered at once** by the dispatcher (`initialize`, `tools/list`, `ping`, ...):
-//! a span `{mcp.method.name}` with the method, the request id and `error.type` (the
-//! JSON-RPC code), and the same metrics; their `_meta` is not read for a parent.
+//! **Requests answered at once** by the dispatcher (`initialize`, `tools/list`, `ping`, ...)
+//! **or refused before the pipeline** (an unknown tool, prompt or resource, a method of the
+//! other era, malformed params, an unknown method): a span `{mcp.method.name}` (`_OTHER` for
+//! a method the server does not know, whose name is the client's to choose) with the
+//! method, the request id, `mcp.protocol.version` (the request's on the modern leg, the
+//! session's once negotiated) and `error.type` (the JSON-RPC code), parented by the trace
+//! context the request carried, and the same metrics. So every request the dispatcher
+//! routes gets exactly one server span. `error.type` follows the conventions: the JSON-RPC
+//! code as a string when an error is answered, `tool_error` when the result has `isError:
+//! true` (a tool call's refusals, invalid arguments among them, are answered so), and the
+//! span's status is ERROR exactly then.
 //!
 //! **Children and events** (at `DEBUG` on the same target, so free unless asked for:
 //! `RUST_LOG=warn,mcp::audit=info,mcp::request=debug` with `launch::init_tracing`, which
@@ -61,6 +69,24 @@ mod otlp_http;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
 pub(crate) use counted::{Session, Task};
+
+thread_local! {
+    /// Pipeline spans started on this thread: the dispatcher compares the count around a
+    /// request it routes to tell whether the request got a span from the pipeline (it ran
+    /// there, at least its first step, on this thread) or needs one of its own (refused
+    /// before it).
+    static PIPELINE_SPANS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether telemetry is on (one check of a `OnceLock`).
+pub(crate) fn enabled() -> bool {
+    INSTRUMENTS.get().is_some()
+}
+
+/// [`PIPELINE_SPANS`] now.
+pub(crate) fn pipeline_spans() -> u64 {
+    PIPELINE_SPANS.with(std::cell::Cell::get)
+}
 
 /// The `tracing` target of the request spans (and of their events).
 pub const SPAN_TARGET: &str = super::REQUEST_TARGET;
@@ -202,6 +228,7 @@ pub(crate) fn start(
     cx: &RequestContext,
 ) -> Option<(tracing::Span, Call)> {
     let instruments = INSTRUMENTS.get()?;
+    PIPELINE_SPANS.with(|n| n.set(n.get().wrapping_add(1)));
     let method = request.method();
     let target = request.telemetry_target(instruments.options.record_resource_uri);
     let transport = if cx.caller().address().is_some() {
@@ -292,14 +319,19 @@ pub(crate) struct Immediate {
 
 /// Starts [`Immediate`] telemetry for `method`, when telemetry is on.
 /// `params` (the request's, unparsed) and `outside` (the transport's headers) give the
-/// client's trace context, `_meta`'s values first, as for the pipeline's requests.
+/// client's trace context, `_meta`'s values first, as for the pipeline's requests; the
+/// protocol version is `_meta`'s (a modern request), else `session`'s (the version a legacy
+/// connection negotiated), absent before `initialize`.
 pub(crate) fn start_immediate(
     method: &'static str,
     id: &crate::protocol::RequestId,
     params: Option<&serde_json::value::RawValue>,
+    session: Option<&str>,
     outside: impl FnOnce() -> Option<TraceContext>,
 ) -> Option<Immediate> {
     INSTRUMENTS.get()?;
+    let meta = immediate_meta(params);
+    let version = meta.as_ref().and_then(|m| m.version.as_deref()).or(session);
     let span = tracing::info_span!(
         target: SPAN_TARGET,
         "mcp_request",
@@ -308,15 +340,20 @@ pub(crate) fn start_immediate(
         otel.status_code = tracing::field::Empty,
         "mcp.method.name" = method,
         "jsonrpc.request.id" = %id,
+        "mcp.protocol.version" = version,
         "error.type" = tracing::field::Empty,
     );
-    if !span.is_disabled()
-        && let Some(trace) = immediate_trace(params, outside)
-    {
-        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
-            propagator.extract(&Carrier(&trace))
-        });
-        let _ = span.set_parent(parent);
+    if !span.is_disabled() {
+        let keys = meta
+            .map(|k| TraceContext::new(k.traceparent, k.tracestate, k.baggage))
+            .unwrap_or_default();
+        let trace = keys.or(outside());
+        if !trace.is_empty() {
+            let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+                propagator.extract(&Carrier(&trace))
+            });
+            let _ = span.set_parent(parent);
+        }
     }
     Some(Immediate {
         span: span.entered(),
@@ -325,33 +362,53 @@ pub(crate) fn start_immediate(
     })
 }
 
-/// The trace context of a request the dispatcher answers itself: `_meta`'s keys (read only
-/// now that telemetry is on), else the transport's.
-fn immediate_trace(
-    params: Option<&serde_json::value::RawValue>,
-    outside: impl FnOnce() -> Option<TraceContext>,
-) -> Option<TraceContext> {
+/// What a request the dispatcher answers itself carries in `_meta` for telemetry (read only
+/// when telemetry is on).
+#[derive(serde::Deserialize)]
+struct ImmediateMeta {
+    traceparent: Option<String>,
+    tracestate: Option<String>,
+    baggage: Option<String>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    version: Option<String>,
+}
+
+fn immediate_meta(params: Option<&serde_json::value::RawValue>) -> Option<ImmediateMeta> {
     #[derive(serde::Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]
-        meta: Option<Keys>,
+        meta: Option<ImmediateMeta>,
     }
-    #[derive(serde::Deserialize)]
-    struct Keys {
-        traceparent: Option<String>,
-        tracestate: Option<String>,
-        baggage: Option<String>,
-    }
-    let keys = params
+    params
         .and_then(|p| serde_json::from_str::<Params>(p.get()).ok())
         .and_then(|p| p.meta)
-        .map(|k| TraceContext::new(k.traceparent, k.tracestate, k.baggage))
-        .unwrap_or_default();
-    let trace = keys.or(outside());
-    (!trace.is_empty()).then_some(trace)
 }
 
 impl Immediate {
+    /// Counts the request's duration from `start` (a request whose span is made once it was
+    /// refused: its duration is the refusal's).
+    pub(crate) fn since(mut self, start: Instant) -> Self {
+        self.start = start;
+        self
+    }
+
+    /// Ends the span with the answer `line`: a JSON-RPC error's code, or a success.
+    pub(crate) fn finish_with(self, line: &[u8]) {
+        #[derive(serde::Deserialize)]
+        struct Answer {
+            error: Option<Code>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Code {
+            code: i32,
+        }
+        let code = serde_json::from_slice::<Answer>(line)
+            .ok()
+            .and_then(|a| a.error)
+            .map(|e| e.code);
+        self.finish(code);
+    }
+
     /// Ends the span; `error` is the JSON-RPC code of a failure.
     pub(crate) fn finish(self, error: Option<i32>) {
         let Some(instruments) = INSTRUMENTS.get() else {
@@ -384,12 +441,21 @@ impl Immediate {
     }
 }
 
-/// What went wrong, by the conventions' `error.type`; `None` for a success.
-fn error_type(outcome: Option<&Outcome>) -> Option<String> {
+/// What went wrong, by the conventions' `error.type`: `tool_error` for a result with
+/// `isError: true` (how a tool call's refusals are answered too: invalid arguments, a rate
+/// limit, a timeout), the JSON-RPC code as a string when an error is returned (a read's or a
+/// prompt's refusal: `-32602` for invalid arguments, else `-32603`), `cancelled` for a
+/// request dropped unanswered; `None` for a success. The refusal's own kind is the
+/// `mcp.server.refusals` counter's attribute.
+fn error_type(method: &str, outcome: Option<&Outcome>) -> Option<String> {
     match outcome {
         None => Some("cancelled".to_owned()),
         Some(Outcome::Tool(r)) if r.is_error() => Some("tool_error".to_owned()),
-        Some(Outcome::Refused(r)) => Some(r.kind().to_owned()),
+        Some(Outcome::Refused(_)) if method == "tools/call" => Some("tool_error".to_owned()),
+        Some(Outcome::Refused(r)) if r.kind() == "invalid_arguments" => {
+            Some(crate::protocol::ErrorCode::INVALID_PARAMS.0.to_string())
+        }
+        Some(Outcome::Refused(_)) => Some(crate::protocol::ErrorCode::INTERNAL_ERROR.0.to_string()),
         Some(Outcome::Error(e)) => Some(e.code.0.to_string()),
         Some(_) => None,
     }
@@ -411,7 +477,7 @@ impl Call {
         if outcome.is_none() {
             span.in_scope(|| tracing::debug!(target: SPAN_TARGET, "cancelled"));
         }
-        let error = error_type(outcome);
+        let error = error_type(self.method, outcome);
         if let Some(error) = &error {
             span.record("error.type", error.as_str());
             span.record("otel.status_code", "ERROR");

@@ -356,28 +356,78 @@ impl Connection {
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
+        #[cfg(feature = "otel")]
+        if crate::pipeline::telemetry::enabled() {
+            return self.route_traced(id, method, params, scope);
+        }
+        self.route_untraced(id, method, params, scope)
+    }
+
+    /// [`route`](Self::route) with telemetry on: every request gets exactly one server
+    /// span. The methods answered at once (lists, the handshake, ping, ...) get one here;
+    /// those that run through the pipeline get the pipeline's; and a request answered
+    /// before it (an unknown tool, prompt or resource, a method of the other era, an unknown
+    /// method, malformed params) gets one here too, made once it is answered. An unknown
+    /// method is named `_OTHER` (as HTTP's conventions name unknown methods): its name is
+    /// the client's to choose, and span names must stay few.
+    #[cfg(feature = "otel")]
+    fn route_traced(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
+        use crate::pipeline::telemetry;
+        let session = || self.legacy_version();
+        let name = table::lookup(method).map_or("_OTHER", |row| row.name);
+        if let Some(row) = table::lookup(method)
+            && let Handler::Now(handle) = row.handler
+        {
+            let traced =
+                telemetry::start_immediate(row.name, &id, params, session().as_deref(), || {
+                    scope.checks.and_then(|c| c.trace_context())
+                });
+            let handled = handle(self, &id, row, params, scope.checks);
+            if let Some(traced) = traced {
+                traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
+            }
+            return match handled {
+                Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
+                Err(rejection) => Routed::rejected(&id, rejection),
+            };
+        }
+        let checks = scope.checks;
+        let (before, started) = (telemetry::pipeline_spans(), std::time::Instant::now());
+        let request_id = id.clone();
+        let routed = self.route_untraced(id, method, params, scope);
+        if let Routed::Reply(line, _) = &routed
+            && telemetry::pipeline_spans() == before
+            && let Some(traced) =
+                telemetry::start_immediate(name, &request_id, params, session().as_deref(), || {
+                    checks.and_then(|c| c.trace_context())
+                })
+        {
+            traced.since(started).finish_with(line);
+        }
+        routed
+    }
+
+    fn route_untraced(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        scope: Scope<'_>,
+    ) -> Routed {
         let Some(row) = table::lookup(method) else {
             return Routed::rejected(&id, self.unknown(method, params, scope.checks));
         };
         match row.handler {
-            Handler::Now(handle) => {
-                // The methods answered at once (lists, the handshake, ping, ...) get a span
-                // and a duration of their own; the others are traced by the pipeline.
-                #[cfg(feature = "otel")]
-                let traced =
-                    crate::pipeline::telemetry::start_immediate(row.name, &id, params, || {
-                        scope.checks.and_then(|c| c.trace_context())
-                    });
-                let handled = handle(self, &id, row, params, scope.checks);
-                #[cfg(feature = "otel")]
-                if let Some(traced) = traced {
-                    traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
-                }
-                match handled {
-                    Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
-                    Err(rejection) => Routed::rejected(&id, rejection),
-                }
-            }
+            Handler::Now(handle) => match handle(self, &id, row, params, scope.checks) {
+                Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
+                Err(rejection) => Routed::rejected(&id, rejection),
+            },
             Handler::Later(handle) => handle(self, id, row, params, scope),
         }
     }
