@@ -730,3 +730,82 @@ async fn every_request_gets_one_server_span_by_the_conventions() {
             .any(|w| w == SECRET.as_bytes())
     );
 }
+
+/// Issue #41 over stdio, a 2025 session: once `initialize` negotiated the version, every
+/// span carries it; the unknown tool, the invalid arguments and an unknown method get their
+/// one span each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_every_request_gets_one_span_with_the_sessions_version() {
+    use std::io::Write as _;
+    let (port, received) = receiver().await;
+    let mut child = Command::new(mcp_tests::example_bin("echo-server"))
+        .env(
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://127.0.0.1:{port}"),
+        )
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+        .env("OTEL_SERVICE_NAME", "echo-under-test")
+        .env("OTEL_BSP_SCHEDULE_DELAY", "100")
+        .env_remove("OTEL_SDK_DISABLED")
+        .env_remove("OTEL_TRACES_EXPORTER")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        serde_json::json!({"jsonrpc": "2.0", "id": "req-unknown-4", "method": "tools/call",
+            "params": {"name": "no-such-tool", "arguments": {}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "add", "arguments": {"a": SECRET, "b": 1}}}),
+        serde_json::json!({"jsonrpc": "2.0", "id": 6, "method": "nope/nothing"}),
+    ];
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // The answers come back before stdin closes (the server exports what is left on its
+    // way out).
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for _ in 0..5 {
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+    }
+    drop(stdin);
+    let _ = child.wait();
+    wait_for(&received, &[b"req-unknown-4" as &[u8], b"\"6\""]).await;
+    let spans = json_spans(&received);
+    for (id, name, error) in [
+        ("2", "tools/list", None),
+        ("req-unknown-4", "tools/call", Some("-32602")),
+        ("5", "tools/call add", Some("tool_error")),
+        ("6", "_OTHER", Some("-32601")),
+    ] {
+        let found: Vec<_> = spans
+            .iter()
+            .filter(|s| s.3.get("jsonrpc.request.id").map(String::as_str) == Some(id))
+            .collect();
+        assert_eq!(found.len(), 1, "{id}: {found:?}");
+        let (span_name, kind, status, attributes) = found[0];
+        assert_eq!(span_name, name, "{id}");
+        assert_eq!(*kind, 2, "{id}");
+        assert_eq!(
+            attributes.get("mcp.protocol.version").map(String::as_str),
+            Some("2025-11-25"),
+            "{id}: {attributes:?}"
+        );
+        assert_eq!(
+            attributes.get("error.type").map(String::as_str),
+            error,
+            "{id}"
+        );
+        assert_eq!(*status == 2, error.is_some(), "{id}");
+    }
+}

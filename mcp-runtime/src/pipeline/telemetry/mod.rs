@@ -78,6 +78,19 @@ thread_local! {
     static PIPELINE_SPANS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// A request id as the conventions record it: a number as digits, a string as itself (the
+/// id's `Display`, for logs, quotes strings).
+struct PlainId<'a>(&'a crate::protocol::RequestId);
+
+impl std::fmt::Display for PlainId<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            crate::protocol::RequestId::Number(n) => write!(f, "{n}"),
+            crate::protocol::RequestId::String(s) => f.write_str(s),
+        }
+    }
+}
+
 /// Whether telemetry is on (one check of a `OnceLock`).
 pub(crate) fn enabled() -> bool {
     INSTRUMENTS.get().is_some()
@@ -273,7 +286,7 @@ pub(crate) fn start(
         "gen_ai.tool.name" = tool,
         "gen_ai.prompt.name" = prompt,
         "mcp.resource.uri" = uri,
-        "jsonrpc.request.id" = %cx.request_id(),
+        "jsonrpc.request.id" = %PlainId(cx.request_id()),
         "mcp.protocol.version" = cx.protocol_version(),
         "mcp.session.id" = session.as_deref(),
         "network.transport" = transport,
@@ -339,7 +352,7 @@ pub(crate) fn start_immediate(
         otel.kind = "server",
         otel.status_code = tracing::field::Empty,
         "mcp.method.name" = method,
-        "jsonrpc.request.id" = %id,
+        "jsonrpc.request.id" = %PlainId(id),
         "mcp.protocol.version" = version,
         "error.type" = tracing::field::Empty,
     );
