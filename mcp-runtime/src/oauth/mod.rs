@@ -32,7 +32,9 @@
 //!   of the algorithm's family (`kty`), whose `use` is `sig` (or absent) and whose own `alg`,
 //!   if any, is the token's (and for ECDSA, whose curve is the algorithm's); `iss` exactly;
 //!   `aud` must contain the audience (the canonical URI of this server); `exp` required, `exp`
-//!   and `nbf` with [`OAuthBuilder::leeway`] (default 60 s). These claims are checked first,
+//!   and `nbf` with [`OAuthBuilder::leeway`] (default 60 s); `sub` required; the header's
+//!   `typ`, when given, `at+jwt` or `JWT` ([`OAuthBuilder::require_access_token_type`] for
+//!   `at+jwt` only). These claims are checked first,
 //!   so a token for another audience, from another issuer or out of its time costs no
 //!   signature work; then the signature, by `ring` (RSA keys of 2048 bits or more, PKCS#1
 //!   v1.5 and PSS; ECDSA P-256 and P-384; Ed25519; headers and JWKS parsed by
@@ -44,10 +46,12 @@
 //!   [`OAuthBuilder::introspection`] is configured: asked of the issuer's
 //!   `introspection_endpoint` (RFC 7662) with the server's client credentials (HTTP Basic);
 //!   `active` must be true, `iss` (when given) the issuer, `aud` must contain the audience,
-//!   `exp` in the future. Answers are cached by the token's SHA-256, never past the token's
+//!   `exp` in the future, `token_type` (when given) an access token's. Answers are cached by the token's SHA-256, never past the token's
 //!   `exp` nor [`OAuthBuilder::introspection_cache`]'s time, bounded in number; refusals for
 //!   a short time (10 s) so a flood of bad tokens is not a flood of introspection requests.
-//! - **Identity**: `sub` (else `client_id`) is the [`Identity`]'s subject, its scopes those
+//! - **Identity**: `sub` is the [`Identity`]'s subject (required, RFC 9068 §2.2: a token or
+//!   an introspection answer without it is refused; `client_id` names clients in another
+//!   namespace, which could equal a user's `sub`, so it never stands in), its scopes those
 //!   of `scope` (space-separated) or `scp` (a list or a string); tools with
 //!   `#[mcp_tool(scopes = [...])]` answer 403 `insufficient_scope` naming the scopes they
 //!   need, which MCP clients take as a cue to ask for more (step-up).
@@ -78,6 +82,7 @@
 //! the token. A tool that must call another API for the user needs a token *for that API*
 //! (token exchange), never this one passed through.
 
+mod claims;
 mod flight;
 mod introspect;
 mod keys;
@@ -87,10 +92,10 @@ mod tests;
 
 use crate::net::{NetError, NetPolicy, NetService};
 use crate::transport::http::{AuthError, Authenticator, Identity, ProtectedResource};
+use claims::{Claims, PreClaims, audience_matches, looks_like_jwt, type_problem};
 use futures::future::BoxFuture;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, AlgorithmFamily};
-use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 use std::time::Duration;
@@ -458,32 +463,6 @@ impl OAuth {
     }
 }
 
-/// Why a JWT's `typ` header is not an access token's: with `strict`, anything but `at+jwt`
-/// (RFC 9068 §4); else anything but `at+jwt`, `JWT` or none. Media types compare without
-/// case and without the `application/` prefix (RFC 7515 §4.1.9).
-fn type_problem(typ: Option<&str>, strict: bool) -> Option<String> {
-    let kind = typ.map(|t| {
-        let t = t.to_ascii_lowercase();
-        t.strip_prefix("application/")
-            .map(str::to_owned)
-            .unwrap_or(t)
-    });
-    match kind.as_deref() {
-        Some("at+jwt") => None,
-        None | Some("jwt") if !strict => None,
-        _ => Some(format!(
-            "the token's type ({}) is not an access token's (at+jwt{})",
-            typ.unwrap_or("none"),
-            if strict { "" } else { " or JWT" }
-        )),
-    }
-}
-
-/// Three base64url segments: a JWT, even if one that does not decode.
-fn looks_like_jwt(token: &str) -> bool {
-    token.split('.').count() == 3 && token.starts_with("eyJ")
-}
-
 impl OAuthBuilder {
     /// The canonical URI of this server, which tokens' `aud` must contain (RFC 8707): its
     /// public MCP endpoint URL, e.g. `https://mcp.example.com/mcp`. Also the `resource` of
@@ -761,72 +740,5 @@ impl Authenticator for OAuth {
 
     fn protected_resource(&self) -> Option<&ProtectedResource> {
         self.inner.resource.as_ref()
-    }
-}
-
-/// The claims checked before the signature (read unverified).
-#[derive(Deserialize)]
-struct PreClaims {
-    iss: Option<String>,
-    sub: Option<String>,
-    aud: Option<serde_json::Value>,
-    #[serde(default, deserialize_with = "numeric_date")]
-    exp: Option<u64>,
-    #[serde(default, deserialize_with = "numeric_date")]
-    nbf: Option<u64>,
-}
-
-/// A NumericDate (RFC 7519 §2): seconds, possibly with a fraction (kept whole).
-fn numeric_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    let seconds: Option<f64> = Option::deserialize(d)?;
-    Ok(seconds
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(|s| s as u64))
-}
-
-/// The claims an access token's identity is made of (RFC 9068 and common practice).
-#[derive(Deserialize)]
-struct Claims {
-    #[serde(default, deserialize_with = "numeric_date")]
-    exp: Option<u64>,
-    sub: Option<String>,
-    scope: Option<String>,
-    scp: Option<Scopes>,
-}
-
-/// `scp` as a list (Okta, Azure) or a space-separated string.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Scopes {
-    List(Vec<String>),
-    Text(String),
-}
-
-impl Claims {
-    fn identity(self) -> Identity {
-        let subject = self.sub.filter(|s| !s.is_empty());
-        let scopes: Vec<String> = match (self.scope, self.scp) {
-            (Some(scope), _) | (None, Some(Scopes::Text(scope))) => {
-                scope.split_ascii_whitespace().map(str::to_owned).collect()
-            }
-            (None, Some(Scopes::List(list))) => list,
-            (None, None) => Vec::new(),
-        };
-        let identity = match subject {
-            Some(subject) => Identity::subject(subject),
-            None => Identity::anonymous(),
-        };
-        identity.with_scopes(scopes)
-    }
-}
-
-/// Whether `aud` (a string or a list, from a token or an introspection answer) names
-/// `audience`; a trailing `/` on either side is not significant.
-fn audience_matches(aud: &serde_json::Value, audience: &str) -> bool {
-    let want = audience.trim_end_matches('/');
-    let same = |v: &serde_json::Value| v.as_str().is_some_and(|a| a.trim_end_matches('/') == want);
-    match aud {
-        serde_json::Value::Array(list) => list.iter().any(same),
-        other => same(other),
     }
 }
