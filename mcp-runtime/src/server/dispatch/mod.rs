@@ -380,8 +380,9 @@ impl Connection {
     ) -> Routed {
         use crate::pipeline::telemetry;
         let session = || self.legacy_version();
-        let name = table::lookup(method).map_or("_OTHER", |row| row.name);
-        if let Some(row) = table::lookup(method)
+        let row = table::lookup(method);
+        let name = row.map_or("_OTHER", |row| row.name);
+        if let Some(row) = row
             && let Handler::Now(handle) = row.handler
         {
             let traced =
