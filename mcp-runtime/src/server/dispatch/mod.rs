@@ -150,6 +150,14 @@ pub(super) enum Routed {
 }
 
 impl Routed {
+    /// The answer of a method answered at once: its result, or its refusal.
+    fn now(id: &RequestId, handled: Result<Vec<u8>, Rejection>) -> Self {
+        match handled {
+            Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
+            Err(rejection) => Routed::rejected(id, rejection),
+        }
+    }
+
     fn rejected(id: &RequestId, rejection: Rejection) -> Self {
         Routed::Reply(
             encode_error(Some(id), &rejection.error),
@@ -393,10 +401,7 @@ impl Connection {
             if let Some(traced) = traced {
                 traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
             }
-            return match handled {
-                Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
-                Err(rejection) => Routed::rejected(&id, rejection),
-            };
+            return Routed::now(&id, handled);
         }
         let checks = scope.checks;
         let (before, started) = (telemetry::pipeline_spans(), std::time::Instant::now());
@@ -425,10 +430,7 @@ impl Connection {
             return Routed::rejected(&id, self.unknown(method, params, scope.checks));
         };
         match row.handler {
-            Handler::Now(handle) => match handle(self, &id, row, params, scope.checks) {
-                Ok(bytes) => Routed::Reply(bytes, Disposition::Answered),
-                Err(rejection) => Routed::rejected(&id, rejection),
-            },
+            Handler::Now(handle) => Routed::now(&id, handle(self, &id, row, params, scope.checks)),
             Handler::Later(handle) => handle(self, id, row, params, scope),
         }
     }
