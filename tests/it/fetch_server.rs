@@ -20,6 +20,20 @@ const PAGE: &str = "<!doctype html><html><head><title>T</title><style>p{color:re
 <script>alert('no')</script></head><body><nav>menu</nav><h1>Weather report</h1>\
 <p>Sunny with <a href=\"/more\">more</a> to come.</p></body></html>";
 
+/// Reads a request's head from `conn`: its path, or `None` when the client went away first.
+async fn request_path(conn: &mut tokio::net::TcpStream) -> Option<String> {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 2048];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match conn.read(&mut buf).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&head);
+    Some(text.split(' ').nth(1).unwrap_or("/").to_owned())
+}
+
 /// A page server on 127.0.0.1: `reply(path)` is `(status line, content type, body)`.
 async fn pages(
     reply: impl Fn(&str) -> (&'static str, String, String) + Send + Sync + 'static,
@@ -32,17 +46,10 @@ async fn pages(
         while let Ok((mut conn, _)) = listener.accept().await {
             let (reply, counter) = (reply.clone(), counter.clone());
             tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 2048];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match conn.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
+                let Some(path) = request_path(&mut conn).await else {
+                    return;
+                };
                 counter.fetch_add(1, Ordering::SeqCst);
-                let text = String::from_utf8_lossy(&head);
-                let path = text.split(' ').nth(1).unwrap_or("/").to_owned();
                 let (status, extra, body) = reply(&path);
                 let out = format!(
                     "HTTP/1.1 {status}\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -258,17 +265,10 @@ async fn slow_origin() -> u16 {
     tokio::spawn(async move {
         while let Ok((mut conn, _)) = listener.accept().await {
             tokio::spawn(async move {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 2048];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match conn.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&head).into_owned();
-                let path = text.split(' ').nth(1).unwrap_or("/");
-                match path {
+                let Some(path) = request_path(&mut conn).await else {
+                    return;
+                };
+                match path.as_str() {
                     "/head" => {
                         drip(&mut conn, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").await
                     }
