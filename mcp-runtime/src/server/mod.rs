@@ -24,6 +24,8 @@ pub(crate) mod registry;
 /// audits where the built-in ones do.
 pub use crate::pipeline::AUDIT_TARGET;
 pub use dispatch::Connection;
+#[cfg(feature = "otel")]
+pub(crate) use dispatch::traced_name;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};
 pub use registry::{

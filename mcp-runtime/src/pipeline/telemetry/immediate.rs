@@ -20,10 +20,13 @@ impl std::fmt::Display for PlainId<'_> {
     }
 }
 
-/// The span and duration of a request answered at once by the dispatcher (not through the
-/// pipeline): `tools/list`, `initialize`, `ping`, ...
+/// The span and duration of a request the dispatcher answers itself (not through the
+/// pipeline): at once (`tools/list`, `initialize`, `ping`, ...), later (a task read from a
+/// shared store, a completion handler that waits, a `subscriptions/listen` stream, ended
+/// when its answer is delivered), or refused before any handler ran. Not entered: the
+/// dispatcher enters it while a handler runs; it may be finished on another thread.
 pub(crate) struct Immediate {
-    span: tracing::span::EnteredSpan,
+    span: tracing::Span,
     start: Instant,
     method: &'static str,
 }
@@ -41,36 +44,53 @@ pub(crate) fn start_immediate(
     outside: impl FnOnce() -> Option<TraceContext>,
 ) -> Option<Immediate> {
     INSTRUMENTS.get()?;
-    let meta = immediate_meta(params);
-    let version = meta.as_ref().and_then(|m| m.version.as_deref()).or(session);
+    let (inside, version) = match immediate_meta(params) {
+        Some(m) => (
+            TraceContext::new(m.traceparent, m.tracestate, m.baggage),
+            m.version,
+        ),
+        None => (TraceContext::default(), None),
+    };
+    let version = version.as_deref().or(session);
+    Some(immediate(method, Some(id), version, || {
+        Some(inside.or(outside()))
+    }))
+}
+
+/// The span of `method` (known to be on), parented by `trace`'s context.
+fn immediate(
+    method: &'static str,
+    id: Option<&crate::protocol::RequestId>,
+    version: Option<&str>,
+    trace: impl FnOnce() -> Option<TraceContext>,
+) -> Immediate {
     let span = tracing::info_span!(
         target: SPAN_TARGET,
         "mcp_request",
         otel.name = method,
         otel.kind = "server",
         otel.status_code = tracing::field::Empty,
+        otel.status_description = tracing::field::Empty,
         "mcp.method.name" = method,
-        "jsonrpc.request.id" = %PlainId(id),
+        "jsonrpc.request.id" = id.map(|id| tracing::field::display(PlainId(id))),
         "mcp.protocol.version" = version,
+        "http.response.status_code" = tracing::field::Empty,
         "error.type" = tracing::field::Empty,
     );
-    if !span.is_disabled() {
-        let keys = meta
-            .map(|k| TraceContext::new(k.traceparent, k.tracestate, k.baggage))
-            .unwrap_or_default();
-        let trace = keys.or(outside());
-        if !trace.is_empty() {
-            let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
-                propagator.extract(&Carrier(&trace))
-            });
-            let _ = span.set_parent(parent);
-        }
+    if !span.is_disabled()
+        && let Some(trace) = trace()
+        && !trace.is_empty()
+    {
+        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
+            propagator.extract(&Carrier(&trace))
+        });
+        let _ = span.set_parent(parent);
     }
-    Some(Immediate {
-        span: span.entered(),
+    Immediate {
+        span,
         start: Instant::now(),
         method,
-    })
+    }
 }
 
 /// What a request the dispatcher answers itself carries in `_meta` for telemetry (read only
@@ -84,6 +104,20 @@ struct ImmediateMeta {
     version: Option<String>,
 }
 
+/// The `method` a JSON-RPC message names, if any (read only for the span of a message
+/// that could not be decoded as a whole).
+pub(crate) fn method_of(message: &[u8]) -> std::borrow::Cow<'_, str> {
+    #[derive(serde::Deserialize)]
+    struct Named<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Named<'_>>(message)
+        .ok()
+        .and_then(|n| n.method)
+        .unwrap_or_default()
+}
+
 fn immediate_meta(params: Option<&serde_json::value::RawValue>) -> Option<ImmediateMeta> {
     #[derive(serde::Deserialize)]
     struct Params {
@@ -95,7 +129,80 @@ fn immediate_meta(params: Option<&serde_json::value::RawValue>) -> Option<Immedi
         .and_then(|p| p.meta)
 }
 
+thread_local! {
+    /// The span of a request whose handler may answer later without the pipeline, while
+    /// the handler runs on this thread: what spawns the answer's task takes it along
+    /// ([`take_deferred`]), to end it when the answer is delivered.
+    static DEFERRED: std::cell::RefCell<Option<Immediate>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Puts `span` where a handler that answers later finds it ([`take_deferred`]).
+pub(crate) fn defer(span: Immediate) {
+    DEFERRED.with(|d| *d.borrow_mut() = Some(span));
+}
+
+/// The span [`defer`]red on this thread, if it was not taken yet.
+pub(crate) fn take_deferred() -> Option<Immediate> {
+    DEFERRED.with(|d| d.borrow_mut().take())
+}
+
+/// A request the HTTP transport refuses before any dispatcher sees it (its `Origin`, its
+/// token, its media type, a limit, a body that does not decode): its span, made only if it
+/// is refused, from what the transport knows by then. The method is the `Mcp-Method`
+/// header's (every 2026-07-28 request carries it) until the body is read and decoded;
+/// a refused request's body is not read for its span (reading it is the cost a refusal
+/// spares the server). `_OTHER` when neither names a method the server knows.
+#[cfg(feature = "http")]
+pub(crate) struct Unrouted {
+    start: Instant,
+    method: &'static str,
+    version: Option<&'static str>,
+    id: Option<crate::protocol::RequestId>,
+    trace: Option<TraceContext>,
+}
+
+#[cfg(feature = "http")]
+impl Unrouted {
+    /// Starts watching a POST, when telemetry is on: `method` as its headers name it,
+    /// `version` their protocol version (one this server knows), `trace` their context.
+    pub(crate) fn begin(
+        method: &'static str,
+        version: Option<&'static str>,
+        trace: impl FnOnce() -> Option<TraceContext>,
+    ) -> Option<Self> {
+        INSTRUMENTS.get()?;
+        Some(Self {
+            start: Instant::now(),
+            method,
+            version,
+            id: None,
+            trace: trace(),
+        })
+    }
+
+    /// What the body said, once decoded: the request's id and method.
+    pub(crate) fn read(&mut self, id: Option<crate::protocol::RequestId>, method: &'static str) {
+        self.id = id;
+        self.method = method;
+    }
+
+    /// The span of the refusal: HTTP `status`, JSON-RPC `code` and `message` (the
+    /// transport's own words, which name no argument).
+    pub(crate) fn finish(self, status: u16, code: i32, message: &str) {
+        let trace = self.trace;
+        let span = immediate(self.method, self.id.as_ref(), self.version, || trace);
+        span.span.record("http.response.status_code", status);
+        span.since(self.start)
+            .end(Some(&code.to_string()), "protocol_error", Some(message));
+    }
+}
+
 impl Immediate {
+    /// The span, to enter while the request's handler runs.
+    pub(crate) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
     /// Counts the request's duration from `start` (a request whose span is made once it was
     /// refused: its duration is the refusal's).
     pub(crate) fn since(mut self, start: Instant) -> Self {
@@ -122,15 +229,34 @@ impl Immediate {
 
     /// Ends the span; `error` is the JSON-RPC code of a failure.
     pub(crate) fn finish(self, error: Option<i32>) {
+        match error {
+            Some(code) => self.end(Some(&code.to_string()), "protocol_error", None),
+            None => self.end(None, "ok", None),
+        }
+    }
+
+    /// Ends the span of a request dropped unanswered (its client cancelled it, or the
+    /// connection ended).
+    pub(crate) fn cancelled(self) {
+        self.end(Some("cancelled"), "cancelled", None);
+    }
+
+    /// Ends the span: `error` its `error.type`, `outcome` the requests counter's, and
+    /// `description` the status's (only words of the server's own: a JSON-RPC error's
+    /// message may quote what the request carried, an argument or a resource URI, and is
+    /// not recorded).
+    fn end(self, error: Option<&str>, outcome: &'static str, description: Option<&str>) {
         let Some(instruments) = INSTRUMENTS.get() else {
             return;
         };
         let mut attributes = vec![KeyValue::new("mcp.method.name", self.method)];
-        if let Some(code) = error {
-            let code = code.to_string();
-            self.span.record("error.type", code.as_str());
+        if let Some(error) = error {
+            self.span.record("error.type", error);
             self.span.record("otel.status_code", "ERROR");
-            attributes.push(KeyValue::new("error.type", code));
+            if let Some(description) = description {
+                self.span.record("otel.status_description", description);
+            }
+            attributes.push(KeyValue::new("error.type", error.to_owned()));
         }
         instruments
             .duration
@@ -139,14 +265,7 @@ impl Immediate {
             1,
             &[
                 KeyValue::new("mcp.method.name", self.method),
-                KeyValue::new(
-                    "outcome",
-                    if error.is_some() {
-                        "protocol_error"
-                    } else {
-                        "ok"
-                    },
-                ),
+                KeyValue::new("outcome", outcome),
             ],
         );
     }

@@ -21,17 +21,27 @@
 //! requests the server sends its client while serving it (elicitation, sampling, roots on
 //! 2025 sessions) carry the span's own context in their `_meta`.
 //!
-//! **Requests answered at once** by the dispatcher (`initialize`, `tools/list`, `ping`, ...)
-//! **or refused before the pipeline** (an unknown tool, prompt or resource, a method of the
-//! other era, malformed params, an unknown method): a span `{mcp.method.name}` (`_OTHER` for
-//! a method the server does not know, whose name is the client's to choose) with the
-//! method, the request id, `mcp.protocol.version` (the request's on the modern leg, the
-//! session's once negotiated) and `error.type` (the JSON-RPC code), parented by the trace
-//! context the request carried, and the same metrics. So every request the dispatcher
-//! routes gets exactly one server span. `error.type` follows the conventions: the JSON-RPC
-//! code as a string when an error is answered, `tool_error` when the result has `isError:
-//! true` (a tool call's refusals, invalid arguments among them, are answered so), and the
-//! span's status is ERROR exactly then.
+//! **Requests the dispatcher answers itself**, at once (`initialize`, `tools/list`, `ping`,
+//! ...) or later (a completion handler that waits, a task read from a shared store, a
+//! `subscriptions/listen` stream, whose span lasts until its answer is delivered or its
+//! client closes it), **or refuses before the pipeline** (an unknown tool, prompt or
+//! resource, a method of the other era, malformed params, an unknown method, a message
+//! that names its id but cannot be read as a request): a span `{mcp.method.name}`
+//! (`_OTHER` for a method the server does not know, whose name is the client's to choose)
+//! with the method, the request id, `mcp.protocol.version` (the request's on the modern
+//! leg, the session's once negotiated) and `error.type` (the JSON-RPC code), parented by
+//! the trace context the request carried, and the same metrics. **A POST the HTTP
+//! transport refuses** before any dispatcher sees it (its `Origin` or `Host`, its token,
+//! its media type, a limit, a body that does not decode) gets one too, named by its
+//! `Mcp-Method` header (every 2026-07-28 request carries one) or, once the body was read,
+//! by the body; `_OTHER` when neither says (a refused body is not read for a span), with
+//! `http.response.status_code` and the refusal's reason as the status description. So
+//! every request gets exactly one server span. `error.type` follows the conventions: the
+//! JSON-RPC code as a string when an error is answered, `tool_error` when the result has
+//! `isError: true` (a tool call's refusals, invalid arguments among them, are answered
+//! so), and the span's status is ERROR exactly then. The status description is set only
+//! from the transport's own words: a JSON-RPC error's message can quote what the request
+//! carried (a resource URI, an argument in a validation message), which is never exported.
 //!
 //! **Children and events** (at `DEBUG` on the same target, so free unless asked for:
 //! `RUST_LOG=warn,mcp::audit=info,mcp::request=debug` with `launch::init_tracing`, which
@@ -70,7 +80,9 @@ mod otlp_http;
 pub(crate) use counted::OpenStream;
 pub(crate) use counted::{Session, Task};
 use immediate::PlainId;
-pub(crate) use immediate::start_immediate;
+#[cfg(feature = "http")]
+pub(crate) use immediate::Unrouted;
+pub(crate) use immediate::{Immediate, defer, method_of, start_immediate, take_deferred};
 
 thread_local! {
     /// Pipeline spans started on this thread: the dispatcher compares the count around a

@@ -166,6 +166,51 @@ impl Routed {
     }
 }
 
+/// The name telemetry gives `method`: its own when the server serves it, `_OTHER`
+/// otherwise (a client's text never becomes a span's name).
+#[cfg(feature = "otel")]
+pub(crate) fn traced_name(method: &str) -> &'static str {
+    table::lookup(method).map_or("_OTHER", |row| row.name)
+}
+
+/// The span of a request the dispatcher answers later itself (not through the pipeline),
+/// taken by the task that will deliver the answer (see `route_traced`); nothing without
+/// the `otel` feature or with telemetry off.
+struct Deferred(#[cfg(feature = "otel")] Option<crate::pipeline::telemetry::Immediate>);
+
+impl Deferred {
+    /// The span `route_traced` left for the handler running on this thread.
+    fn take() -> Self {
+        Self(
+            #[cfg(feature = "otel")]
+            crate::pipeline::telemetry::take_deferred(),
+        )
+    }
+
+    /// Ends the span with the answer delivered.
+    fn answered(self, line: &[u8]) {
+        #[cfg(feature = "otel")]
+        if let Some(span) = self.0 {
+            span.finish_with(line);
+        }
+        let _ = line;
+    }
+
+    /// Ends the span of a request dropped unanswered; `normal` for an end that is not a
+    /// failure (a stream its client closed).
+    fn dropped(self, normal: bool) {
+        #[cfg(feature = "otel")]
+        if let Some(span) = self.0 {
+            if normal {
+                span.finish(None);
+            } else {
+                span.cancelled();
+            }
+        }
+        let _ = normal;
+    }
+}
+
 /// Where one request's notifications and deferred answer go.
 enum Outlet {
     /// The connection's peer carries everything (stdio, in-memory).
@@ -237,7 +282,13 @@ impl Connection {
     /// `tokio::task::spawn_blocking`.
     pub async fn handle_line(&self, line: &[u8]) {
         let reply = match decode(line) {
-            Err(e) => encode_error(e.id.as_ref(), &e.error),
+            Err(e) => {
+                #[cfg(feature = "otel")]
+                if let Some(id) = &e.id {
+                    self.trace_undecodable(line, id, e.error.code.0);
+                }
+                encode_error(e.id.as_ref(), &e.error)
+            }
             Ok(Message::Request { id, method, params }) => {
                 // With a server-wide concurrency limit, a line transport stops taking
                 // requests while every slot is taken: what the client sends meanwhile waits
@@ -372,12 +423,15 @@ impl Connection {
     }
 
     /// [`route`](Self::route) with telemetry on: every request gets exactly one server
-    /// span. The methods answered at once (lists, the handshake, ping, ...) get one here;
-    /// those that run through the pipeline get the pipeline's; and a request answered
-    /// before it (an unknown tool, prompt or resource, a method of the other era, an unknown
-    /// method, malformed params) gets one here too, made once it is answered. An unknown
-    /// method is named `_OTHER` (as HTTP's conventions name unknown methods): its name is
-    /// the client's to choose, and span names must stay few.
+    /// span. The methods the dispatcher answers itself get one here: at once (lists, the
+    /// handshake, ping, ...), or later (a completion handler that waits, a task read from a
+    /// shared store, a `subscriptions/listen` stream), where the task that delivers the
+    /// answer takes the span along ([`telemetry::defer`]) and ends it then. Those that run
+    /// an item's stack get the pipeline's; and a request answered before it (an unknown
+    /// tool, prompt or resource, a method of the other era, an unknown method, malformed
+    /// params) gets one here too, made once it is answered. An unknown method is named
+    /// `_OTHER` (as HTTP's conventions name unknown methods): its name is the client's to
+    /// choose, and span names must stay few.
     #[cfg(feature = "otel")]
     fn route_traced(
         &self,
@@ -389,34 +443,70 @@ impl Connection {
         use crate::pipeline::telemetry;
         let session = || self.legacy_version();
         let row = table::lookup(method);
-        let name = row.map_or("_OTHER", |row| row.name);
-        if let Some(row) = row
-            && let Handler::Now(handle) = row.handler
-        {
-            let traced =
-                telemetry::start_immediate(row.name, &id, params, session().as_deref(), || {
-                    scope.checks.and_then(|c| c.trace_context())
-                });
-            let handled = handle(self, &id, row, params, scope.checks);
-            if let Some(traced) = traced {
-                traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
-            }
-            return Routed::now(&id, handled);
-        }
         let checks = scope.checks;
-        let (before, started) = (telemetry::pipeline_spans(), std::time::Instant::now());
-        let request_id = id.clone();
-        let routed = self.route_untraced(id, method, params, scope);
-        if let Routed::Reply(line, _) = &routed
-            && telemetry::pipeline_spans() == before
-            && let Some(traced) =
-                telemetry::start_immediate(name, &request_id, params, session().as_deref(), || {
-                    checks.and_then(|c| c.trace_context())
-                })
-        {
-            traced.since(started).finish_with(line);
+        let started = |id: &RequestId| {
+            telemetry::start_immediate(
+                row.map_or("_OTHER", |row| row.name),
+                id,
+                params,
+                session().as_deref(),
+                || checks.and_then(|c| c.trace_context()),
+            )
+        };
+        match row.map(|row| row.handler) {
+            Some(Handler::Now(handle)) => {
+                let traced = started(&id);
+                let handled = {
+                    let _in = traced.as_ref().map(|t| t.span().enter());
+                    handle(self, &id, row.expect("found"), params, scope.checks)
+                };
+                if let Some(traced) = traced {
+                    traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
+                }
+                Routed::now(&id, handled)
+            }
+            Some(Handler::Later(handle)) => {
+                let Some(traced) = started(&id) else {
+                    return handle(self, id, row.expect("found"), params, scope);
+                };
+                let span = traced.span().clone();
+                telemetry::defer(traced);
+                let routed = span.in_scope(|| handle(self, id, row.expect("found"), params, scope));
+                // Still here unless a task took it to deliver the answer later.
+                if let (Some(traced), Routed::Reply(line, _)) =
+                    (telemetry::take_deferred(), &routed)
+                {
+                    traced.finish_with(line);
+                }
+                routed
+            }
+            Some(Handler::Stack(_)) | None => {
+                let (before, start) = (telemetry::pipeline_spans(), std::time::Instant::now());
+                let request_id = id.clone();
+                let routed = self.route_untraced(id, method, params, scope);
+                if let Routed::Reply(line, _) = &routed
+                    && telemetry::pipeline_spans() == before
+                    && let Some(traced) = started(&request_id)
+                {
+                    traced.since(start).finish_with(line);
+                }
+                routed
+            }
         }
-        routed
+    }
+
+    /// The span of a line that names its id but is not a request the server can read
+    /// (`"jsonrpc": "1.0"`, a request with a `result`, ...), answered `code`: named by its
+    /// `method` when it has one the server serves.
+    #[cfg(feature = "otel")]
+    fn trace_undecodable(&self, line: &[u8], id: &RequestId, code: i32) {
+        let name = traced_name(&crate::pipeline::telemetry::method_of(line));
+        let version = self.legacy_version();
+        if let Some(span) =
+            crate::pipeline::telemetry::start_immediate(name, id, None, version.as_deref(), || None)
+        {
+            span.finish(Some(code));
+        }
     }
 
     fn route_untraced(
@@ -431,7 +521,7 @@ impl Connection {
         };
         match row.handler {
             Handler::Now(handle) => Routed::now(&id, handle(self, &id, row, params, scope.checks)),
-            Handler::Later(handle) => handle(self, id, row, params, scope),
+            Handler::Later(handle) | Handler::Stack(handle) => handle(self, id, row, params, scope),
         }
     }
 

@@ -5,7 +5,7 @@
 //! (most items finish without waiting), moved to a task of the connection only when it has
 //! to wait, dropped when the client cancels or the shutdown's grace runs out.
 
-use super::{Connection, Envelope, Outlet, Routed};
+use super::{Connection, Deferred, Envelope, Outlet, Routed};
 use crate::context::RequestIo;
 use crate::context::input::state::invalid_state_error;
 use crate::context::input::{BindingSource, Carried, Channel, LegacyLink, Round};
@@ -249,21 +249,25 @@ impl Connection {
         let tracked = self.track(&id, &token, &outlet, era);
         let this = self.clone();
         let aborted = self.inner.aborted.clone();
+        let deferred = Deferred::take();
         self.inner.tasks.spawn(async move {
             tokio::select! {
                 out = future => {
                     this.untrack(tracked, &id);
                     cx.finish();
                     let (line, _) = finish(&this, &id, &cx, out);
+                    deferred.answered(&line);
                     this.deliver(outlet, line).await;
                 }
                 () = token.cancelled() => {
                     this.untrack(tracked, &id);
                     cx.finish();
+                    deferred.dropped(false);
                 }
                 () = aborted.cancelled() => {
                     this.untrack(tracked, &id);
                     cx.finish();
+                    deferred.dropped(false);
                 }
             }
         });
@@ -283,10 +287,14 @@ impl Connection {
         }
         let this = self.clone();
         let aborted = self.inner.aborted.clone();
+        let deferred = Deferred::take();
         self.inner.tasks.spawn(async move {
             tokio::select! {
-                (line, _) = future => this.deliver(outlet, line).await,
-                () = aborted.cancelled() => {}
+                (line, _) = future => {
+                    deferred.answered(&line);
+                    this.deliver(outlet, line).await;
+                }
+                () = aborted.cancelled() => deferred.dropped(false),
             }
         });
         Routed::Pending

@@ -3,7 +3,7 @@
 //! the modern leg (one stream per request, tagged with its id).
 
 use super::table::Method;
-use super::{Connection, Routed, Scope, optional_params, required_params};
+use super::{Connection, Deferred, Routed, Scope, optional_params, required_params};
 use crate::protocol::jsonrpc::{encode_notification, encode_result};
 use crate::protocol::lifecycle::MetaOnlyParams;
 use crate::protocol::meta::RequestMeta;
@@ -185,6 +185,7 @@ impl Connection {
         let mut updates = resource_uris
             .as_ref()
             .map(|_| registry.resources.subscribe_updates());
+        let deferred = Deferred::take();
         self.inner.tasks.spawn(async move {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
             let ack = acknowledgement(&wanted, resource_uris.as_ref(), &tag);
@@ -195,6 +196,7 @@ impl Connection {
                     () = token.cancelled() => {
                         // The client ended it: send nothing more.
                         this.untrack(tracked, &id);
+                        deferred.dropped(true);
                         return;
                     }
                     () = this.inner.closing.cancelled() => break,
@@ -218,6 +220,7 @@ impl Connection {
             }
             this.untrack(tracked, &id);
             let line = this.stream_ended(&id);
+            deferred.answered(&line);
             this.deliver(outlet, line).await;
         });
         Routed::Pending

@@ -146,8 +146,11 @@ pub(crate) type Later =
 pub(crate) enum Handler {
     /// See [`Now`].
     Now(Now),
-    /// See [`Later`].
+    /// See [`Later`]: answered by the dispatcher itself, perhaps later (a completion
+    /// handler that waits, a task in a shared store, a stream).
     Later(Later),
+    /// See [`Later`]: runs an item's stack (the pipeline), which traces the request.
+    Stack(Later),
 }
 
 /// One row of the table.
@@ -181,7 +184,7 @@ const fn row(name: &'static str, eras: Eras, gate: Gate, handler: Handler) -> Me
     }
 }
 
-use Handler::{Later as L, Now as N};
+use Handler::{Later as L, Now as N, Stack as S};
 
 /// Every request method the server serves. A method not here is answered as not offered
 /// (after its envelope is checked, so a malformed envelope is still `-32602`).
@@ -228,19 +231,19 @@ pub(crate) static METHODS: &[Method] = &[
         "tools/call",
         Eras::Both,
         Gate::Tools,
-        L(Connection::call_tool),
+        S(Connection::call_tool),
     ),
     row(
         "resources/read",
         Eras::Both,
         Gate::Resources,
-        L(Connection::read_resource),
+        S(Connection::read_resource),
     ),
     row(
         "prompts/get",
         Eras::Both,
         Gate::Prompts,
-        L(Connection::get_prompt),
+        S(Connection::get_prompt),
     ),
     row(
         "completion/complete",

@@ -70,20 +70,42 @@ fn required<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Result<&'h str, Mc
     })
 }
 
+/// The W3C trace context `headers` carry, if any.
+pub(crate) fn trace_context(headers: &HeaderMap) -> Option<crate::protocol::meta::TraceContext> {
+    let text = |name: &HeaderName| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    let trace = crate::protocol::meta::TraceContext::new(
+        text(&TRACEPARENT),
+        text(&TRACESTATE),
+        text(&BAGGAGE),
+    );
+    (!trace.is_empty()).then_some(trace)
+}
+
+/// The method (`Mcp-Method`) and protocol version (`MCP-Protocol-Version`) `headers`
+/// name, each as this server knows it: `_OTHER` for a method it does not serve, no version
+/// for one it does not speak (the client's text never becomes an attribute).
+#[cfg(feature = "otel")]
+pub(crate) fn traced_names(headers: &HeaderMap) -> (&'static str, Option<&'static str>) {
+    let text = |name: &HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+    let method = crate::server::traced_name(text(&METHOD_HEADER).unwrap_or_default());
+    let version = text(&VERSION_HEADER).and_then(|v| {
+        crate::protocol::version::MODERN_VERSIONS
+            .iter()
+            .chain(crate::protocol::version::LEGACY_VERSIONS)
+            .find(|known| **known == v)
+            .copied()
+    });
+    (method, version)
+}
+
 impl RequestChecks for HttpChecks<'_> {
     fn trace_context(&self) -> Option<crate::protocol::meta::TraceContext> {
-        let text = |name: &HeaderName| {
-            self.headers
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let trace = crate::protocol::meta::TraceContext::new(
-            text(&TRACEPARENT),
-            text(&TRACESTATE),
-            text(&BAGGAGE),
-        );
-        (!trace.is_empty()).then_some(trace)
+        trace_context(self.headers)
     }
 
     fn modern(&self, method: &str, version: &str) -> Result<(), McpError> {

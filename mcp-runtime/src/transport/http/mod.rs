@@ -14,6 +14,7 @@ mod security;
 mod server;
 mod service;
 mod session;
+mod traced;
 
 pub use access::{Access, AccessError, MIN_TOKEN_LEN, TOKEN_ENV};
 pub use auth::{AuthError, Authenticator, BearerTokens, Identity};

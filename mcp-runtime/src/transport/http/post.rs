@@ -30,6 +30,7 @@ use super::options::LegacyMode;
 use super::response::{self, Refusal};
 use super::service::Shared;
 use super::session::{self, Busy, Lookup};
+use super::traced::Watch;
 use crate::context::Caller;
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::jsonrpc::{Message, decode};
@@ -140,6 +141,7 @@ pub(crate) async fn handle<B>(
     body: B,
     identity: Identity,
     client: Option<IpAddr>,
+    watch: &mut Watch,
 ) -> Response<Body>
 where
     B: http_body::Body<Data = Bytes> + Send + 'static,
@@ -171,9 +173,23 @@ where
     };
     let message = match decode(&bytes) {
         Ok(message) => message,
-        Err(e) => return response::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error),
+        Err(e) => {
+            watch.undecodable(&bytes, e.id.as_ref());
+            return response::error(StatusCode::BAD_REQUEST, e.id.as_ref(), &e.error);
+        }
     };
+    match &message {
+        // Named by what it says from now on, until the dispatcher has it.
+        Message::Request { id, method, .. } => watch.request(id, method),
+        _ => watch.routed(),
+    }
     let (slot, permit) = if let Message::Request { method, .. } = &message {
+        if method == "subscriptions/listen" && !accept.sse {
+            return response::message(
+                StatusCode::NOT_ACCEPTABLE,
+                "subscriptions/listen answers with an event stream; accept text/event-stream",
+            );
+        }
         let Ok(slot) = slot else {
             return response::too_many(
                 "this caller has as many requests and streams open as it may; retry when one ends",
@@ -214,6 +230,9 @@ where
         Ok(lookup) => lookup,
         Err(refused) => return refused,
     };
+    // Nothing refuses a request from here on before the dispatcher answers it (which
+    // gives it its span).
+    watch.routed();
     let hold = Arc::new(Hold {
         _permit: permit,
         _caller: slot,
@@ -259,12 +278,6 @@ async fn serve(
     let Sender { identity, client } = sender;
     match message {
         Message::Request { id, method, params } => {
-            if method == "subscriptions/listen" && !accept.sse {
-                return response::message(
-                    StatusCode::NOT_ACCEPTABLE,
-                    "subscriptions/listen answers with an event stream; accept text/event-stream",
-                );
-            }
             if method == "initialize" && shared.options.legacy == LegacyMode::Sessionful {
                 return initialize(shared, parts, id, params, sender, accept, hold).await;
             }

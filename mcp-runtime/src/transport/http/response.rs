@@ -63,7 +63,20 @@ pub(crate) fn error(
     id: Option<&RequestId>,
     error: &McpError,
 ) -> Response<Body> {
-    json(status, encode_error(id, error))
+    let resp = json(status, encode_error(id, error));
+    // Kept for the refusal's span (`traced::Watch`).
+    #[cfg(feature = "otel")]
+    let resp = {
+        let mut resp = resp;
+        if crate::pipeline::telemetry::enabled() {
+            resp.extensions_mut().insert(super::traced::Refused {
+                code: error.code.0,
+                message: error.message.clone(),
+            });
+        }
+        resp
+    };
+    resp
 }
 
 /// A request refused by the transport, before or instead of the dispatcher.

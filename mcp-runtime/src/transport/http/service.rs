@@ -10,6 +10,7 @@ use super::post;
 use super::response;
 use super::security;
 use super::session::{self, Lookup, SessionLimits, Sessions};
+use super::traced;
 use crate::server::{Connection, Server};
 use axum::body::Body;
 use bytes::Bytes;
@@ -200,6 +201,23 @@ impl Shared {
         B: http_body::Body<Data = Bytes> + Send + 'static,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        let mut watch = traced::Watch::of(&request);
+        let response = self.answer(request, peer, &mut watch).await;
+        watch.finish(&response);
+        response
+    }
+
+    /// Answers `request`; `watch` gives a POST refused before the dispatcher its span.
+    async fn answer<B>(
+        self: Arc<Self>,
+        request: Request<B>,
+        peer: Option<std::net::SocketAddr>,
+        watch: &mut traced::Watch,
+    ) -> Response<Body>
+    where
+        B: http_body::Body<Data = Bytes> + Send + 'static,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
         let (mut parts, body) = request.into_parts();
         if let Err(refused) = security::check(&self.options.hosts, &parts) {
             return refused.into_response();
@@ -230,7 +248,7 @@ impl Shared {
             LegacyMode::Stateless => "POST",
         };
         match parts.method {
-            Method::POST => post::handle(&self, parts, body, identity, client).await,
+            Method::POST => post::handle(&self, parts, body, identity, client, watch).await,
             Method::GET | Method::DELETE if self.options.legacy == LegacyMode::Sessionful => {
                 self.session_method(&parts, &identity, client).await
             }
