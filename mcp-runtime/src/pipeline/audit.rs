@@ -149,7 +149,7 @@ where
             });
             Record {
                 #[cfg(feature = "otel")]
-                trace_id: telemetry.as_ref().and_then(|t| t.trace_id.clone()),
+                trace_id: telemetry.as_ref().and_then(|t| t.trace_id),
                 start: Instant::now(),
                 method: request.method(),
                 target: request.target_arc().clone(),
@@ -242,7 +242,7 @@ struct Record {
     written: bool,
     /// The request's trace, when telemetry is on: the audit line leads to it.
     #[cfg(feature = "otel")]
-    trace_id: Option<String>,
+    trace_id: Option<opentelemetry::trace::TraceId>,
 }
 
 impl Record {
@@ -263,8 +263,13 @@ impl Record {
         let task = cx.task_id();
         let arguments = self.arguments.as_deref();
         let (method, target) = (self.method, &*self.target);
+        // In hex on the stack: no `core::fmt` and no allocation, once per request.
         #[cfg(feature = "otel")]
-        let trace_id = self.trace_id.as_deref();
+        let hex = self.trace_id.map(super::telemetry::hex_trace_id);
+        #[cfg(feature = "otel")]
+        let trace_id = hex
+            .as_ref()
+            .map(|h| std::str::from_utf8(h).unwrap_or_default());
         #[cfg(not(feature = "otel"))]
         let trace_id: Option<&str> = None;
         // One event, two call sites: a number id is recorded as a number, a string id as text.

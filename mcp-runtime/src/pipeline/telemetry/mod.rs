@@ -229,9 +229,10 @@ pub(crate) struct Call {
     method: &'static str,
     /// The tool or prompt name for metrics (never a resource URI).
     name: Option<(&'static str, std::sync::Arc<str>)>,
-    version: std::sync::Arc<str>,
+    version: &'static str,
     transport: &'static str,
-    pub(crate) trace_id: Option<String>,
+    /// The request's trace (the audit line leads to it).
+    pub(crate) trace_id: Option<opentelemetry::trace::TraceId>,
     span: tracing::Span,
     finished: bool,
 }
@@ -306,7 +307,7 @@ pub(crate) fn start(
     let trace_id = {
         use opentelemetry::trace::TraceContextExt as _;
         let id = span.context().span().span_context().trace_id();
-        (id != opentelemetry::trace::TraceId::INVALID).then(|| id.to_string())
+        (id != opentelemetry::trace::TraceId::INVALID).then_some(id)
     };
     Some((
         span.clone(),
@@ -314,13 +315,36 @@ pub(crate) fn start(
             start: Instant::now(),
             method,
             name,
-            version: cx.protocol_version().into(),
+            version: known_version(cx.protocol_version()),
             transport,
             trace_id,
             span,
             finished: false,
         },
     ))
+}
+
+/// `version` as one of the revisions this server speaks (a request that reaches the
+/// pipeline speaks one): a `&'static str`, so a metric attribute of it allocates nothing.
+fn known_version(version: &str) -> &'static str {
+    use crate::protocol::version::{LEGACY_VERSIONS, MODERN_VERSIONS};
+    MODERN_VERSIONS
+        .iter()
+        .chain(LEGACY_VERSIONS)
+        .find(|known| **known == version)
+        .copied()
+        .unwrap_or("_OTHER")
+}
+
+/// `id` in lower-case hex, as the W3C trace context writes it.
+pub(crate) fn hex_trace_id(id: opentelemetry::trace::TraceId) -> [u8; 32] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = [0; 32];
+    for (i, byte) in id.to_bytes().into_iter().enumerate() {
+        hex[2 * i] = DIGITS[usize::from(byte >> 4)];
+        hex[2 * i + 1] = DIGITS[usize::from(byte & 0xf)];
+    }
+    hex
 }
 
 /// What went wrong, by the conventions' `error.type`: `tool_error` for a result with
@@ -366,7 +390,7 @@ impl Call {
         }
         let mut attributes = vec![
             KeyValue::new("mcp.method.name", self.method),
-            KeyValue::new("mcp.protocol.version", self.version.clone()),
+            KeyValue::new("mcp.protocol.version", self.version),
             KeyValue::new("network.transport", self.transport),
         ];
         if let Some((key, name)) = &self.name {
@@ -716,4 +740,27 @@ where
         .with_filter(tracing_subscriber::filter::dynamic_filter_fn(
             |metadata, _| metadata.target() == SPAN_TARGET,
         ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_trace_id_in_hex_is_its_w3c_form() {
+        for id in [0, 1, 0x4bf9_2f35_77b3_4da6_a3ce_929d_0e0e_4736, u128::MAX] {
+            let id = opentelemetry::trace::TraceId::from(id);
+            assert_eq!(
+                std::str::from_utf8(&hex_trace_id(id)).unwrap(),
+                id.to_string()
+            );
+        }
+    }
+
+    #[test]
+    fn versions_become_the_revisions_this_server_speaks() {
+        assert_eq!(known_version("2026-07-28"), "2026-07-28");
+        assert_eq!(known_version("2025-06-18"), "2025-06-18");
+        assert_eq!(known_version("1999-01-01"), "_OTHER");
+    }
 }
