@@ -76,6 +76,8 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 mod counted;
 mod immediate;
 mod otlp_http;
+mod otlp_proto;
+mod otlp_spans;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
 pub(crate) use counted::{Session, Task};
@@ -611,6 +613,16 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
             (_, true) => provider.with_batch_exporter(super::otlp_grpc::spans(
                 grpc_runtime.as_ref().expect("started for grpc"),
             )?),
+            // Protobuf (the default) through this crate's encoder (see `otlp_proto` for why).
+            (protocol, _)
+                if http_protocol(protocol.as_deref())?
+                    == opentelemetry_otlp::Protocol::HttpBinary
+                    && otlp_spans::wanted() =>
+            {
+                provider.with_batch_exporter(otlp_spans::ProtoSpans::from_env(otlp_http::client(
+                    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+                )?)?)
+            }
             (protocol, _) => provider.with_batch_exporter(
                 builder
                     .with_http()
