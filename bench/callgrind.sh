@@ -15,6 +15,11 @@
 # HTTP=1 measures instructions per HTTP call instead (`mcp-bench http`: 16 keep-alive
 # connections, modern stateless `tools/call`s), for the HTTP floor and echo-server with and
 # without its audit trail; a COMMAND then gets `--bind 127.0.0.1:0` appended.
+# OTEL=1 measures echo-server exporting its spans and metrics over OTLP/HTTP protobuf to a
+# discarding receiver (bench/src/bin/otlp-sink.rs) beside the same binary not exporting: what
+# request telemetry costs once configured (the exporter's threads included). A server given
+# as NAME=COMMAND may name $OTLP, the receiver's URL (OTEL_EXPORTER_OTLP_ENDPOINT=$OTLP ...),
+# to compare another build in the same run.
 # Needs valgrind (Debian: `apt-get install valgrind`).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,6 +35,18 @@ if [ -n "${WITHOUT_OTEL:-}" ]; then
     cp "$bin/echo-server" "$bin/echo-server-without-otel"
 fi
 cargo build --release --quiet -p mcp-bench -p mcp-examples
+if [ -n "${OTEL:-}" ]; then
+    # The receiver reads its stdin (fd 9 here) and exits when this script does.
+    sink_log=$(mktemp)
+    exec 9> >("$bin/otlp-sink" 2>"$sink_log")
+    for _ in $(seq 100); do grep -q "receiving at" "$sink_log" && break; sleep 0.1; done
+    OTLP=$(sed -n 's/.*receiving at \(http[^ ]*\).*/\1/p' "$sink_log")
+    [ -n "$OTLP" ] || { echo "callgrind.sh: otlp-sink did not start" >&2; exit 1; }
+    # Servers given on the command line may name $OTLP.
+    set -- "${@//\$OTLP/$OTLP}"
+    [ $# -gt 0 ] || set -- "echo-server=$bin/echo-server" \
+        "echo-server-otlp=OTEL_EXPORTER_OTLP_ENDPOINT=$OTLP $bin/echo-server"
+fi
 if [ $# -eq 0 ] && [ -n "${HTTP:-}" ]; then
     http_args="--transport http --legacy-mode stateless"
     set -- "http-floor=$bin/http-floor" "echo-server=$bin/echo-server $http_args" \

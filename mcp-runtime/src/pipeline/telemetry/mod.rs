@@ -52,6 +52,11 @@
 //! spans instead of one, which costs 1.8 times as much (`OTEL=1 bench/compare.sh`): why
 //! they are not on by default.
 //!
+//! **Export.** OTLP/HTTP protobuf (the default protocol) goes through this crate's own
+//! span exporter, which writes each batch's protobuf straight from the SDK's span data
+//! (`otlp_proto`, `otlp_spans`): opentelemetry-otlp's conversion cost more than a whole
+//! `tools/call` per span. JSON, gRPC and compressed exports use opentelemetry-otlp's.
+//!
 //! **Metrics.** `mcp.server.operation.duration` (histogram, seconds; `mcp.method.name`,
 //! `gen_ai.tool.name` or `gen_ai.prompt.name`, `error.type`, `mcp.protocol.version`,
 //! `network.transport`), `mcp.server.requests` (counter; method and `outcome`) and
