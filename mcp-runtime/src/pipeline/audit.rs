@@ -212,6 +212,8 @@ where
         let this = self.project();
         let out = {
             let _entered = this.span.enter();
+            #[cfg(feature = "otel")]
+            let _context = this.telemetry.as_ref().and_then(TelemetryCall::attach);
             ready!(this.inner.poll(cx))
         };
         #[cfg(feature = "otel")]

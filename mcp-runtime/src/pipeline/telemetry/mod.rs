@@ -79,6 +79,7 @@ use std::time::Instant;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 mod counted;
+mod direct;
 mod immediate;
 mod otlp_http;
 mod otlp_proto;
@@ -240,8 +241,27 @@ pub(crate) struct Call {
     transport: &'static str,
     /// The request's trace (the audit line leads to it).
     pub(crate) trace_id: Option<opentelemetry::trace::TraceId>,
-    span: tracing::Span,
+    span: Traced,
     finished: bool,
+}
+
+/// A request's span: a `tracing` one (`tracing-opentelemetry` exports it), or one made by
+/// the SDK's tracer itself (see `direct`).
+#[derive(Debug)]
+enum Traced {
+    Tracing(tracing::Span),
+    Direct(opentelemetry::Context),
+}
+
+impl Call {
+    /// Makes the request's OpenTelemetry context the current one until the guard drops
+    /// (a span made by the SDK's tracer; a `tracing` span is entered instead).
+    pub(crate) fn attach(&self) -> Option<opentelemetry::ContextGuard> {
+        match &self.span {
+            Traced::Direct(cx) => Some(cx.clone().attach()),
+            Traced::Tracing(_) => None,
+        }
+    }
 }
 
 /// The request's span and its telemetry, when [`enable`] was called.
@@ -269,20 +289,61 @@ pub(crate) fn start(
     let name = tool
         .map(|_| ("gen_ai.tool.name", target.clone()))
         .or(prompt.map(|_| ("gen_ai.prompt.name", target.clone())));
+    let session = cx.caller().session_tag();
+    let caller = if instruments.options.record_caller {
+        cx.caller().identity()
+    } else {
+        None
+    };
+    let parent = || {
+        cx.trace_context().map(|trace| {
+            opentelemetry::global::get_text_map_propagator(|propagator| {
+                propagator.extract(&Carrier(trace))
+            })
+        })
+    };
+    let version = known_version(cx.protocol_version());
+    if let Some(tracer) = direct::tracer() {
+        use opentelemetry::trace::TraceContextExt as _;
+        let otel = direct::start(
+            tracer,
+            direct::Made {
+                method,
+                target: &target,
+                tool: tool.is_some(),
+                prompt: prompt.is_some(),
+                uri: uri.is_some(),
+                id: PlainId(cx.request_id()).to_string(),
+                version,
+                session,
+                transport,
+                caller,
+                parent: parent().unwrap_or_default(),
+            },
+        );
+        let id = otel.span().span_context().trace_id();
+        return Some((
+            tracing::Span::none(),
+            Call {
+                start: Instant::now(),
+                method,
+                name,
+                version,
+                transport,
+                trace_id: (id != opentelemetry::trace::TraceId::INVALID).then_some(id),
+                span: Traced::Direct(otel),
+                finished: false,
+            },
+        ));
+    }
     let otel_name = if target.is_empty() {
         method.to_owned()
     } else {
         let mut name = String::with_capacity(method.len() + 1 + target.len());
         name.push_str(method);
         name.push(' ');
-        name.push_str(target);
+        name.push_str(&target);
         name
-    };
-    let session = cx.caller().session_tag();
-    let caller = if instruments.options.record_caller {
-        cx.caller().identity()
-    } else {
-        None
     };
     let span = tracing::info_span!(
         target: SPAN_TARGET,
@@ -305,10 +366,7 @@ pub(crate) fn start(
     if span.is_disabled() {
         return None;
     }
-    if let Some(trace) = cx.trace_context() {
-        let parent = opentelemetry::global::get_text_map_propagator(|propagator| {
-            propagator.extract(&Carrier(trace))
-        });
+    if let Some(parent) = parent() {
         let _ = span.set_parent(parent);
     }
     let trace_id = {
@@ -322,10 +380,10 @@ pub(crate) fn start(
             start: Instant::now(),
             method,
             name,
-            version: known_version(cx.protocol_version()),
+            version,
             transport,
             trace_id,
-            span,
+            span: Traced::Tracing(span),
             finished: false,
         },
     ))
@@ -386,14 +444,18 @@ impl Call {
         let Some(instruments) = INSTRUMENTS.get() else {
             return;
         };
-        let span = &self.span;
-        if outcome.is_none() {
-            span.in_scope(|| tracing::debug!(target: SPAN_TARGET, "cancelled"));
-        }
         let error = error_type(self.method, outcome);
-        if let Some(error) = &error {
-            span.record("error.type", error.as_str());
-            span.record("otel.status_code", "ERROR");
+        match &self.span {
+            Traced::Tracing(span) => {
+                if outcome.is_none() {
+                    span.in_scope(|| tracing::debug!(target: SPAN_TARGET, "cancelled"));
+                }
+                if let Some(error) = &error {
+                    span.record("error.type", error.as_str());
+                    span.record("otel.status_code", "ERROR");
+                }
+            }
+            Traced::Direct(cx) => direct::end(cx, error.as_deref()),
         }
         let mut attributes = vec![
             KeyValue::new("mcp.method.name", self.method),
@@ -442,7 +504,14 @@ impl Drop for Call {
 
 /// The current span's trace context as `_meta` fields, for a request to the client.
 fn outgoing_trace() -> Vec<(String, String)> {
+    use opentelemetry::trace::TraceContextExt as _;
     let cx = tracing::Span::current().context();
+    // A request span made by the SDK's tracer is the current OpenTelemetry context instead.
+    let cx = if cx.has_active_span() {
+        cx
+    } else {
+        opentelemetry::Context::current()
+    };
     let mut fields = std::collections::HashMap::new();
     opentelemetry::global::get_text_map_propagator(|propagator| {
         propagator.inject_context(&cx, &mut fields)
@@ -744,6 +813,7 @@ where
 {
     use opentelemetry::trace::TracerProvider as _;
     use tracing_subscriber::Layer as _;
+    direct::set_tracer(provider.tracer("mcp-runtime"));
     tracing_opentelemetry::layer()
         .with_tracer(provider.tracer("mcp-runtime"))
         .with_location(false)

@@ -1,0 +1,107 @@
+//! A request's span made through the OpenTelemetry SDK's tracer itself, not through a
+//! `tracing` span that `tracing-opentelemetry` turns into one: what a request pays when its
+//! span is exported and no child span is asked for (the default).
+//!
+//! Why: `tracing-opentelemetry` visits every field of a `tracing` span and copies each text
+//! into a new `String`, and looks the span up in the registry at each enter, exit and
+//! close: about 8,000 instructions a request (`OTEL=1 bench/callgrind.sh`), more than a third
+//! of a whole `tools/call`. Here the attributes are static texts and shared names, given to
+//! the span once. The `tracing` path stays for `RUST_LOG=mcp::request=debug` (the children,
+//! `validate arguments`, `tool`, `ask client`, ..., are `tracing` spans and need a `tracing`
+//! parent) and for programs that install [`layer`](super::layer) without the tracer
+//! ([`set_tracer`] is how `layer` gives it).
+//!
+//! While the request's future runs, its context is the current OpenTelemetry context
+//! ([`Call::attach`](super::Call)), so the requests the server sends its client carry it.
+
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::{Context, KeyValue};
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+static TRACER: OnceLock<opentelemetry_sdk::trace::SdkTracer> = OnceLock::new();
+
+/// The tracer request spans are made with when no child span is asked for.
+pub(super) fn set_tracer(tracer: opentelemetry_sdk::trace::SdkTracer) {
+    let _ = TRACER.set(tracer);
+}
+
+/// The tracer, unless children are asked for (they need the `tracing` path).
+pub(super) fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
+    let tracer = TRACER.get()?;
+    (!tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::DEBUG)).then_some(tracer)
+}
+
+/// What a request's span is made of.
+pub(super) struct Made<'a> {
+    pub(super) method: &'static str,
+    pub(super) target: &'a Arc<str>,
+    pub(super) tool: bool,
+    pub(super) prompt: bool,
+    pub(super) uri: bool,
+    pub(super) id: String,
+    pub(super) version: &'static str,
+    pub(super) session: Option<String>,
+    pub(super) transport: &'static str,
+    pub(super) caller: Option<&'a str>,
+    pub(super) parent: Context,
+}
+
+/// Starts the span: its context (the parent's, with the span in it).
+pub(super) fn start(tracer: &opentelemetry_sdk::trace::SdkTracer, made: Made<'_>) -> Context {
+    let Made {
+        method,
+        target,
+        tool,
+        prompt,
+        uri,
+        id,
+        version,
+        session,
+        transport,
+        caller,
+        parent,
+    } = made;
+    let mut attributes = Vec::with_capacity(10);
+    attributes.push(KeyValue::new("mcp.method.name", method));
+    if tool {
+        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+        attributes.push(KeyValue::new("gen_ai.tool.name", target.clone()));
+    }
+    if prompt {
+        attributes.push(KeyValue::new("gen_ai.prompt.name", target.clone()));
+    }
+    if uri {
+        attributes.push(KeyValue::new("mcp.resource.uri", target.clone()));
+    }
+    attributes.push(KeyValue::new("jsonrpc.request.id", id));
+    attributes.push(KeyValue::new("mcp.protocol.version", version));
+    if let Some(session) = session {
+        attributes.push(KeyValue::new("mcp.session.id", session));
+    }
+    attributes.push(KeyValue::new("network.transport", transport));
+    if let Some(caller) = caller {
+        attributes.push(KeyValue::new("enduser.id", caller.to_owned()));
+    }
+    let name: Cow<'static, str> = if target.is_empty() {
+        Cow::Borrowed(method)
+    } else {
+        Cow::Owned(format!("{method} {target}"))
+    };
+    let span = tracer
+        .span_builder(name)
+        .with_kind(SpanKind::Server)
+        .with_attributes(attributes)
+        .start_with_context(tracer, &parent);
+    parent.with_span(span)
+}
+
+/// Ends the span of `cx`; `error` is its `error.type`.
+pub(super) fn end(cx: &Context, error: Option<&str>) {
+    let span = cx.span();
+    if let Some(error) = error {
+        span.set_attribute(KeyValue::new("error.type", error.to_owned()));
+        span.set_status(Status::error(""));
+    }
+    span.end();
+}
