@@ -309,7 +309,7 @@ pub(crate) fn start(
             tracer,
             direct::Made {
                 method,
-                target: &target,
+                target,
                 tool: tool.is_some(),
                 prompt: prompt.is_some(),
                 uri: uri.is_some(),
@@ -342,7 +342,7 @@ pub(crate) fn start(
         let mut name = String::with_capacity(method.len() + 1 + target.len());
         name.push_str(method);
         name.push(' ');
-        name.push_str(&target);
+        name.push_str(target);
         name
     };
     let span = tracing::info_span!(
