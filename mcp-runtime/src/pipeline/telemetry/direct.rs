@@ -26,10 +26,14 @@ pub(super) fn set_tracer(tracer: opentelemetry_sdk::trace::SdkTracer) {
     let _ = TRACER.set(tracer);
 }
 
-/// The tracer, unless children are asked for (they need the `tracing` path).
+/// The tracer, when the request spans are wanted (`RUST_LOG` can switch their target off,
+/// as it can for the `tracing` path) and their children are not (they need the `tracing`
+/// path).
 pub(super) fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
     let tracer = TRACER.get()?;
-    (!tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::DEBUG)).then_some(tracer)
+    (tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::INFO)
+        && !tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::DEBUG))
+    .then_some(tracer)
 }
 
 /// What a request's span is made of.
