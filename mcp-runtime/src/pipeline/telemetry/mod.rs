@@ -305,8 +305,22 @@ pub(crate) fn start(
         })
     };
     let version = known_version(cx.protocol_version());
-    if let Some(tracer) = direct::tracer() {
+    // The request's telemetry, its span's context `otel` (for the trace id).
+    let call = |otel: &opentelemetry::Context| {
         use opentelemetry::trace::TraceContextExt as _;
+        let id = otel.span().span_context().trace_id();
+        move |span: Traced| Call {
+            start: Instant::now(),
+            method,
+            name,
+            version,
+            transport,
+            trace_id: (id != opentelemetry::trace::TraceId::INVALID).then_some(id),
+            span,
+            finished: false,
+        }
+    };
+    if let Some(tracer) = direct::tracer() {
         let otel = direct::start(
             tracer,
             direct::Made {
@@ -323,20 +337,8 @@ pub(crate) fn start(
                 parent: parent().unwrap_or_default(),
             },
         );
-        let id = otel.span().span_context().trace_id();
-        return Some((
-            tracing::Span::none(),
-            Call {
-                start: Instant::now(),
-                method,
-                name,
-                version,
-                transport,
-                trace_id: (id != opentelemetry::trace::TraceId::INVALID).then_some(id),
-                span: Traced::Direct(otel),
-                finished: false,
-            },
-        ));
+        let call = call(&otel)(Traced::Direct(otel));
+        return Some((tracing::Span::none(), call));
     }
     let otel_name = if target.is_empty() {
         method.to_owned()
@@ -371,24 +373,8 @@ pub(crate) fn start(
     if let Some(parent) = parent() {
         let _ = span.set_parent(parent);
     }
-    let trace_id = {
-        use opentelemetry::trace::TraceContextExt as _;
-        let id = span.context().span().span_context().trace_id();
-        (id != opentelemetry::trace::TraceId::INVALID).then_some(id)
-    };
-    Some((
-        span.clone(),
-        Call {
-            start: Instant::now(),
-            method,
-            name,
-            version,
-            transport,
-            trace_id,
-            span: Traced::Tracing(span),
-            finished: false,
-        },
-    ))
+    let call = call(&span.context())(Traced::Tracing(span.clone()));
+    Some((span, call))
 }
 
 /// `version` as one of the revisions this server speaks (a request that reaches the
