@@ -29,11 +29,36 @@ pub(super) fn set_tracer(tracer: opentelemetry_sdk::trace::SdkTracer) {
 /// The tracer, when the request spans are wanted (`RUST_LOG` can switch their target off,
 /// as it can for the `tracing` path) and their children are not (they need the `tracing`
 /// path).
+///
+/// The subscriber's verdict is asked once every [`RECHECK`] requests on each thread, not at
+/// every request: with a per-layer filter, which [`layer`](super::layer) has, `enabled!` asks
+/// every layer's filter each time (two of them here: about 750 instructions a request, a
+/// fifteenth of what exporting a request costs). A filter reloaded while the server runs
+/// (`tracing_subscriber::reload`) is followed within that many requests a thread.
 pub(super) fn tracer() -> Option<&'static opentelemetry_sdk::trace::SdkTracer> {
     let tracer = TRACER.get()?;
-    (tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::INFO)
-        && !tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::DEBUG))
-    .then_some(tracer)
+    let wanted = VERDICT.with(|verdict| {
+        let (left, wanted) = verdict.get();
+        if left > 0 {
+            verdict.set((left - 1, wanted));
+            return wanted;
+        }
+        let wanted = tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::INFO)
+            && !tracing::enabled!(target: super::SPAN_TARGET, tracing::Level::DEBUG);
+        verdict.set((RECHECK - 1, wanted));
+        wanted
+    });
+    wanted.then_some(tracer)
+}
+
+/// How many requests a thread makes spans by the subscriber's last verdict before asking
+/// it again.
+const RECHECK: u32 = 256;
+
+thread_local! {
+    /// Requests left before the subscriber is asked again, and its last verdict (none yet:
+    /// ask at the next request).
+    static VERDICT: std::cell::Cell<(u32, bool)> = const { std::cell::Cell::new((0, false)) };
 }
 
 /// What a request's span is made of.
@@ -43,7 +68,7 @@ pub(super) struct Made<'a> {
     pub(super) tool: bool,
     pub(super) prompt: bool,
     pub(super) uri: bool,
-    pub(super) id: String,
+    pub(super) id: opentelemetry::Value,
     pub(super) version: &'static str,
     pub(super) session: Option<String>,
     pub(super) transport: &'static str,
@@ -87,10 +112,15 @@ pub(super) fn start(tracer: &opentelemetry_sdk::trace::SdkTracer, made: Made<'_>
     if let Some(caller) = caller {
         attributes.push(KeyValue::new("enduser.id", caller.to_owned()));
     }
+    // Not `format!`: its machinery costs more than the copy.
     let name: Cow<'static, str> = if target.is_empty() {
         Cow::Borrowed(method)
     } else {
-        Cow::Owned(format!("{method} {target}"))
+        let mut name = String::with_capacity(method.len() + 1 + target.len());
+        name.push_str(method);
+        name.push(' ');
+        name.push_str(target);
+        Cow::Owned(name)
     };
     let span = tracer
         .span_builder(name)
@@ -101,10 +131,10 @@ pub(super) fn start(tracer: &opentelemetry_sdk::trace::SdkTracer, made: Made<'_>
 }
 
 /// Ends the span of `cx`; `error` is its `error.type`.
-pub(super) fn end(cx: &Context, error: Option<&str>) {
+pub(super) fn end(cx: &Context, error: Option<super::ErrorType>) {
     let span = cx.span();
     if let Some(error) = error {
-        span.set_attribute(KeyValue::new("error.type", error.to_owned()));
+        span.set_attribute(KeyValue::new("error.type", error.value()));
         span.set_status(Status::error(""));
     }
     span.end();

@@ -1,9 +1,8 @@
 //! The span of a request the dispatcher answers itself: at once (`tools/list`, the
 //! handshake, ...) or refused before the pipeline (see the module documentation).
 
-use super::{Carrier, INSTRUMENTS, SPAN_TARGET};
+use super::{Carrier, ErrorType, INSTRUMENTS, SPAN_TARGET, Series};
 use crate::protocol::meta::TraceContext;
-use opentelemetry::KeyValue;
 use std::time::Instant;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
@@ -193,7 +192,7 @@ impl Unrouted {
         let span = immediate(self.method, self.id.as_ref(), self.version, || trace);
         span.span.record("http.response.status_code", status);
         span.since(self.start)
-            .end(Some(&code.to_string()), "protocol_error", Some(message));
+            .end(Some(ErrorType::Code(code)), "protocol_error", Some(message));
     }
 }
 
@@ -230,7 +229,7 @@ impl Immediate {
     /// Ends the span; `error` is the JSON-RPC code of a failure.
     pub(crate) fn finish(self, error: Option<i32>) {
         match error {
-            Some(code) => self.end(Some(&code.to_string()), "protocol_error", None),
+            Some(code) => self.end(Some(ErrorType::Code(code)), "protocol_error", None),
             None => self.end(None, "ok", None),
         }
     }
@@ -238,35 +237,30 @@ impl Immediate {
     /// Ends the span of a request dropped unanswered (its client cancelled it, or the
     /// connection ended).
     pub(crate) fn cancelled(self) {
-        self.end(Some("cancelled"), "cancelled", None);
+        self.end(Some(ErrorType::Word("cancelled")), "cancelled", None);
     }
 
     /// Ends the span: `error` its `error.type`, `outcome` the requests counter's, and
     /// `description` the status's (only words of the server's own: a JSON-RPC error's
     /// message may quote what the request carried, an argument or a resource URI, and is
     /// not recorded).
-    fn end(self, error: Option<&str>, outcome: &'static str, description: Option<&str>) {
-        let Some(instruments) = INSTRUMENTS.get() else {
-            return;
-        };
-        let mut attributes = vec![KeyValue::new("mcp.method.name", self.method)];
+    fn end(self, error: Option<ErrorType>, outcome: &'static str, description: Option<&str>) {
         if let Some(error) = error {
-            self.span.record("error.type", error);
+            self.span
+                .record("error.type", error.value().as_str().as_ref());
             self.span.record("otel.status_code", "ERROR");
             if let Some(description) = description {
                 self.span.record("otel.status_description", description);
             }
-            attributes.push(KeyValue::new("error.type", error.to_owned()));
         }
-        instruments
-            .duration
-            .record(self.start.elapsed().as_secs_f64(), &attributes);
-        instruments.requests.add(
-            1,
-            &[
-                KeyValue::new("mcp.method.name", self.method),
-                KeyValue::new("outcome", outcome),
-            ],
-        );
+        Series {
+            method: self.method,
+            name: None,
+            version: None,
+            transport: None,
+            error,
+            outcome,
+        }
+        .record(self.start.elapsed().as_secs_f64());
     }
 }

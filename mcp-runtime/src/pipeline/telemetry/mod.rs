@@ -74,6 +74,7 @@ use super::Outcome;
 use crate::context::RequestContext;
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram, Meter};
+use series::{ErrorType, Series};
 use std::sync::OnceLock;
 use std::time::Instant;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
@@ -85,6 +86,7 @@ mod immediate;
 mod otlp_http;
 mod otlp_proto;
 mod otlp_spans;
+mod series;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
 pub(crate) use counted::{Session, Task};
@@ -329,7 +331,12 @@ pub(crate) fn start(
                 tool: tool.is_some(),
                 prompt: prompt.is_some(),
                 uri: uri.is_some(),
-                id: PlainId(cx.request_id()).to_string(),
+                // Not through `PlainId`'s `Display`: an integer's own `to_string` is
+                // much cheaper than `core::fmt`.
+                id: match cx.request_id() {
+                    crate::protocol::RequestId::Number(n) => n.to_string().into(),
+                    crate::protocol::RequestId::String(s) => s.clone().into(),
+                },
                 version,
                 session,
                 transport,
@@ -406,16 +413,17 @@ pub(crate) fn hex_trace_id(id: opentelemetry::trace::TraceId) -> [u8; 32] {
 /// prompt's refusal: `-32602` for invalid arguments, else `-32603`), `cancelled` for a
 /// request dropped unanswered; `None` for a success. The refusal's own kind is the
 /// `mcp.server.refusals` counter's attribute.
-fn error_type(method: &str, outcome: Option<&Outcome>) -> Option<String> {
+fn error_type(method: &str, outcome: Option<&Outcome>) -> Option<ErrorType> {
+    use crate::protocol::ErrorCode;
     match outcome {
-        None => Some("cancelled".to_owned()),
-        Some(Outcome::Tool(r)) if r.is_error() => Some("tool_error".to_owned()),
-        Some(Outcome::Refused(_)) if method == "tools/call" => Some("tool_error".to_owned()),
+        None => Some(ErrorType::Word("cancelled")),
+        Some(Outcome::Tool(r)) if r.is_error() => Some(ErrorType::Word("tool_error")),
+        Some(Outcome::Refused(_)) if method == "tools/call" => Some(ErrorType::Word("tool_error")),
         Some(Outcome::Refused(r)) if r.kind() == "invalid_arguments" => {
-            Some(crate::protocol::ErrorCode::INVALID_PARAMS.0.to_string())
+            Some(ErrorType::Code(ErrorCode::INVALID_PARAMS.0))
         }
-        Some(Outcome::Refused(_)) => Some(crate::protocol::ErrorCode::INTERNAL_ERROR.0.to_string()),
-        Some(Outcome::Error(e)) => Some(e.code.0.to_string()),
+        Some(Outcome::Refused(_)) => Some(ErrorType::Code(ErrorCode::INTERNAL_ERROR.0)),
+        Some(Outcome::Error(e)) => Some(ErrorType::Code(e.code.0)),
         Some(_) => None,
     }
 }
@@ -438,38 +446,22 @@ impl Call {
                 if outcome.is_none() {
                     span.in_scope(|| tracing::debug!(target: SPAN_TARGET, "cancelled"));
                 }
-                if let Some(error) = &error {
-                    span.record("error.type", error.as_str());
+                if let Some(error) = error {
+                    span.record("error.type", error.value().as_str().as_ref());
                     span.record("otel.status_code", "ERROR");
                 }
             }
-            Traced::Direct(cx) => direct::end(cx, error.as_deref()),
+            Traced::Direct(cx) => direct::end(cx, error),
         }
-        let mut attributes = vec![
-            KeyValue::new("mcp.method.name", self.method),
-            KeyValue::new("mcp.protocol.version", self.version),
-            KeyValue::new("network.transport", self.transport),
-        ];
-        if let Some((key, name)) = &self.name {
-            attributes.push(KeyValue::new(*key, name.clone()));
+        Series {
+            method: self.method,
+            name: self.name.take(),
+            version: Some(self.version),
+            transport: Some(self.transport),
+            error,
+            outcome: outcome.map_or("cancelled", Outcome::audit_outcome),
         }
-        if let Some(error) = &error {
-            attributes.push(KeyValue::new("error.type", error.clone()));
-        }
-        instruments
-            .duration
-            .record(self.start.elapsed().as_secs_f64(), &attributes);
-        let outcome_word = match outcome {
-            Some(o) => o.audit_outcome(),
-            None => "cancelled",
-        };
-        instruments.requests.add(
-            1,
-            &[
-                KeyValue::new("mcp.method.name", self.method),
-                KeyValue::new("outcome", outcome_word),
-            ],
-        );
+        .record(self.start.elapsed().as_secs_f64());
         if let Some(Outcome::Refused(r)) = outcome {
             instruments.refusals.add(
                 1,

@@ -45,7 +45,10 @@ pub(crate) fn encode_spans(resource: &Resource, spans: &[SpanData], out: &mut Ve
         // appearance.
         let mut scopes: Vec<&InstrumentationScope> = Vec::new();
         for span in spans {
-            if !scopes.contains(&&span.instrumentation_scope) {
+            if !scopes
+                .iter()
+                .any(|scope| same_scope(scope, &span.instrumentation_scope))
+            {
                 scopes.push(&span.instrumentation_scope);
             }
         }
@@ -59,7 +62,10 @@ pub(crate) fn encode_spans(resource: &Resource, spans: &[SpanData], out: &mut Ve
                         key_value(out, 3, kv.key.as_str(), &kv.value);
                     }
                 });
-                for span in spans.iter().filter(|s| &s.instrumentation_scope == scope) {
+                for span in spans
+                    .iter()
+                    .filter(|s| same_scope(&s.instrumentation_scope, scope))
+                {
                     // ScopeSpans.spans = 2
                     message(out, 2, |out| encode_span(span, out));
                 }
@@ -68,6 +74,19 @@ pub(crate) fn encode_spans(resource: &Resource, spans: &[SpanData], out: &mut Ve
         }
         string(out, 3, resource.schema_url().unwrap_or_default());
     });
+}
+
+/// Whether two spans' scopes are the same: at once when they are copies of one scope
+/// without attributes (the texts at the same addresses: a tracer's spans), else by
+/// comparing them, which costs more than the rest of a span's encoding.
+fn same_scope(a: &InstrumentationScope, b: &InstrumentationScope) -> bool {
+    let text = |t: Option<&str>| t.map(|t| t as *const str);
+    let copies = std::ptr::eq(a.name(), b.name())
+        && text(a.version()) == text(b.version())
+        && text(a.schema_url()) == text(b.schema_url())
+        && a.attributes().next().is_none()
+        && b.attributes().next().is_none();
+    copies || a == b
 }
 
 fn encode_span(span: &SpanData, out: &mut Vec<u8>) {
@@ -144,6 +163,26 @@ fn encode_span(span: &SpanData, out: &mut Vec<u8>) {
 
 /// A `KeyValue` message as field `field`.
 fn key_value(out: &mut Vec<u8>, field: u32, key: &str, value: &Value) {
+    if let Value::String(text) = value {
+        // Nearly every attribute: its lengths known at once, written in one pass.
+        let text = text.as_str().as_bytes();
+        let any = 1 + varint_len(text.len()) + text.len();
+        let key_field = if key.is_empty() {
+            0
+        } else {
+            1 + varint_len(key.len()) + key.len()
+        };
+        let body = key_field + 1 + varint_len(any) + any;
+        out.reserve(5 + varint_len(body) + body);
+        tag(out, field, LEN);
+        varint(out, body as u64);
+        string(out, 1, key);
+        tag(out, 2, LEN);
+        varint(out, any as u64);
+        tag(out, 1, LEN);
+        len_bytes(out, text);
+        return;
+    }
     message(out, field, |out| {
         string(out, 1, key);
         message(out, 2, |out| any_value(out, value));
@@ -223,6 +262,11 @@ fn message(out: &mut Vec<u8>, field: u32, body: impl FnOnce(&mut Vec<u8>)) {
 
 fn tag(out: &mut Vec<u8>, field: u32, wire: u32) {
     varint(out, u64::from((field << 3) | wire));
+}
+
+/// How many bytes `v` takes as a varint.
+fn varint_len(v: usize) -> usize {
+    (usize::BITS - (v | 1).leading_zeros()).div_ceil(7) as usize
 }
 
 fn varint(out: &mut Vec<u8>, mut v: u64) {
@@ -363,6 +407,7 @@ mod tests {
                         KeyValue::new("jsonrpc.request.id", format!("{i}")),
                         KeyValue::new("long", long.clone()),
                         KeyValue::new("empty", ""),
+                        KeyValue::new("", "no key"),
                         KeyValue::new("count", -5_i64),
                         KeyValue::new("zero", 0_i64),
                         KeyValue::new("yes", true),
@@ -388,6 +433,38 @@ mod tests {
         assert_eq!(decoded, reference(&resource, spans));
         // And byte for byte what prost writes.
         assert_eq!(body, decoded.encode_to_vec());
+    }
+
+    #[test]
+    fn scopes_are_the_same_by_content_and_copies_at_once() {
+        let scope = InstrumentationScope::builder("mcp-runtime")
+            .with_version("0.1.0")
+            .build();
+        let built = |name: String, attributes: Vec<KeyValue>| {
+            InstrumentationScope::builder(name)
+                .with_version("0.1.0")
+                .with_attributes(attributes)
+                .build()
+        };
+        let a = || vec![KeyValue::new("a", "b")];
+        assert!(same_scope(&scope, &scope.clone()));
+        assert!(same_scope(&scope, &built("mcp-runtime".into(), vec![])));
+        assert!(!same_scope(&scope, &built("other".into(), vec![])));
+        assert!(!same_scope(&scope, &built("mcp-runtime".into(), a())));
+        let with = built("mcp-runtime".into(), a());
+        assert!(same_scope(&with, &with.clone()));
+        assert!(same_scope(&with, &built("mcp-runtime".into(), a())));
+        let unversioned = InstrumentationScope::builder("mcp-runtime").build();
+        assert!(!same_scope(&scope, &unversioned));
+    }
+
+    #[test]
+    fn varint_lengths_are_what_varints_take() {
+        for v in [0_usize, 1, 127, 128, 300, 16_383, 16_384, usize::MAX] {
+            let mut out = Vec::new();
+            varint(&mut out, v as u64);
+            assert_eq!(varint_len(v), out.len(), "{v}");
+        }
     }
 
     #[test]
