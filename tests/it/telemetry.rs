@@ -361,6 +361,59 @@ async fn spans_join_the_clients_trace_over_otlp_json_and_protobuf() {
     }
 }
 
+/// Request spans follow the sampler: the default (parent-based) records nothing for a
+/// request whose client's trace is not sampled, `always_on` records it anyway, and
+/// `always_off` (the SDK's tracer then) records nothing at all; a graceful stop exports
+/// what was pending.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_spans_follow_the_sampler() {
+    let sampled = "5a6d0f1e2c3b4a59687766554433221a";
+    let unsampled = "0badc0ffee0ddf00d0000000000000bb";
+    for sampler in ["", "always_on", "always_off"] {
+        let (port, received) = receiver().await;
+        let (mut child, url) = echo_server_with(|c| {
+            c.env(
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("http://127.0.0.1:{port}"),
+            )
+            .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+            .env_remove("OTEL_TRACES_EXPORTER")
+            .env("OTEL_METRICS_EXPORTER", "none")
+            // Long enough that only the stop can export the spans.
+            .env("OTEL_BSP_SCHEDULE_DELAY", "600000");
+            if sampler.is_empty() {
+                c.env_remove("OTEL_TRACES_SAMPLER");
+            } else {
+                c.env("OTEL_TRACES_SAMPLER", sampler);
+            }
+        });
+        call(&url, 1, Some(&format!("00-{unsampled}-b7ad6b7169203331-00")), None).await;
+        call(&url, 2, Some(&format!("00-{sampled}-b7ad6b7169203331-01")), None).await;
+        stop(&mut child);
+        let traces: Vec<u8> = received
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(path, _, _)| path == "/v1/traces")
+            .flat_map(|(_, _, body)| body.clone())
+            .collect();
+        let has = |hex: &str| {
+            let id = hex_bytes(hex);
+            traces.windows(id.len()).any(|w| w == id)
+        };
+        let expected = match sampler {
+            "" => (true, false),
+            "always_on" => (true, true),
+            _ => (false, false),
+        };
+        assert_eq!((has(sampled), has(unsampled)), expected, "sampler {sampler:?}");
+        if expected.0 {
+            assert!(traces.windows(15).any(|w| w == b"tools/call echo"));
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prometheus_scrapes_the_request_metrics_from_a_listener_of_their_own() {
     let port = mcp_tests::oauth::free_port();

@@ -16,6 +16,7 @@
 
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
+use super::own::{OwnSpan, Text};
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
@@ -68,7 +69,7 @@ pub(super) struct Made<'a> {
     pub(super) tool: bool,
     pub(super) prompt: bool,
     pub(super) uri: bool,
-    pub(super) id: opentelemetry::Value,
+    pub(super) id: Text,
     pub(super) version: &'static str,
     pub(super) session: Option<String>,
     pub(super) transport: &'static str,
@@ -76,8 +77,12 @@ pub(super) struct Made<'a> {
     pub(super) parent: Context,
 }
 
-/// Starts the span: its context (the parent's, with the span in it).
-pub(super) fn start(tracer: &opentelemetry_sdk::trace::SdkTracer, made: Made<'_>) -> Context {
+/// Starts the span: its context (the parent's, with the span in it), and the span itself
+/// when `own` writes it (else the SDK's tracer made it, and it is in the context).
+pub(super) fn start(
+    tracer: &opentelemetry_sdk::trace::SdkTracer,
+    made: Made<'_>,
+) -> (Context, Option<OwnSpan>) {
     let Made {
         method,
         target,
@@ -92,25 +97,25 @@ pub(super) fn start(tracer: &opentelemetry_sdk::trace::SdkTracer, made: Made<'_>
         parent,
     } = made;
     let mut attributes = Vec::with_capacity(10);
-    attributes.push(KeyValue::new("mcp.method.name", method));
+    attributes.push(("mcp.method.name", Text::Static(method)));
     if tool {
-        attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        attributes.push(KeyValue::new("gen_ai.tool.name", target.clone()));
+        attributes.push(("gen_ai.operation.name", Text::Static("execute_tool")));
+        attributes.push(("gen_ai.tool.name", Text::Shared(target.clone())));
     }
     if prompt {
-        attributes.push(KeyValue::new("gen_ai.prompt.name", target.clone()));
+        attributes.push(("gen_ai.prompt.name", Text::Shared(target.clone())));
     }
     if uri {
-        attributes.push(KeyValue::new("mcp.resource.uri", target.clone()));
+        attributes.push(("mcp.resource.uri", Text::Shared(target.clone())));
     }
-    attributes.push(KeyValue::new("jsonrpc.request.id", id));
-    attributes.push(KeyValue::new("mcp.protocol.version", version));
+    attributes.push(("jsonrpc.request.id", id));
+    attributes.push(("mcp.protocol.version", Text::Static(version)));
     if let Some(session) = session {
-        attributes.push(KeyValue::new("mcp.session.id", session));
+        attributes.push(("mcp.session.id", Text::Owned(session)));
     }
-    attributes.push(KeyValue::new("network.transport", transport));
+    attributes.push(("network.transport", Text::Static(transport)));
     if let Some(caller) = caller {
-        attributes.push(KeyValue::new("enduser.id", caller.to_owned()));
+        attributes.push(("enduser.id", Text::Owned(caller.to_owned())));
     }
     // Not `format!`: its machinery costs more than the copy.
     let name: Cow<'static, str> = if target.is_empty() {
@@ -122,12 +127,20 @@ pub(super) fn start(tracer: &opentelemetry_sdk::trace::SdkTracer, made: Made<'_>
         name.push_str(target);
         Cow::Owned(name)
     };
+    if let Some(sink) = super::own::sink() {
+        let (context, span) = OwnSpan::start(sink, &parent, name, attributes);
+        return (parent.with_remote_span_context(context), span);
+    }
+    let attributes = attributes
+        .into_iter()
+        .map(|(key, value)| KeyValue::new(key, value.into_value()))
+        .collect::<Vec<_>>();
     let span = tracer
         .span_builder(name)
         .with_kind(SpanKind::Server)
         .with_attributes(attributes)
         .start_with_context(tracer, &parent);
-    parent.with_span(span)
+    (parent.with_span(span), None)
 }
 
 /// Ends the span of `cx`; `error` is its `error.type`.

@@ -1,12 +1,14 @@
 //! The exporters the standard `OTEL_*` environment describes ([`from_env`]), and the
 //! providers a process exports through ([`Providers`]).
 
-use super::{TelemetryOptions, enable, otlp_http, otlp_spans};
+use super::{TelemetryOptions, enable, otlp_http, otlp_spans, own};
 
 /// The OpenTelemetry providers a process exports through: flushed and shut down when
 /// dropped (the launcher's `LogGuard` keeps them until `main` returns).
 pub struct Providers {
     tracer: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    /// Where request spans are written (see `own`), flushed and shut down with the tracer.
+    own: Option<std::sync::Arc<own::Sink>>,
     meter: Option<opentelemetry_sdk::metrics::SdkMeterProvider>,
 }
 
@@ -32,6 +34,9 @@ impl Providers {
 
     /// Exports what is pending now.
     pub fn flush(&self) {
+        if let Some(own) = &self.own {
+            own.flush();
+        }
         if let Some(t) = &self.tracer {
             let _ = t.force_flush();
         }
@@ -43,6 +48,9 @@ impl Providers {
 
 impl Drop for Providers {
     fn drop(&mut self) {
+        if let Some(own) = self.own.take() {
+            own.shutdown();
+        }
         if let Some(t) = self.tracer.take() {
             let _ = t.shutdown();
         }
@@ -142,6 +150,7 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
         resource = resource.with_service_name(service.to_owned());
     }
     let resource = resource.build();
+    let mut own_spans = None;
     let tracer = if traces {
         let provider =
             opentelemetry_sdk::trace::SdkTracerProvider::builder().with_resource(resource.clone());
@@ -159,9 +168,17 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
                     == opentelemetry_otlp::Protocol::HttpBinary
                     && otlp_spans::wanted() =>
             {
-                provider.with_batch_exporter(otlp_spans::ProtoSpans::from_env(otlp_http::client(
-                    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
-                )?)?)
+                let client = otlp_http::client("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")?;
+                // Request spans are written by `own` when it follows the sampler; the
+                // SDK's tracer keeps the rest (child spans, the application's own).
+                if let Some(parent_based) = own::wanted() {
+                    own_spans = Some(own::install(
+                        otlp_spans::ProtoSpans::from_env(client.clone())?,
+                        resource.clone(),
+                        parent_based,
+                    ));
+                }
+                provider.with_batch_exporter(otlp_spans::ProtoSpans::from_env(client)?)
             }
             (protocol, _) => provider.with_batch_exporter(
                 builder
@@ -189,7 +206,7 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
         #[cfg(feature = "otel-prometheus")]
         if prometheus {
             let reader = crate::pipeline::prometheus::start()?;
-            return finish(tracer, Some(provider.with_reader(reader).build()));
+            return finish(tracer, own_spans, Some(provider.with_reader(reader).build()));
         }
         let builder = opentelemetry_otlp::MetricExporter::builder();
         let metric_error =
@@ -212,7 +229,7 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
     } else {
         None
     };
-    finish(tracer, meter)
+    finish(tracer, own_spans, meter)
 }
 
 /// The OTLP/HTTP encoding `protocol` (the signal's `OTEL_EXPORTER_OTLP_*PROTOCOL`) names.
@@ -233,6 +250,7 @@ fn http_protocol(protocol: Option<&str>) -> Result<opentelemetry_otlp::Protocol,
 /// Telemetry [enabled](enable) on `meter` (or on nothing, metrics off), and the providers.
 fn finish(
     tracer: Option<opentelemetry_sdk::trace::SdkTracerProvider>,
+    own: Option<std::sync::Arc<own::Sink>>,
     meter: Option<opentelemetry_sdk::metrics::SdkMeterProvider>,
 ) -> Result<Option<Providers>, String> {
     let noop;
@@ -244,7 +262,7 @@ fn finish(
         }
     };
     enable(&meter_ref.meter("mcp-runtime"), TelemetryOptions::default());
-    Ok(Some(Providers { tracer, meter }))
+    Ok(Some(Providers { tracer, own, meter }))
 }
 
 /// A periodic reader of `exporter` at `OTEL_METRIC_EXPORT_INTERVAL` (milliseconds, 60 s by

@@ -86,6 +86,7 @@ mod immediate;
 mod otlp_http;
 mod otlp_proto;
 mod otlp_spans;
+mod own;
 mod series;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
@@ -255,6 +256,8 @@ pub(crate) struct Call {
 enum Traced {
     Tracing(tracing::Span),
     Direct(opentelemetry::Context),
+    /// One written by `own`; the context has its span context.
+    Own(opentelemetry::Context, Box<own::OwnSpan>),
 }
 
 impl Call {
@@ -262,7 +265,7 @@ impl Call {
     /// (a span made by the SDK's tracer; a `tracing` span is entered instead).
     pub(crate) fn attach(&self) -> Option<opentelemetry::ContextGuard> {
         match &self.span {
-            Traced::Direct(cx) => Some(cx.clone().attach()),
+            Traced::Direct(cx) | Traced::Own(cx, _) => Some(cx.clone().attach()),
             Traced::Tracing(_) => None,
         }
     }
@@ -334,8 +337,8 @@ pub(crate) fn start(
                 // Not through `PlainId`'s `Display`: an integer's own `to_string` is
                 // much cheaper than `core::fmt`.
                 id: match cx.request_id() {
-                    crate::protocol::RequestId::Number(n) => n.to_string().into(),
-                    crate::protocol::RequestId::String(s) => s.clone().into(),
+                    crate::protocol::RequestId::Number(n) => own::Text::Owned(n.to_string()),
+                    crate::protocol::RequestId::String(s) => own::Text::Shared(s.clone()),
                 },
                 version,
                 session,
@@ -344,7 +347,11 @@ pub(crate) fn start(
                 parent: parent().unwrap_or_default(),
             },
         );
-        let call = call(&otel)(Traced::Direct(otel));
+        let (otel, own) = otel;
+        let call = call(&otel)(match own {
+            Some(own) => Traced::Own(otel, Box::new(own)),
+            None => Traced::Direct(otel),
+        });
         return Some((tracing::Span::none(), call));
     }
     let otel_name = if target.is_empty() {
@@ -441,6 +448,7 @@ impl Call {
             return;
         };
         let error = error_type(self.method, outcome);
+        let elapsed = self.start.elapsed();
         match &self.span {
             Traced::Tracing(span) => {
                 if outcome.is_none() {
@@ -452,6 +460,7 @@ impl Call {
                 }
             }
             Traced::Direct(cx) => direct::end(cx, error),
+            Traced::Own(_, span) => span.end(elapsed, error),
         }
         Series {
             method: self.method,
@@ -461,7 +470,7 @@ impl Call {
             error,
             outcome: outcome.map_or("cancelled", Outcome::audit_outcome),
         }
-        .record(self.start.elapsed().as_secs_f64());
+        .record(elapsed.as_secs_f64());
         if let Some(Outcome::Refused(r)) = outcome {
             instruments.refusals.add(
                 1,

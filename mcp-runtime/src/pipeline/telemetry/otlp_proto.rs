@@ -165,28 +165,174 @@ fn encode_span(span: &SpanData, out: &mut Vec<u8>) {
 fn key_value(out: &mut Vec<u8>, field: u32, key: &str, value: &Value) {
     if let Value::String(text) = value {
         // Nearly every attribute: its lengths known at once, written in one pass.
-        let text = text.as_str().as_bytes();
-        let any = 1 + varint_len(text.len()) + text.len();
-        let key_field = if key.is_empty() {
-            0
-        } else {
-            1 + varint_len(key.len()) + key.len()
-        };
-        let body = key_field + 1 + varint_len(any) + any;
-        out.reserve(5 + varint_len(body) + body);
-        tag(out, field, LEN);
-        varint(out, body as u64);
-        string(out, 1, key);
-        tag(out, 2, LEN);
-        varint(out, any as u64);
-        tag(out, 1, LEN);
-        len_bytes(out, text);
+        string_key_value(out, field, key, text.as_str());
         return;
     }
     message(out, field, |out| {
         string(out, 1, key);
         message(out, 2, |out| any_value(out, value));
     });
+}
+
+/// The length of a `KeyValue` message with a string value.
+fn string_key_value_len(key: &str, text: &str) -> usize {
+    let any = 1 + varint_len(text.len()) + text.len();
+    let key_field = if key.is_empty() {
+        0
+    } else {
+        1 + varint_len(key.len()) + key.len()
+    };
+    key_field + 1 + varint_len(any) + any
+}
+
+/// A `KeyValue` message with a string value as field `field` (a one-byte tag).
+fn string_key_value(out: &mut Vec<u8>, field: u32, key: &str, text: &str) {
+    let body = string_key_value_len(key, text);
+    out.reserve(1 + varint_len(body) + body);
+    tag(out, field, LEN);
+    varint(out, body as u64);
+    string(out, 1, key);
+    tag(out, 2, LEN);
+    varint(out, (1 + varint_len(text.len()) + text.len()) as u64);
+    tag(out, 1, LEN);
+    len_bytes(out, text.as_bytes());
+}
+
+/// A server span whose attributes are all texts, as `own` writes request spans: its
+/// fields, and [`encode`](Self::encode) with the attributes.
+pub(super) struct RequestSpan<'a> {
+    pub(super) trace_id: [u8; 16],
+    pub(super) span_id: [u8; 8],
+    pub(super) trace_state: &'a str,
+    pub(super) parent_span_id: Option<&'a [u8]>,
+    pub(super) name: &'a str,
+    pub(super) start: SystemTime,
+    pub(super) end: SystemTime,
+    /// Status ERROR (else unset).
+    pub(super) error: bool,
+    /// The W3C trace flags.
+    pub(super) flags: u32,
+    pub(super) parent_is_remote: bool,
+}
+
+impl RequestSpan<'_> {
+    /// Appends the span as a `ScopeSpans.spans` field (2) with `attributes`: its length
+    /// computed first, so nothing is moved.
+    pub(super) fn encode<'k>(
+        &self,
+        attributes: impl Iterator<Item = (&'k str, &'k str)> + Clone,
+        out: &mut Vec<u8>,
+    ) {
+        let text = |t: &str| if t.is_empty() { 0 } else { 1 + varint_len(t.len()) + t.len() };
+        let time = |t: SystemTime| if nanos(t) == 0 { 0 } else { 9 };
+        let status = if self.error { 2 } else { 0 };
+        let body = 18
+            + 10
+            + text(self.trace_state)
+            + self.parent_span_id.map_or(0, |id| 1 + varint_len(id.len()) + id.len())
+            + text(self.name)
+            + 2
+            + time(self.start)
+            + time(self.end)
+            + attributes
+                .clone()
+                .map(|(k, v)| {
+                    let kv = string_key_value_len(k, v);
+                    1 + varint_len(kv) + kv
+                })
+                .sum::<usize>()
+            + 2
+            + status
+            + 6;
+        out.reserve(1 + varint_len(body) + body);
+        tag(out, 2, LEN);
+        varint(out, body as u64);
+        let start = out.len();
+        bytes(out, 1, &self.trace_id);
+        bytes(out, 2, &self.span_id);
+        string(out, 3, self.trace_state);
+        if let Some(id) = self.parent_span_id {
+            bytes(out, 4, id);
+        }
+        string(out, 5, self.name);
+        varint_field(out, 6, 2);
+        fixed64(out, 7, nanos(self.start));
+        fixed64(out, 8, nanos(self.end));
+        for (key, value) in attributes {
+            string_key_value(out, 9, key, value);
+        }
+        // Span.status = 15: always set; code 2 is ERROR.
+        tag(out, 15, LEN);
+        varint(out, status as u64);
+        if self.error {
+            varint_field(out, 3, 2);
+        }
+        let flags = self.flags
+            | HAS_IS_REMOTE
+            | if self.parent_is_remote { IS_REMOTE } else { 0 };
+        out.extend_from_slice(&[0x85, 0x01]);
+        out.extend_from_slice(&flags.to_le_bytes());
+        debug_assert_eq!(out.len() - start, body, "a request span's computed length");
+    }
+}
+
+/// The parts of an `ExportTraceServiceRequest` around one scope's spans: written once,
+/// and put in front of (and behind) a batch of [`RequestSpan`]s without moving them.
+#[derive(Debug)]
+pub(super) struct Envelope {
+    /// `ResourceSpans.resource` (field 1).
+    resource: Vec<u8>,
+    /// `ScopeSpans.scope` (field 1).
+    scope: Vec<u8>,
+    /// `ResourceSpans.schema_url` (field 3), if any.
+    tail: Vec<u8>,
+}
+
+impl Envelope {
+    /// The envelope of spans of the scope named `scope` from `resource`.
+    pub(super) fn new(resource: &Resource, scope: &str) -> Self {
+        let mut head = Vec::new();
+        message(&mut head, 1, |out| {
+            for (key, value) in resource.iter() {
+                key_value(out, 1, key.as_str(), value);
+            }
+        });
+        let mut scope_field = Vec::new();
+        message(&mut scope_field, 1, |out| string(out, 1, scope));
+        let mut tail = Vec::new();
+        string(&mut tail, 3, resource.schema_url().unwrap_or_default());
+        Self {
+            resource: head,
+            scope: scope_field,
+            tail,
+        }
+    }
+
+    /// How many bytes to keep in front of a batch for [`wrap`](Self::wrap).
+    pub(super) fn room(&self) -> usize {
+        self.resource.len() + self.scope.len() + 2 * 11
+    }
+
+    /// The request body of `batch`: [`room`](Self::room) bytes, then spans. Returns it
+    /// with the offset it starts at.
+    pub(super) fn wrap(&self, mut batch: Vec<u8>) -> (Vec<u8>, usize) {
+        let room = self.room();
+        let spans = batch.len() - room;
+        let scope_spans = self.scope.len() + spans;
+        let resource_spans =
+            self.resource.len() + 1 + varint_len(scope_spans) + scope_spans + self.tail.len();
+        let mut head = Vec::with_capacity(room);
+        tag(&mut head, 1, LEN);
+        varint(&mut head, resource_spans as u64);
+        head.extend_from_slice(&self.resource);
+        tag(&mut head, 2, LEN);
+        varint(&mut head, scope_spans as u64);
+        head.extend_from_slice(&self.scope);
+        let from = room - head.len();
+        batch[from..room].copy_from_slice(&head);
+        batch.extend_from_slice(&self.tail);
+        (batch, from)
+    }
 }
 
 /// The fields of an `AnyValue` (a oneof: written even at its default).
@@ -433,6 +579,87 @@ mod tests {
         assert_eq!(decoded, reference(&resource, spans));
         // And byte for byte what prost writes.
         assert_eq!(body, decoded.encode_to_vec());
+    }
+
+    /// A request span as the SDK would hand it over: no events, links or dropped counts.
+    fn request_span(error: bool, parent: bool, long: bool) -> SpanData {
+        let mut span = span("tools/call echo", Vec::new(), Status::Unset);
+        span.events = SpanEvents::default();
+        span.links = SpanLinks::default();
+        span.dropped_attributes_count = 0;
+        span.instrumentation_scope = InstrumentationScope::builder("mcp-runtime").build();
+        if !parent {
+            span.parent_span_id = SpanId::INVALID;
+            span.parent_span_is_remote = false;
+        }
+        span.attributes = vec![
+            KeyValue::new("mcp.method.name", "tools/call"),
+            KeyValue::new("gen_ai.tool.name", if long { "x".repeat(200) } else { "echo".into() }),
+            KeyValue::new("jsonrpc.request.id", "7"),
+        ];
+        if error {
+            span.attributes.push(KeyValue::new("error.type", "-32602"));
+            span.status = Status::error("");
+        }
+        span
+    }
+
+    /// `span` through [`RequestSpan`].
+    fn written(span: &SpanData, out: &mut Vec<u8>) {
+        let state = span.span_context.trace_state().header();
+        let parent = span.parent_span_id.to_bytes();
+        let attributes: Vec<(String, String)> = span
+            .attributes
+            .iter()
+            .map(|kv| (kv.key.to_string(), kv.value.to_string()))
+            .collect();
+        RequestSpan {
+            trace_id: span.span_context.trace_id().to_bytes(),
+            span_id: span.span_context.span_id().to_bytes(),
+            trace_state: &state,
+            parent_span_id: (span.parent_span_id != SpanId::INVALID).then_some(&parent[..]),
+            name: &span.name,
+            start: span.start_time,
+            end: span.end_time,
+            error: matches!(span.status, Status::Error { .. }),
+            flags: u32::from(span.span_context.trace_flags().to_u8()),
+            parent_is_remote: span.parent_span_is_remote,
+        }
+        .encode(
+            attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            out,
+        );
+    }
+
+    #[test]
+    fn request_spans_are_written_as_the_sdk_spans_are() {
+        let resource = Resource::builder_empty()
+            .with_service_name("echo")
+            .with_schema_url([], "https://opentelemetry.io/schemas/1.30.0")
+            .build();
+        for long in [false, true] {
+            let spans: Vec<SpanData> = (0..8)
+                .map(|i| request_span(i % 2 == 1, i % 4 < 2, long))
+                .collect();
+            let envelope = Envelope::new(&resource, "mcp-runtime");
+            let mut batch = vec![0; envelope.room()];
+            for span in &spans {
+                let mut one = Vec::new();
+                written(span, &mut one);
+                let mut expected = Vec::new();
+                message(&mut expected, 2, |out| encode_span(span, out));
+                assert_eq!(one, expected);
+                batch.extend_from_slice(&one);
+            }
+            let (body, from) = envelope.wrap(batch);
+            let mut expected = Vec::new();
+            encode_spans(&resource, &spans, &mut expected);
+            assert_eq!(body[from..], expected[..]);
+        }
+        // An empty batch is never posted; its envelope is still a valid request.
+        let envelope = Envelope::new(&resource, "mcp-runtime");
+        let (body, from) = envelope.wrap(vec![0; envelope.room()]);
+        ExportTraceServiceRequest::decode(&body[from..]).unwrap();
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl ProtoSpans {
     }
 
     /// Posts `body`, again while the collector says to retry; the error says why it failed.
-    fn post(&self, body: bytes::Bytes) -> Result<(), String> {
+    pub(super) fn post(&self, body: bytes::Bytes) -> Result<(), String> {
         let mut delay = Duration::from_millis(100);
         for attempt in 0..=3 {
             let sent = self
