@@ -388,8 +388,20 @@ async fn request_spans_follow_the_sampler() {
                 c.env("OTEL_TRACES_SAMPLER", sampler);
             }
         });
-        call(&url, 1, Some(&format!("00-{unsampled}-b7ad6b7169203331-00")), None).await;
-        call(&url, 2, Some(&format!("00-{sampled}-b7ad6b7169203331-01")), None).await;
+        call(
+            &url,
+            1,
+            Some(&format!("00-{unsampled}-b7ad6b7169203331-00")),
+            None,
+        )
+        .await;
+        call(
+            &url,
+            2,
+            Some(&format!("00-{sampled}-b7ad6b7169203331-01")),
+            None,
+        )
+        .await;
         stop(&mut child);
         let traces: Vec<u8> = received
             .lock()
@@ -407,7 +419,11 @@ async fn request_spans_follow_the_sampler() {
             "always_on" => (true, true),
             _ => (false, false),
         };
-        assert_eq!((has(sampled), has(unsampled)), expected, "sampler {sampler:?}");
+        assert_eq!(
+            (has(sampled), has(unsampled)),
+            expected,
+            "sampler {sampler:?}"
+        );
         if expected.0 {
             assert!(traces.windows(15).any(|w| w == b"tools/call echo"));
         }

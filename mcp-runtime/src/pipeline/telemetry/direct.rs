@@ -14,11 +14,10 @@
 //! While the request's future runs, its context is the current OpenTelemetry context
 //! ([`Call::attach`](super::Call)), so the requests the server sends its client carry it.
 
+use super::own::{Kind, OwnSpan, Text};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Context, KeyValue};
-use super::own::{OwnSpan, Text};
-use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 static TRACER: OnceLock<opentelemetry_sdk::trace::SdkTracer> = OnceLock::new();
 
@@ -64,15 +63,9 @@ thread_local! {
 
 /// What a request's span is made of.
 pub(super) struct Made<'a> {
-    pub(super) method: &'static str,
-    pub(super) target: &'a Arc<str>,
-    pub(super) tool: bool,
-    pub(super) prompt: bool,
-    pub(super) uri: bool,
+    pub(super) kind: Kind,
     pub(super) id: Text,
-    pub(super) version: &'static str,
     pub(super) session: Option<String>,
-    pub(super) transport: &'static str,
     pub(super) caller: Option<&'a str>,
     pub(super) parent: Context,
 }
@@ -84,59 +77,31 @@ pub(super) fn start(
     made: Made<'_>,
 ) -> (Context, Option<OwnSpan>) {
     let Made {
-        method,
-        target,
-        tool,
-        prompt,
-        uri,
+        kind,
         id,
-        version,
         session,
-        transport,
         caller,
         parent,
     } = made;
-    let mut attributes = Vec::with_capacity(10);
-    attributes.push(("mcp.method.name", Text::Static(method)));
-    if tool {
-        attributes.push(("gen_ai.operation.name", Text::Static("execute_tool")));
-        attributes.push(("gen_ai.tool.name", Text::Shared(target.clone())));
-    }
-    if prompt {
-        attributes.push(("gen_ai.prompt.name", Text::Shared(target.clone())));
-    }
-    if uri {
-        attributes.push(("mcp.resource.uri", Text::Shared(target.clone())));
-    }
-    attributes.push(("jsonrpc.request.id", id));
-    attributes.push(("mcp.protocol.version", Text::Static(version)));
-    if let Some(session) = session {
-        attributes.push(("mcp.session.id", Text::Owned(session)));
-    }
-    attributes.push(("network.transport", Text::Static(transport)));
-    if let Some(caller) = caller {
-        attributes.push(("enduser.id", Text::Owned(caller.to_owned())));
-    }
-    // Not `format!`: its machinery costs more than the copy.
-    let name: Cow<'static, str> = if target.is_empty() {
-        Cow::Borrowed(method)
-    } else {
-        let mut name = String::with_capacity(method.len() + 1 + target.len());
-        name.push_str(method);
-        name.push(' ');
-        name.push_str(target);
-        Cow::Owned(name)
-    };
     if let Some(sink) = super::own::sink() {
-        let (context, span) = OwnSpan::start(sink, &parent, name, attributes);
+        let caller = caller.map(str::to_owned);
+        let (context, span) = OwnSpan::start(sink, &parent, &kind, id, session, caller);
         return (parent.with_remote_span_context(context), span);
     }
-    let attributes = attributes
-        .into_iter()
-        .map(|(key, value)| KeyValue::new(key, value.into_value()))
-        .collect::<Vec<_>>();
+    // The same attributes in the same order as `own` writes them.
+    let mut attributes: Vec<KeyValue> = kind
+        .attributes()
+        .map(|(key, value)| KeyValue::new(key, value.to_owned()))
+        .collect();
+    attributes.push(KeyValue::new("jsonrpc.request.id", id.into_value()));
+    if let Some(session) = session {
+        attributes.push(KeyValue::new("mcp.session.id", session));
+    }
+    if let Some(caller) = caller {
+        attributes.push(KeyValue::new("enduser.id", caller.to_owned()));
+    }
     let span = tracer
-        .span_builder(name)
+        .span_builder(kind.name())
         .with_kind(SpanKind::Server)
         .with_attributes(attributes)
         .start_with_context(tracer, &parent);

@@ -206,7 +206,11 @@ pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
         #[cfg(feature = "otel-prometheus")]
         if prometheus {
             let reader = crate::pipeline::prometheus::start()?;
-            return finish(tracer, own_spans, Some(provider.with_reader(reader).build()));
+            return finish(
+                tracer,
+                own_spans,
+                Some(provider.with_reader(reader).build()),
+            );
         }
         let builder = opentelemetry_otlp::MetricExporter::builder();
         let metric_error =

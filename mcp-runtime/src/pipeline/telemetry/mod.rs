@@ -329,20 +329,28 @@ pub(crate) fn start(
         let otel = direct::start(
             tracer,
             direct::Made {
-                method,
-                target,
-                tool: tool.is_some(),
-                prompt: prompt.is_some(),
-                uri: uri.is_some(),
-                // Not through `PlainId`'s `Display`: an integer's own `to_string` is
-                // much cheaper than `core::fmt`.
+                kind: own::Kind {
+                    method,
+                    target: target.clone(),
+                    role: if tool.is_some() {
+                        own::Role::Tool
+                    } else if prompt.is_some() {
+                        own::Role::Prompt
+                    } else if uri.is_some() {
+                        own::Role::Resource
+                    } else {
+                        own::Role::Other
+                    },
+                    version,
+                    transport,
+                },
+                // Not through `PlainId`'s `Display` (`core::fmt`): a number is written when
+                // the span is (`itoa`), a text shared.
                 id: match cx.request_id() {
-                    crate::protocol::RequestId::Number(n) => own::Text::Owned(n.to_string()),
+                    crate::protocol::RequestId::Number(n) => own::Text::Number(*n),
                     crate::protocol::RequestId::String(s) => own::Text::Shared(s.clone()),
                 },
-                version,
                 session,
-                transport,
                 caller,
                 parent: parent().unwrap_or_default(),
             },

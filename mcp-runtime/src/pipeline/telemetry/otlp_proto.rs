@@ -198,14 +198,42 @@ fn string_key_value(out: &mut Vec<u8>, field: u32, key: &str, text: &str) {
     len_bytes(out, text.as_bytes());
 }
 
+/// The fields of a server span that every request of one kind shares: its name (`parts`
+/// written one after the other), its kind and the `attributes` that do not change from one
+/// request to the next (method, tool, revision, transport). Written once and kept (see
+/// `own`); [`RequestSpan`] puts them into each span as they are.
+pub(super) fn fixed_fields<'k, 'v>(
+    parts: [&str; 3],
+    attributes: impl Iterator<Item = (&'k str, &'v str)>,
+    out: &mut Vec<u8>,
+) {
+    let name_len = parts.iter().map(|part| part.len()).sum::<usize>();
+    if name_len > 0 {
+        tag(out, 5, LEN);
+        varint(out, name_len as u64);
+        for part in parts {
+            out.extend_from_slice(part.as_bytes());
+        }
+    }
+    varint_field(out, 6, 2); // SERVER
+    for (key, value) in attributes {
+        string_key_value(out, 9, key, value);
+    }
+}
+
 /// A server span whose attributes are all texts, as `own` writes request spans: its
 /// fields, and [`encode`](Self::encode) with the attributes.
+///
+/// The fields are not in field-number order (the name, kind and fixed attributes come
+/// as one block): protobuf readers take fields in any order, and a repeated field's
+/// values in the order they come.
 pub(super) struct RequestSpan<'a> {
     pub(super) trace_id: [u8; 16],
     pub(super) span_id: [u8; 8],
     pub(super) trace_state: &'a str,
-    pub(super) parent_span_id: Option<&'a [u8]>,
-    pub(super) name: &'a str,
+    pub(super) parent_span_id: Option<[u8; 8]>,
+    /// [`fixed_fields`].
+    pub(super) fixed: &'a [u8],
     pub(super) start: SystemTime,
     pub(super) end: SystemTime,
     /// Status ERROR (else unset).
@@ -216,24 +244,29 @@ pub(super) struct RequestSpan<'a> {
 }
 
 impl RequestSpan<'_> {
-    /// Appends the span as a `ScopeSpans.spans` field (2) with `attributes`: its length
-    /// computed first, so nothing is moved.
-    pub(super) fn encode<'k>(
+    /// Appends the span as a `ScopeSpans.spans` field (2) with the attributes that are the
+    /// request's own (after the fixed ones): its length computed first, so that nothing is
+    /// moved.
+    pub(super) fn encode<'k, 'v>(
         &self,
-        attributes: impl Iterator<Item = (&'k str, &'k str)> + Clone,
+        attributes: impl Iterator<Item = (&'k str, &'v str)> + Clone,
         out: &mut Vec<u8>,
     ) {
-        let text = |t: &str| if t.is_empty() { 0 } else { 1 + varint_len(t.len()) + t.len() };
-        let time = |t: SystemTime| if nanos(t) == 0 { 0 } else { 9 };
+        let (start, end) = (nanos(self.start), nanos(self.end));
+        let time = |t: u64| if t == 0 { 0 } else { 9 };
+        let state = if self.trace_state.is_empty() {
+            0
+        } else {
+            1 + varint_len(self.trace_state.len()) + self.trace_state.len()
+        };
         let status = if self.error { 2 } else { 0 };
         let body = 18
             + 10
-            + text(self.trace_state)
-            + self.parent_span_id.map_or(0, |id| 1 + varint_len(id.len()) + id.len())
-            + text(self.name)
-            + 2
-            + time(self.start)
-            + time(self.end)
+            + state
+            + self.parent_span_id.map_or(0, |_| 10)
+            + self.fixed.len()
+            + time(start)
+            + time(end)
             + attributes
                 .clone()
                 .map(|(k, v)| {
@@ -245,34 +278,33 @@ impl RequestSpan<'_> {
             + status
             + 6;
         out.reserve(1 + varint_len(body) + body);
-        tag(out, 2, LEN);
+        out.push(0x12); // ScopeSpans.spans = 2
         varint(out, body as u64);
-        let start = out.len();
-        bytes(out, 1, &self.trace_id);
-        bytes(out, 2, &self.span_id);
+        let head = out.len();
+        out.extend_from_slice(&[0x0a, 16]); // trace_id = 1
+        out.extend_from_slice(&self.trace_id);
+        out.extend_from_slice(&[0x12, 8]); // span_id = 2
+        out.extend_from_slice(&self.span_id);
         string(out, 3, self.trace_state);
-        if let Some(id) = self.parent_span_id {
-            bytes(out, 4, id);
+        if let Some(id) = &self.parent_span_id {
+            out.extend_from_slice(&[0x22, 8]); // parent_span_id = 4
+            out.extend_from_slice(id);
         }
-        string(out, 5, self.name);
-        varint_field(out, 6, 2);
-        fixed64(out, 7, nanos(self.start));
-        fixed64(out, 8, nanos(self.end));
+        out.extend_from_slice(self.fixed);
+        fixed64(out, 7, start);
+        fixed64(out, 8, end);
         for (key, value) in attributes {
             string_key_value(out, 9, key, value);
         }
-        // Span.status = 15: always set; code 2 is ERROR.
-        tag(out, 15, LEN);
-        varint(out, status as u64);
+        // status = 15: always set; code = 3, 2 is ERROR.
+        out.extend_from_slice(&[0x7a, status as u8]);
         if self.error {
-            varint_field(out, 3, 2);
+            out.extend_from_slice(&[0x18, 2]);
         }
-        let flags = self.flags
-            | HAS_IS_REMOTE
-            | if self.parent_is_remote { IS_REMOTE } else { 0 };
-        out.extend_from_slice(&[0x85, 0x01]);
+        let flags = self.flags | HAS_IS_REMOTE | if self.parent_is_remote { IS_REMOTE } else { 0 };
+        out.extend_from_slice(&[0x85, 0x01]); // flags = 16, fixed32
         out.extend_from_slice(&flags.to_le_bytes());
-        debug_assert_eq!(out.len() - start, body, "a request span's computed length");
+        debug_assert_eq!(out.len() - head, body, "a request span's computed length");
     }
 }
 
@@ -594,7 +626,10 @@ mod tests {
         }
         span.attributes = vec![
             KeyValue::new("mcp.method.name", "tools/call"),
-            KeyValue::new("gen_ai.tool.name", if long { "x".repeat(200) } else { "echo".into() }),
+            KeyValue::new(
+                "gen_ai.tool.name",
+                if long { "x".repeat(200) } else { "echo".into() },
+            ),
             KeyValue::new("jsonrpc.request.id", "7"),
         ];
         if error {
@@ -604,35 +639,40 @@ mod tests {
         span
     }
 
-    /// `span` through [`RequestSpan`].
+    /// `span` through [`fixed_fields`] (its name and first two attributes) and
+    /// [`RequestSpan`] (the others).
     fn written(span: &SpanData, out: &mut Vec<u8>) {
         let state = span.span_context.trace_state().header();
-        let parent = span.parent_span_id.to_bytes();
         let attributes: Vec<(String, String)> = span
             .attributes
             .iter()
             .map(|kv| (kv.key.to_string(), kv.value.to_string()))
             .collect();
+        let pairs = attributes.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        let mut fixed = Vec::new();
+        fixed_fields(
+            [&span.name[..5], "", &span.name[5..]],
+            pairs.clone().take(2),
+            &mut fixed,
+        );
         RequestSpan {
             trace_id: span.span_context.trace_id().to_bytes(),
             span_id: span.span_context.span_id().to_bytes(),
             trace_state: &state,
-            parent_span_id: (span.parent_span_id != SpanId::INVALID).then_some(&parent[..]),
-            name: &span.name,
+            parent_span_id: (span.parent_span_id != SpanId::INVALID)
+                .then(|| span.parent_span_id.to_bytes()),
+            fixed: &fixed,
             start: span.start_time,
             end: span.end_time,
             error: matches!(span.status, Status::Error { .. }),
             flags: u32::from(span.span_context.trace_flags().to_u8()),
             parent_is_remote: span.parent_span_is_remote,
         }
-        .encode(
-            attributes.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-            out,
-        );
+        .encode(pairs.skip(2), out);
     }
 
     #[test]
-    fn request_spans_are_written_as_the_sdk_spans_are() {
+    fn request_spans_decode_as_the_sdk_spans_do() {
         let resource = Resource::builder_empty()
             .with_service_name("echo")
             .with_schema_url([], "https://opentelemetry.io/schemas/1.30.0")
@@ -644,17 +684,15 @@ mod tests {
             let envelope = Envelope::new(&resource, "mcp-runtime");
             let mut batch = vec![0; envelope.room()];
             for span in &spans {
-                let mut one = Vec::new();
-                written(span, &mut one);
-                let mut expected = Vec::new();
-                message(&mut expected, 2, |out| encode_span(span, out));
-                assert_eq!(one, expected);
-                batch.extend_from_slice(&one);
+                written(span, &mut batch);
             }
             let (body, from) = envelope.wrap(batch);
             let mut expected = Vec::new();
             encode_spans(&resource, &spans, &mut expected);
-            assert_eq!(body[from..], expected[..]);
+            assert_eq!(
+                ExportTraceServiceRequest::decode(&body[from..]).unwrap(),
+                ExportTraceServiceRequest::decode(&*expected).unwrap(),
+            );
         }
         // An empty batch is never posted; its envelope is still a valid request.
         let envelope = Envelope::new(&resource, "mcp-runtime");

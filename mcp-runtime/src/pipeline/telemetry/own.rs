@@ -221,31 +221,119 @@ impl Sink {
 /// A text attribute's value, kept as the request had it.
 #[derive(Debug)]
 pub(super) enum Text {
-    /// A static text (a method, a revision).
-    Static(&'static str),
-    /// A shared one (a tool's name).
+    /// A shared text (a string request id).
     Shared(Arc<str>),
-    /// One of its own (a session tag).
-    Owned(String),
+    /// An integer (a request id), written in decimal.
+    Number(i64),
 }
 
 impl Text {
     /// The value as an OpenTelemetry attribute's.
     pub(super) fn into_value(self) -> opentelemetry::Value {
         match self {
-            Self::Static(s) => s.into(),
             Self::Shared(s) => s.into(),
-            Self::Owned(s) => s.into(),
+            Self::Number(n) => n.to_string().into(),
         }
+    }
+}
+
+/// What a request span's fixed part is made of: the span is `{method} {target}` (or
+/// `{method}`), and the target is recorded as the tool's or the prompt's name or the
+/// resource's URI by `role`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Kind {
+    pub(super) method: &'static str,
+    pub(super) target: Arc<str>,
+    pub(super) role: Role,
+    pub(super) version: &'static str,
+    pub(super) transport: &'static str,
+}
+
+/// What a request's target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Role {
+    Tool,
+    Prompt,
+    Resource,
+    Other,
+}
+
+impl Kind {
+    /// The span's name.
+    pub(super) fn name(&self) -> Cow<'static, str> {
+        if self.target.is_empty() {
+            return Cow::Borrowed(self.method);
+        }
+        // Not `format!`: its machinery costs more than the copy.
+        let mut name = String::with_capacity(self.method.len() + 1 + self.target.len());
+        name.push_str(self.method);
+        name.push(' ');
+        name.push_str(&self.target);
+        Cow::Owned(name)
     }
 
-    fn as_str(&self) -> &str {
-        match self {
-            Self::Static(s) => s,
-            Self::Shared(s) => s,
-            Self::Owned(s) => s,
-        }
+    /// The attributes every request of this kind has, in order; a request's own
+    /// (`jsonrpc.request.id`, `mcp.session.id`, `enduser.id`, `error.type`) come after.
+    pub(super) fn attributes<'a>(
+        &'a self,
+    ) -> impl Iterator<Item = (&'static str, &'a str)> + Clone + 'a {
+        let target = &*self.target;
+        let (first, second) = match self.role {
+            Role::Tool => (
+                Some(("gen_ai.operation.name", "execute_tool")),
+                Some(("gen_ai.tool.name", target)),
+            ),
+            Role::Prompt => (Some(("gen_ai.prompt.name", target)), None),
+            Role::Resource => (Some(("mcp.resource.uri", target)), None),
+            Role::Other => (None, None),
+        };
+        std::iter::once(("mcp.method.name", self.method))
+            .chain(first)
+            .chain(second)
+            .chain([
+                ("mcp.protocol.version", self.version),
+                ("network.transport", self.transport),
+            ])
     }
+
+    /// The span's fixed fields ([`otlp_proto::fixed_fields`]): made once per kind and
+    /// thread, and kept (at most [`KINDS_PER_THREAD`] kinds a thread; past that, made for
+    /// each request).
+    fn fixed(&self) -> Arc<[u8]> {
+        let make = || {
+            let mut out = Vec::new();
+            let space = if self.target.is_empty() { "" } else { " " };
+            otlp_proto::fixed_fields(
+                [self.method, space, &self.target],
+                self.attributes(),
+                &mut out,
+            );
+            Arc::<[u8]>::from(out)
+        };
+        FIXED
+            .try_with(|fixed| {
+                let mut fixed = fixed.borrow_mut();
+                if let Some(bytes) = fixed.get(self) {
+                    return bytes.clone();
+                }
+                let bytes = make();
+                if fixed.len() < KINDS_PER_THREAD {
+                    fixed.insert(self.clone(), bytes.clone());
+                }
+                bytes
+            })
+            .unwrap_or_else(|_| make())
+    }
+}
+
+/// How many kinds of request a thread keeps the fixed fields of (bounded: with
+/// `record_resource_uri`, every URI a client reads is a kind).
+const KINDS_PER_THREAD: usize = 256;
+
+thread_local! {
+    static FIXED: std::cell::RefCell<
+        std::collections::HashMap<Kind, Arc<[u8]>, foldhash::fast::RandomState>,
+    > = std::cell::RefCell::new(std::collections::HashMap::default());
 }
 
 /// A request span, until its end.
@@ -255,19 +343,24 @@ pub(super) struct OwnSpan {
     /// The parent's span id and whether it came from the client.
     parent: Option<(SpanId, bool)>,
     start: SystemTime,
-    name: Cow<'static, str>,
-    /// The attributes, in order (at most ten: see `super::direct::start`).
-    attributes: Vec<(&'static str, Text)>,
+    /// The name, kind and fixed attributes, written.
+    fixed: Arc<[u8]>,
+    /// The request's own attributes.
+    id: Text,
+    session: Option<String>,
+    caller: Option<String>,
 }
 
 impl OwnSpan {
-    /// Starts a span under `parent` (the client's trace context, or none): its own context,
-    /// and the span when it is sampled.
+    /// Starts a span of `kind` under `parent` (the client's trace context, or none): its own
+    /// context, and the span when it is sampled.
     pub(super) fn start(
         sink: &Sink,
         parent: &opentelemetry::Context,
-        name: Cow<'static, str>,
-        attributes: Vec<(&'static str, Text)>,
+        kind: &Kind,
+        id: Text,
+        session: Option<String>,
+        caller: Option<String>,
     ) -> (SpanContext, Option<Self>) {
         let ids = RandomIdGenerator::default();
         let parent_span = parent.span();
@@ -292,8 +385,10 @@ impl OwnSpan {
             context: context.clone(),
             parent,
             start: SystemTime::now(),
-            name,
-            attributes,
+            fixed: kind.fixed(),
+            id,
+            session,
+            caller,
         });
         (context, span)
     }
@@ -308,33 +403,76 @@ impl OwnSpan {
 
     /// Appends the span as a `ScopeSpans.spans` field.
     fn encode(&self, end: SystemTime, error: Option<super::ErrorType>, out: &mut Vec<u8>) {
-        let code = match error {
-            Some(super::ErrorType::Code(c)) => c.to_string(),
-            _ => String::new(),
-        };
+        let mut code = itoa::Buffer::new();
         let error = error.map(|error| match error {
             super::ErrorType::Word(word) => word,
-            super::ErrorType::Code(_) => code.as_str(),
+            super::ErrorType::Code(c) => code.format(c),
         });
+        let mut number = itoa::Buffer::new();
+        let id = match &self.id {
+            Text::Shared(id) => &**id,
+            Text::Number(n) => number.format(*n),
+        };
         let state = self.context.trace_state().header();
-        let attributes = self
-            .attributes
-            .iter()
-            .map(|(key, value)| (*key, value.as_str()))
+        let attributes = std::iter::once(("jsonrpc.request.id", id))
+            .chain(self.session.as_deref().map(|s| ("mcp.session.id", s)))
+            .chain(self.caller.as_deref().map(|c| ("enduser.id", c)))
             .chain(error.map(|error| ("error.type", error)));
-        let parent = self.parent.map(|(id, _)| id.to_bytes());
-        let span = otlp_proto::RequestSpan {
+        otlp_proto::RequestSpan {
             trace_id: self.context.trace_id().to_bytes(),
             span_id: self.context.span_id().to_bytes(),
             trace_state: &state,
-            parent_span_id: parent.as_ref().map(|id| &id[..]),
-            name: &self.name,
+            parent_span_id: self.parent.map(|(id, _)| id.to_bytes()),
+            fixed: &self.fixed,
             start: self.start,
             end,
             error: error.is_some(),
             flags: u32::from(self.context.trace_flags().to_u8()),
             parent_is_remote: self.parent.is_some_and(|(_, remote)| remote),
-        };
-        span.encode(attributes, out);
+        }
+        .encode(attributes, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(target: &str) -> Kind {
+        Kind {
+            method: "tools/call",
+            target: Arc::from(target),
+            role: Role::Tool,
+            version: "2025-11-25",
+            transport: "pipe",
+        }
+    }
+
+    #[test]
+    fn a_kinds_fixed_fields_are_made_once_a_thread() {
+        let echo = kind("echo").fixed();
+        assert!(Arc::ptr_eq(&echo, &kind("echo").fixed()));
+        assert!(!Arc::ptr_eq(&echo, &kind("add").fixed()));
+        let mut expected = Vec::new();
+        otlp_proto::fixed_fields(
+            ["tools/call", " ", "echo"],
+            [
+                ("mcp.method.name", "tools/call"),
+                ("gen_ai.operation.name", "execute_tool"),
+                ("gen_ai.tool.name", "echo"),
+                ("mcp.protocol.version", "2025-11-25"),
+                ("network.transport", "pipe"),
+            ]
+            .into_iter(),
+            &mut expected,
+        );
+        assert_eq!(&*echo, &expected[..]);
+        // Past the bound, still right, no longer kept.
+        for n in 0..KINDS_PER_THREAD {
+            kind(&format!("t{n}")).fixed();
+        }
+        let late = kind("late");
+        assert!(!Arc::ptr_eq(&late.fixed(), &late.fixed()));
+        assert!(late.fixed().ends_with(b"pipe"));
     }
 }
