@@ -7,7 +7,10 @@
 #   3. the whole quick start: install, scaffold, `cargo run`, until the server answers the
 #      README's `add` call with 5
 #
-# and prints each in seconds, with the ratio the README states (install / first build).
+# and prints each in seconds, with the ratio the README states (install / first build) and
+# how many packages each build compiles (`cargo tree`, normal and build dependencies, each
+# package once: proc macros and build scripts included, a package built for both the host
+# and the target counted once).
 # Timings, not tests: the machine is shared, so compare the ratio within one run.
 #
 #   bench/quickstart.sh            (about 6 minutes on 2 cores)
@@ -48,10 +51,15 @@ case "$answer" in
     *) echo "the quick start's server did not answer 5: $answer" >&2; exit 1 ;;
 esac
 
+# The packages each step compiles.
+packages() { cargo tree -e normal,build --prefix none "$@" 2>/dev/null | sed 's/ (\*)//' | sort -u | wc -l; }
+cli_packages=$(cd "$work/toolkit" && packages -p mcp-runtime-cli)
+project_packages=$(cd "$work/weather-1" && packages)
+
 ratio=$(awk -v a="$install_s" -v b="$first_build_s" 'BEGIN { printf "%.2f", a / b }')
 cat <<EOF
-cargo install --path mcp-cli         ${install_s} s
-first debug build of a new project   ${first_build_s} s
+cargo install --path mcp-cli         ${install_s} s   (${cli_packages} packages)
+first debug build of a new project   ${first_build_s} s   (${project_packages} packages)
 install / first build                ${ratio}
 quick start to an answered call      ${quickstart_s} s
 EOF

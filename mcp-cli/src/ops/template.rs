@@ -206,14 +206,19 @@ fn manifest(text: &str, template: Template, vars: &Vars) -> Result<String> {
     let mut doc: DocumentMut = text.parse()?;
     doc["package"]["name"] = value(vars.name.as_str());
     doc["package"]["description"] = value(vars.description.as_str());
-    // The features the template asks of the runtime (the `http` template's `redis`) stay.
-    let features = doc["dependencies"]
-        .get("mcp-runtime")
-        .and_then(|d| d.get("features"))
-        .and_then(Item::as_value)
-        .cloned();
+    // What the template asks of the runtime stays: its features (the `http` template's
+    // `redis`) and whether the runtime's defaults are off (the `stdio` template's: a stdio
+    // server does not compile the HTTP stack).
+    let asked = |key: &str| {
+        doc["dependencies"]
+            .get("mcp-runtime")
+            .and_then(|d| d.get(key))
+            .and_then(Item::as_value)
+            .cloned()
+    };
+    let (features, default_features) = (asked("features"), asked("default-features"));
     let runtime = match (&vars.runtime, features) {
-        (RuntimeSource::Version(v), None) => value(v.as_str()),
+        (RuntimeSource::Version(v), None) if default_features.is_none() => value(v.as_str()),
         (source, features) => {
             let mut table = InlineTable::new();
             match source {
@@ -224,6 +229,9 @@ fn manifest(text: &str, template: Template, vars: &Vars) -> Result<String> {
                 RuntimeSource::Path(p) => {
                     table.insert("path", p.to_string_lossy().replace('\\', "/").into());
                 }
+            }
+            if let Some(default_features) = default_features {
+                table.insert("default-features", default_features);
             }
             if let Some(features) = features {
                 table.insert("features", features);
@@ -400,8 +408,8 @@ mod tests {
         let doc = rendered_manifest(Template::Files, &vars());
         assert_eq!(doc["package"]["name"].as_str(), Some("my-server"));
         assert_eq!(doc["package"]["description"].as_str(), Some("Says \"hi\""));
-        // The runtime with the features the template asks for (`otel`: telemetry by the
-        // environment).
+        // The runtime with the features the template asks for, its defaults (the HTTP
+        // stack among them) off.
         assert_eq!(
             doc["dependencies"]["mcp-runtime"]["version"].as_str(),
             Some("0.1.0")
@@ -410,7 +418,17 @@ mod tests {
             doc["dependencies"]["mcp-runtime"]["features"]
                 .as_array()
                 .map(|a| a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>()),
-            Some(vec!["otel"])
+            Some(vec!["launch", "skills"])
+        );
+        assert_eq!(
+            doc["dependencies"]["mcp-runtime"]["default-features"].as_bool(),
+            Some(false)
+        );
+        let http = rendered_manifest(Template::Http, &vars());
+        assert!(
+            http["dependencies"]["mcp-runtime"]
+                .get("default-features")
+                .is_none()
         );
         assert_eq!(
             doc["package"]["metadata"]["mcp"]["template"].as_str(),

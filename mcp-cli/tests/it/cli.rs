@@ -147,11 +147,11 @@ fn new_prints_the_next_steps_and_init_refuses_to_overwrite() {
         "{manifest}"
     );
     // Built from this checkout, the CLI points new projects at its runtime (with the
-    // features the template asks for).
+    // features the template asks for, the runtime's defaults off).
     let runtime = workspace_root().join("mcp-runtime").canonicalize().unwrap();
     assert!(
         manifest.contains(&format!(
-            "mcp-runtime = {{ path = \"{}\", features = [\"otel\"] }}",
+            "mcp-runtime = {{ path = \"{}\", default-features = false, features = [\"launch\", \"skills\"] }}",
             runtime.display()
         )),
         "{manifest}"

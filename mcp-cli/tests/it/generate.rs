@@ -125,6 +125,49 @@ fn the_stdio_template_passes_its_tests_and_works_as_the_current_project() {
         size < 64 << 20,
         "a debug binary of the stdio template takes {size} bytes"
     );
+
+    // Built without the HTTP stack and OpenTelemetry, the server says which feature to add
+    // when asked for them: `--transport http` stops (usage, 2) before serving anything, and
+    // an OTLP endpoint gets a warning while the server serves on.
+    let http = output(
+        std::process::Command::new(&binary)
+            .args(["--transport", "http"])
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .stdin(std::process::Stdio::null()),
+    );
+    assert_eq!(http.status.code(), Some(2), "{}", show(&http));
+    let said = String::from_utf8_lossy(&http.stderr);
+    assert!(
+        said.contains("--transport http needs mcp-runtime's `http` feature")
+            && said.contains("Cargo.toml"),
+        "{said}"
+    );
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
+    let mut child = std::process::Command::new(&binary)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let otel = child.wait_with_output().unwrap();
+    assert!(otel.status.success(), "{}", show(&otel));
+    assert!(
+        String::from_utf8_lossy(&otel.stdout).contains(r#""text":"5""#),
+        "{}",
+        show(&otel)
+    );
+    let said = String::from_utf8_lossy(&otel.stderr);
+    assert!(
+        said.contains("OTEL_EXPORTER_OTLP_ENDPOINT asks for OpenTelemetry export")
+            && said.contains("`otel` feature"),
+        "{said}"
+    );
 }
 
 #[test]

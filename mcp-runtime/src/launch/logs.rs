@@ -85,6 +85,18 @@ pub fn init_tracing() -> LogGuard {
             }
         }
     }
+    #[cfg(not(feature = "otel"))]
+    if let Some(variable) = otel_asked() {
+        // Said once, on stderr: the server serves on, without telemetry.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!(
+                "{variable} asks for OpenTelemetry export, but this server is built without \
+                 mcp-runtime's `otel` feature: add \"otel\" to the features of the mcp-runtime \
+                 dependency in Cargo.toml"
+            );
+        }
+    }
     let installed = tracing_subscriber::registry()
         .with(env)
         .with(others.with_filter(not_audit))
@@ -96,6 +108,28 @@ pub fn init_tracing() -> LogGuard {
         #[cfg(feature = "otel")]
         otel: None,
     }
+}
+
+/// The standard variable that asks for OTLP export, if one does (`OTEL_SDK_DISABLED=true`
+/// and `none` exporters ask for nothing): what a server built without `otel` cannot do.
+#[cfg(not(feature = "otel"))]
+fn otel_asked() -> Option<&'static str> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    if var("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true")) {
+        return None;
+    }
+    [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ]
+    .into_iter()
+    .find(|name| var(name).is_some())
+    .or_else(|| {
+        ["OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER"]
+            .into_iter()
+            .find(|name| var(name).is_some_and(|v| !v.trim().eq_ignore_ascii_case("none")))
+    })
 }
 
 /// Keeps the audit trail's pending lines until it is dropped, then writes them (see

@@ -246,14 +246,16 @@ pub struct ServeArgs {
     settings: Settings,
 }
 
-/// The transports a server speaks (`--transport`): `Http` exists with the `http` feature.
+/// The transports a server speaks (`--transport`). `Http` needs the `http` feature: a server
+/// built without it accepts `--transport http` on the command line and answers it with a
+/// one-line message saying which feature to turn on (exit code 2), rather than clap's list
+/// of values without a word on why `http` is missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 #[non_exhaustive]
 pub enum Transport {
     /// Newline-delimited JSON-RPC on stdin and stdout.
     Stdio,
     /// Streamable HTTP at `http://ADDR/mcp`.
-    #[cfg(feature = "http")]
     Http,
 }
 
@@ -465,6 +467,14 @@ impl ServeArgs {
                     eprintln!("{hint}");
                 }
                 crate::transport::stdio::serve_stdio(server).await
+            }
+            #[cfg(not(feature = "http"))]
+            Transport::Http => {
+                eprintln!(
+                    "{name}: --transport http needs mcp-runtime's `http` feature: add \"http\" \
+                     to the features of the mcp-runtime dependency in Cargo.toml"
+                );
+                return ExitCode::from(2);
             }
             #[cfg(feature = "http")]
             Transport::Http => match self.bind_http(server).await {
