@@ -84,9 +84,17 @@ pub(super) fn install(exporter: ProtoSpans, resource: Resource, parent_based: bo
     let handle = std::thread::Builder::new()
         .name("otlp-request-spans".to_owned())
         .spawn(move || worker.run());
-    if let Ok(handle) = handle {
-        *sink.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
-        let _ = SINK.set(sink.clone());
+    match handle {
+        Ok(handle) => {
+            *sink.thread.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
+            let _ = SINK.set(sink.clone());
+        }
+        Err(e) => {
+            // Request spans stay with the SDK's tracer; a flush does not wait for a thread
+            // that is not there.
+            sink.lock().shutdown = true;
+            tracing::warn!("cannot start the thread that exports request spans: {e}");
+        }
     }
     sink
 }
