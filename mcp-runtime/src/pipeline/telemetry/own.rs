@@ -10,10 +10,12 @@
 //! (static texts and shared names), its bytes are written once, at its end, into the batch
 //! the exporting thread posts, and nothing is moved or dropped after that.
 //!
-//! The batch is the batch span processor's, by the same standard variables:
-//! `OTEL_BSP_SCHEDULE_DELAY` (ms, 5,000), `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` (512),
-//! `OTEL_BSP_MAX_QUEUE_SIZE` (2,048: spans past it, while the collector is slow, are dropped
-//! and counted, not queued without bound). Sampling is the SDK's default, parent-based
+//! The batch follows the batch span processor's standard variables: it is posted every
+//! `OTEL_BSP_SCHEDULE_DELAY` (ms, 5,000) or as soon as it holds
+//! `OTEL_BSP_MAX_EXPORT_BATCH_SIZE` spans (512); at most `OTEL_BSP_MAX_QUEUE_SIZE` (2,048)
+//! wait, and spans past that, while the collector is slow, are dropped and counted in a
+//! warning, not queued without bound. One post carries every span waiting when it starts
+//! (so, behind a slow collector, up to the queue's size: about 0.7 MB). Sampling is the SDK's default, parent-based
 //! always-on (a request whose client's trace is not sampled records nothing, and the
 //! requests the server sends on its behalf carry the client's decision), or always-on when
 //! `OTEL_TRACES_SAMPLER` says so; any other sampler keeps request spans on the SDK's tracer
