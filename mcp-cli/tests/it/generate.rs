@@ -262,3 +262,59 @@ fn a_project_inside_a_workspace_joins_it_or_stands_alone_and_both_build() {
         show(&build)
     );
 }
+
+/// A stdio project serves Streamable HTTP once the one documented word is added (`"http"`
+/// in the runtime dependency's features, as its Cargo.toml and README say), and a client
+/// calls its tool there.
+#[test]
+fn a_stdio_project_serves_http_once_its_http_feature_is_on() {
+    use std::io::BufRead as _;
+    let tmp = outside_tempdir();
+    let project = generate_default(tmp.path(), "demo-with-http", &[]);
+    pin_dependencies(&project);
+    let manifest = project.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let edited = text.replace(
+        r#"features = ["launch", "skills"]"#,
+        r#"features = ["launch", "skills", "http"]"#,
+    );
+    assert_ne!(
+        edited, text,
+        "the manifest names the runtime's features:\n{text}"
+    );
+    std::fs::write(&manifest, edited).unwrap();
+    let build = cargo_in(&project, &["build", "--quiet"]);
+    assert!(build.status.success(), "{}", show(&build));
+
+    let mut server =
+        std::process::Command::new(generated_target_dir().join("debug/demo-with-http"))
+            .args(["--transport", "http", "--bind", "127.0.0.1:0"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+    // The URL is the last word of the line the launcher prints once it listens; the rest
+    // of stderr (the audit trail) is read on, so the server never writes into a closed pipe.
+    let stderr = std::io::BufReader::new(server.stderr.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if line.contains("serving MCP over Streamable HTTP at") {
+                let _ = tx.send(
+                    line.split_whitespace()
+                        .last()
+                        .unwrap_or_default()
+                        .to_owned(),
+                );
+            }
+        }
+    });
+    let url = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the server prints its URL");
+    let call = output(cargo_mcp().args(["call", "add", "a=2", "b=3", "--url", &url]));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(stdout(&call), "5\n", "{}", show(&call));
+}
