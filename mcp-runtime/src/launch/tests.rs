@@ -2,6 +2,7 @@
 //! errors, the help text, and what the HTTP flags do to a running server.
 
 use super::*;
+use clap::FromArgMatches as _;
 use clap::error::ErrorKind;
 
 fn launcher() -> Launcher {
