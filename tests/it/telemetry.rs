@@ -257,6 +257,17 @@ async fn wait_for(received: &Received, needles: &[&[u8]]) -> Vec<(String, String
     }
 }
 
+/// Every OTLP/HTTP trace export the receiver holds, one after the other.
+fn http_trace_bodies(received: &Received) -> Vec<u8> {
+    received
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(path, _, _)| path == "/v1/traces")
+        .flat_map(|(_, _, body)| body.clone())
+        .collect()
+}
+
 fn hex_bytes(hex: &str) -> Vec<u8> {
     (0..hex.len())
         .step_by(2)
@@ -403,13 +414,7 @@ async fn request_spans_follow_the_sampler() {
         )
         .await;
         stop(&mut child);
-        let traces: Vec<u8> = received
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(path, _, _)| path == "/v1/traces")
-            .flat_map(|(_, _, body)| body.clone())
-            .collect();
+        let traces = http_trace_bodies(&received);
         let has = |hex: &str| {
             let id = hex_bytes(hex);
             traces.windows(id.len()).any(|w| w == id)
@@ -522,13 +527,7 @@ async fn a_request_is_one_span_unless_rust_log_asks_for_its_children() {
         call(&url, 1, None, None).await;
         wait_for(&received, &[b"tools/call echo"]).await;
         stop(&mut child);
-        let traces: Vec<u8> = received
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(path, _, _)| path == "/v1/traces")
-            .flat_map(|(_, _, b)| b.clone())
-            .collect();
+        let traces = http_trace_bodies(&received);
         for name in [&b"\"validate arguments\""[..], b"\"tool\""] {
             assert_eq!(
                 traces.windows(name.len()).any(|w| w == name),
