@@ -472,6 +472,10 @@ fn the_inspector_is_installed_pinned_and_talks_to_dev() {
     // The installed Inspector, in its CLI mode, lists the dev server's tools.
     let launcher = package.with_file_name("clients/launcher/build/index.js");
     let target = generated_target_dir();
+    // The Inspector gives `initialize` 60 s whatever `--connect-timeout` says, and `cargo mcp
+    // dev` checks the build before it serves: no other test may hold the target folder's
+    // lock meanwhile.
+    let _alone = generated_target_to_myself();
     let listed = output(
         Command::new(node22.join("node"))
             .arg(&launcher)

@@ -1,8 +1,10 @@
 //! Shared helpers: running `cargo-mcp` and cargo, temporary folders outside the workspace,
 //! and the one target folder every generated project builds into.
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// The toolkit checkout (the workspace root).
 pub(crate) fn workspace_root() -> &'static Path {
@@ -70,10 +72,43 @@ pub(crate) fn generated_target_dir() -> PathBuf {
         .join("cli-generated")
 }
 
+/// Who builds in [`generated_target_dir`] now. Cargo runs one build at a time there, so a
+/// test's build can wait minutes behind another test's; most steps wait as long as it
+/// takes, but a step bounded by a client's own timeout (the Inspector's fixed 60 s for
+/// `initialize`, spent while `cargo mcp dev` waits for the folder's lock) cannot. Every test
+/// that builds there holds this lock shared from its first build until it ends
+/// ([`in_generated_target`] takes it), and such a step holds it alone
+/// ([`generated_target_to_myself`]).
+static GENERATED_TARGET: RwLock<()> = RwLock::new(());
+
+thread_local! {
+    /// This test's share of [`GENERATED_TARGET`]; libtest runs each test on a thread of its
+    /// own, so the share ends with the test (panicking included).
+    static SHARE: RefCell<Option<RwLockReadGuard<'static, ()>>> = const { RefCell::new(None) };
+}
+
+/// Takes [`GENERATED_TARGET`] alone: waits until no other test is building (or may build)
+/// in [`generated_target_dir`], and keeps new ones from starting while the guard lives.
+/// The calling test gives up its own share first, and must not build there again while it
+/// holds the guard.
+pub(crate) fn generated_target_to_myself() -> RwLockWriteGuard<'static, ()> {
+    SHARE.with(|share| share.borrow_mut().take());
+    GENERATED_TARGET
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Points a cargo command at [`generated_target_dir`], without debug info: these builds only
 /// prove that generated projects compile and pass their tests, and debug info would multiply
-/// the disk they take.
+/// the disk they take. The calling test holds [`GENERATED_TARGET`] shared from now on.
 pub(crate) fn in_generated_target(cmd: &mut Command) -> &mut Command {
+    SHARE.with(|share| {
+        share.borrow_mut().get_or_insert_with(|| {
+            GENERATED_TARGET
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+        });
+    });
     cmd.env("CARGO_TARGET_DIR", generated_target_dir())
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
 }
