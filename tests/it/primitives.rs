@@ -684,7 +684,7 @@ fn registration_checks_resources_and_prompts() {
 
 #[tokio::test]
 async fn each_primitive_lists_with_its_own_cache_hints() {
-    use mcp_runtime::protocol::lifecycle::{CachePolicy, CacheScope};
+    use mcp_runtime::protocol::{CachePolicy, CacheScope};
     let hour = CachePolicy::new(3_600_000, CacheScope::Public);
     let minute = CachePolicy::new(60_000, CacheScope::Private);
     let s = Server::builder("cached", "1.0.0")

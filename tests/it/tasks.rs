@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 use mcp_runtime::client::{Client, EraMode, InputHandler};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ElicitResult;
-use mcp_runtime::protocol::lifecycle::JsonObject;
+use mcp_runtime::protocol::JsonObject;
 use mcp_runtime::protocol::task::{TASKS_EXTENSION, TaskStatus};
 use mcp_runtime::task::{
     MemoryTaskStore, StoreError, TaskEnd, TaskLimits, TaskOptions, TaskRecord, TaskStore,

@@ -6,6 +6,7 @@
 //! and returns their path.
 
 pub mod http;
+pub mod layering;
 pub mod oauth;
 pub mod policy;
 pub mod redis;

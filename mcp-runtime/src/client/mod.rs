@@ -7,7 +7,6 @@
 use crate::protocol::jsonrpc::{
     ErrorObject, JSONRPC_VERSION, Request, encode_error, encode_notification, encode_result,
 };
-use crate::protocol::lifecycle::{Implementation, InitializeResult};
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::version::{LATEST_LEGACY_VERSION, MODERN_VERSION};
 use crate::protocol::{
@@ -15,6 +14,7 @@ use crate::protocol::{
     McpError, PromptDefinition, ReadResourceResult, RequestId, ResourceDefinition,
     ResourceTemplateDefinition, ToolDefinition,
 };
+use crate::protocol::{Implementation, InitializeResult};
 #[cfg(feature = "server")]
 use crate::server::Server;
 use serde_json::{Map, Value, json};

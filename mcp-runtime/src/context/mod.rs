@@ -16,6 +16,7 @@
 
 mod caller;
 mod error;
+mod extensions;
 mod extract;
 pub mod input;
 mod json;
@@ -24,7 +25,8 @@ mod request;
 
 pub use caller::Caller;
 pub use error::ResourceError;
-pub use extract::{Extensions, FromContext, FromRef, MissingState, State};
+pub use extensions::Extensions;
+pub use extract::{FromContext, FromRef, MissingState, State};
 pub use json::Json;
 pub use peer::Peer;
 pub use request::{RequestContext, RequestContextParts};

@@ -1,7 +1,7 @@
 //! The per-request context a handler receives: era, client, progress, cancellation, the
 //! input channel, and the server's resources through the reader the server installs.
 
-use super::extract::Extensions;
+use super::extensions::Extensions;
 use super::input::Channel;
 use super::{Caller, Peer, ResourceError};
 use crate::protocol::jsonrpc::encode_notification;

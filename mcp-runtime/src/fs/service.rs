@@ -127,7 +127,7 @@ impl FileService {
                 let result = f(&core, &mut record);
                 (result, record)
             }),
-            tracing::debug_span!(target: "mcp::request", "file operation", operation),
+            tracing::debug_span!(target: crate::pipeline::REQUEST_TARGET, "file operation", operation),
         )
         .await;
         let (result, record) = joined.unwrap_or_else(|err| (Err(err), fallback));

@@ -8,6 +8,7 @@
 //! layer records nothing and costs one cached check per request.
 
 use super::audit_sink::RequestLine;
+use super::targets::AUDIT_TARGET;
 use super::{AuditSink, BoxError, McpRequest, Outcome};
 use crate::context::RequestContext;
 use crate::protocol::{JsonObject, RequestId};
@@ -18,12 +19,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Instant;
-
-/// The `tracing` target of the audit trail: the [`Audit`] layer's one event per request, the
-/// file service's one per file operation, and the refusals that never reach a handler (a
-/// missing scope, a failed bearer token, a refused `Host` or `Origin`). A subscriber filters
-/// on it to keep the audit trail (`mcp::audit=info`) apart from other logs.
-pub const AUDIT_TARGET: &str = "mcp::audit";
 
 /// A hook that removes secrets from arguments before they are audited.
 type Redact = dyn Fn(&mut JsonObject) + Send + Sync;

@@ -72,11 +72,6 @@
 
 mod audit;
 
-/// The `tracing` target of a request's span and of its children (argument validation, the
-/// tool's body, questions to the client, file operations) and events (progress,
-/// cancellation). The children and events are at `DEBUG`, so they cost nothing unless a
-/// subscriber asks for them (`init_tracing` does when it exports OpenTelemetry).
-pub(crate) const REQUEST_TARGET: &str = "mcp::request";
 mod audit_sink;
 mod cache;
 mod concurrency;
@@ -89,12 +84,13 @@ mod panic;
 mod prometheus;
 mod rate_limit;
 mod stack;
+mod targets;
 #[cfg(feature = "otel")]
 pub mod telemetry;
 mod timeout;
 mod validate;
 
-pub use audit::{AUDIT_TARGET, Audit, AuditLayer, AuditOptions};
+pub use audit::{Audit, AuditLayer, AuditOptions};
 pub use audit_sink::{AuditSink, DEFAULT_CAPACITY, LINGER};
 pub use cache::{
     DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
@@ -104,6 +100,8 @@ pub use invoke::{GetPrompt, Invoke, ReadResource};
 pub use output::OutputCheck;
 pub use panic::{CatchPanic, CatchPanicLayer};
 pub use rate_limit::{RateLimit, RateLimitLayer};
+pub use targets::AUDIT_TARGET;
+pub(crate) use targets::REQUEST_TARGET;
 pub use timeout::{Timeout, TimeoutLayer};
 pub use validate::Validate;
 

@@ -1,7 +1,6 @@
 //! Content blocks: what tool results (and later prompts) carry.
 
-use super::lifecycle::JsonObject;
-use super::tools::Icon;
+use super::common::{Icon, JsonObject};
 use serde::{Deserialize, Serialize};
 
 /// Who a piece of content is meant for.

@@ -1,6 +1,6 @@
 //! The `_meta` of a request: the modern envelope and the fields both eras share.
 
-use super::lifecycle::{ClientCapabilities, Implementation};
+use super::capabilities::{ClientCapabilities, Implementation};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;

@@ -1,5 +1,7 @@
 //! Wire types for both protocol eras: JSON-RPC framing and MCP messages. Serde only, no I/O.
 
+pub mod capabilities;
+pub mod common;
 pub mod completion;
 pub mod content;
 pub mod error;
@@ -15,6 +17,8 @@ pub mod task;
 pub mod tools;
 pub mod version;
 
+pub use capabilities::*;
+pub use common::*;
 pub use completion::*;
 pub use content::*;
 pub use error::{ErrorCode, McpError};

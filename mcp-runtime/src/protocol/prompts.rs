@@ -1,9 +1,9 @@
 //! `prompts/list` and `prompts/get` wire types (spec `primitives.md` §3).
 
+use super::common::Icon;
+use super::common::JsonObject;
 use super::content::{Content, Role};
-use super::lifecycle::JsonObject;
 use super::meta::RequestMeta;
-use super::tools::Icon;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -1,10 +1,10 @@
 //! `resources/list`, `resources/templates/list`, `resources/read` and the subscription
 //! wire types (spec `primitives.md` §2).
 
+use super::common::Icon;
+use super::common::JsonObject;
 use super::content::{Annotations, ResourceContents};
-use super::lifecycle::JsonObject;
 use super::meta::RequestMeta;
-use super::tools::Icon;
 use serde::{Deserialize, Serialize};
 
 /// A resource with a fixed URI, as `resources/list` describes it (the spec's `Resource`).

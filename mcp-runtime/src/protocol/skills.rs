@@ -15,7 +15,7 @@
 //! On the 2026-07-28 wire these results carry `resultType`, `ttlMs` and `cacheScope` like
 //! every list and read result. The files themselves are read with `resources/read`.
 
-use super::lifecycle::JsonObject;
+use super::common::JsonObject;
 use super::meta::RequestMeta;
 use super::resources::ResourceDefinition;
 use serde::{Deserialize, Serialize};

@@ -6,9 +6,9 @@
 //! ([`ClientCapabilities::extensions`](crate::protocol::ClientCapabilities)); the server
 //! decides, call by call, whether to answer with a task.
 
+use super::common::JsonObject;
 use super::error::McpError;
 use super::input::InputRequest;
-use super::lifecycle::JsonObject;
 use super::meta::RequestMeta;
 use crate::protocol::indexmap_like::Ordered;
 use serde::{Deserialize, Serialize};

@@ -39,8 +39,8 @@ use crate::pipeline::{
     Outcome, ServerPolicies,
 };
 use crate::prompt::Prompt;
-use crate::protocol::lifecycle::{CachePolicy, DiscoverResult, Implementation, ServerCapabilities};
 use crate::protocol::version::MODERN_VERSIONS;
+use crate::protocol::{CachePolicy, DiscoverResult, Implementation, ServerCapabilities};
 use crate::resource::{Resource, ResourceTemplate};
 use crate::tool::Tool;
 use projection::{Modern, to_raw};
@@ -599,7 +599,7 @@ impl ServerBuilder {
     ///
     /// ```
     /// use mcp_runtime::Server;
-    /// use mcp_runtime::protocol::lifecycle::{CachePolicy, CacheScope};
+    /// use mcp_runtime::protocol::{CachePolicy, CacheScope};
     /// use mcp_runtime::server::Primitive;
     ///
     /// let server = Server::builder("demo", "1.0.0")

@@ -4,7 +4,7 @@
 //! and on discover, list and read results `ttlMs` and `cacheScope`. Legacy results carry none
 //! of these (spec `dual-era.md` §1 and §3.5).
 
-use crate::protocol::lifecycle::{CachePolicy, CacheScope, JsonObject};
+use crate::protocol::{CachePolicy, CacheScope, JsonObject};
 use serde::Serialize;
 use serde_json::value::RawValue;
 

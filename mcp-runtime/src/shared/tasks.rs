@@ -16,8 +16,8 @@
 //! Redis commands per operation: each is one `EVALSHA` (one round trip).
 
 use super::RedisState;
+use crate::protocol::JsonObject;
 use crate::protocol::McpError;
-use crate::protocol::lifecycle::JsonObject;
 use crate::task::{StoreError, TaskEnd, TaskRecord, TaskStatus, TaskStore};
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! [`MemoryTaskStore`]: tasks in this process, bounded and swept.
 
 use super::{StoreError, TaskEnd, TaskLimits, TaskRecord, TaskStatus, TaskStore, now_ms};
-use crate::protocol::lifecycle::JsonObject;
+use crate::protocol::JsonObject;
 use futures::future::BoxFuture;
 use std::collections::HashMap;
 use std::sync::Mutex;

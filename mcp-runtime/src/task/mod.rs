@@ -69,8 +69,8 @@ pub(crate) use runtime::{AskFailure, TaskHub, TaskLink};
 
 pub use crate::protocol::task::{TASKS_EXTENSION, TaskStatus};
 
+use crate::protocol::JsonObject;
 use crate::protocol::McpError;
-use crate::protocol::lifecycle::JsonObject;
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -3,7 +3,7 @@
 
 use super::{StoreError, TaskOptions, TaskStore};
 use crate::protocol::InputRequest;
-use crate::protocol::lifecycle::JsonObject;
+use crate::protocol::JsonObject;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

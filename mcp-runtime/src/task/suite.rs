@@ -12,8 +12,8 @@
 //! ```
 
 use super::{StoreError, TaskEnd, TaskOptions, TaskRecord, TaskStatus, TaskStore};
+use crate::protocol::JsonObject;
 use crate::protocol::McpError;
-use crate::protocol::lifecycle::JsonObject;
 use serde_json::json;
 use std::time::Duration;
 

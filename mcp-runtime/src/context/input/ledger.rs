@@ -1,8 +1,5 @@
-//! The memory of live `requestState` nonces behind single use (`state.rs`), and why a state
-//! was not minted.
+//! The memory of live `requestState` nonces behind single use (`state.rs`).
 
-use super::state::MAX_STATE_BYTES;
-use crate::protocol::McpError;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -63,31 +60,6 @@ fn release(per_identity: &mut HashMap<Arc<str>, u64>, identity: &Arc<str>) {
         *n -= 1;
         if *n == 0 {
             per_identity.remove(identity);
-        }
-    }
-}
-
-/// Why no state was minted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SealRefused {
-    /// Every place for a live nonce is taken (here, or for this identity): retry later.
-    Busy,
-    /// The state would be longer than [`MAX_STATE_BYTES`].
-    TooLarge,
-}
-
-impl SealRefused {
-    /// The error the request that needed the state is answered with.
-    pub(crate) fn error(self) -> McpError {
-        match self {
-            SealRefused::Busy => McpError::internal(
-                "the server holds as many open questions as it can; retry in a moment",
-            )
-            .with_data(serde_json::json!({ "reason": "busy", "retryAfterMs": 1000 })),
-            SealRefused::TooLarge => McpError::internal(format!(
-                "the answers given so far are too large to carry to the next round (more than \
-                 {MAX_STATE_BYTES} bytes of requestState); answer with less"
-            )),
         }
     }
 }

@@ -38,7 +38,6 @@
 //! earlier rounds and the binding digest, nothing the client does not know.
 
 use super::ledger::Ledger;
-pub(crate) use super::ledger::SealRefused;
 use crate::protocol::{ErrorCode, McpError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -596,6 +595,31 @@ fn now() -> u64 {
 pub(crate) fn invalid_state_error() -> McpError {
     McpError::new(ErrorCode::INVALID_PARAMS, "Invalid or expired requestState")
         .with_data(serde_json::json!({ "reason": "invalid_request_state" }))
+}
+
+/// Why no state was minted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SealRefused {
+    /// Every place for a live nonce is taken (here, or for this identity): retry later.
+    Busy,
+    /// The state would be longer than [`MAX_STATE_BYTES`].
+    TooLarge,
+}
+
+impl SealRefused {
+    /// The error the request that needed the state is answered with.
+    pub(crate) fn error(self) -> McpError {
+        match self {
+            SealRefused::Busy => McpError::internal(
+                "the server holds as many open questions as it can; retry in a moment",
+            )
+            .with_data(serde_json::json!({ "reason": "busy", "retryAfterMs": 1000 })),
+            SealRefused::TooLarge => McpError::internal(format!(
+                "the answers given so far are too large to carry to the next round (more than \
+                 {MAX_STATE_BYTES} bytes of requestState); answer with less"
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

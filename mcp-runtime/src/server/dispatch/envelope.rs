@@ -3,9 +3,9 @@
 
 use super::table::Method;
 use super::{Connection, LegacySession};
-use crate::protocol::lifecycle::{ClientCapabilities, Implementation};
 use crate::protocol::meta::{RequestMeta, TraceContext};
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};
+use crate::protocol::{ClientCapabilities, Implementation};
 use crate::protocol::{Era, LoggingLevel, McpError, ProgressToken};
 use crate::server::contract::{Rejection, RequestChecks};
 use std::sync::{Arc, LazyLock};

@@ -4,11 +4,11 @@
 use super::table::Method;
 use super::{Connection, LEVEL_UNSET, LegacySession, optional_params, required_params};
 use crate::protocol::jsonrpc::{encode_notification, encode_raw_result, encode_result};
-use crate::protocol::lifecycle::{
-    InitializeParams, InitializeResult, MAX_RETAINED_CLIENT_BYTES, MetaOnlyParams,
-};
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::version;
+use crate::protocol::{
+    InitializeParams, InitializeResult, MAX_RETAINED_CLIENT_BYTES, MetaOnlyParams,
+};
 use crate::protocol::{LoggingLevel, McpError, RequestId, SetLevelParams};
 use crate::server::contract::{Rejection, RequestChecks};
 use serde::Deserialize;

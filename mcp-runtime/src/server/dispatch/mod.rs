@@ -58,7 +58,7 @@ use super::Server;
 use crate::context::input::Outgoing;
 use crate::context::{Caller, Peer};
 use crate::protocol::jsonrpc::{Message, decode, encode_error};
-use crate::protocol::lifecycle::{ClientCapabilities, Implementation, MetaOnlyParams};
+use crate::protocol::{ClientCapabilities, Implementation, MetaOnlyParams};
 use crate::protocol::{Era, LoggingLevel, McpError, RequestId};
 use crate::server::contract::{Dispatched, Disposition, Exchange, Rejection, RequestChecks};
 use envelope::Envelope;

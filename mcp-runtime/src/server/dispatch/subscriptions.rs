@@ -4,8 +4,8 @@
 
 use super::table::Method;
 use super::{Connection, Deferred, Routed, Scope, optional_params, required_params};
+use crate::protocol::MetaOnlyParams;
 use crate::protocol::jsonrpc::{encode_notification, encode_result};
-use crate::protocol::lifecycle::MetaOnlyParams;
 use crate::protocol::meta::RequestMeta;
 use crate::protocol::{Era, McpError, RequestId, ResourceUriParams};
 use crate::resource::ResourceError;

@@ -4,10 +4,10 @@
 //! file beside this one.
 
 use super::{Connection, Routed, Scope};
-use crate::protocol::lifecycle::{
+use crate::protocol::{Era, RequestId};
+use crate::protocol::{
     PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
-use crate::protocol::{Era, RequestId};
 use crate::server::contract::{Rejection, RequestChecks};
 use serde_json::value::RawValue;
 

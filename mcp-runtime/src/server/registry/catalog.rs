@@ -8,7 +8,7 @@
 
 use super::{ChangeFeed, Primitive, RegistrationError};
 use crate::protocol::McpError;
-use crate::protocol::lifecycle::{CachePolicy, JsonObject};
+use crate::protocol::{CachePolicy, JsonObject};
 use crate::server::projection::{Modern, to_raw};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;

@@ -28,7 +28,7 @@
 use super::catalog::{Catalog, Kind, PageSettings};
 use super::{ChangeFeed, Primitive, RegistrationError};
 use crate::context::RequestContext;
-use crate::protocol::lifecycle::CachePolicy;
+use crate::protocol::CachePolicy;
 use crate::protocol::skills::{
     DIRECTORY_MIME_TYPE, ReadDirectoryResult, SKILL_MD_MIME_TYPE, SkillEntry, SkillResources,
 };

@@ -6,9 +6,11 @@
 use super::resource_metadata::ProtectedResource;
 use super::response;
 use crate::server::AUDIT_TARGET;
+use crate::transport::Disposition;
+use axum::body::Body;
 use futures::future::BoxFuture;
 use http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
-use http::{HeaderValue, StatusCode};
+use http::{HeaderValue, Response, StatusCode};
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
@@ -331,6 +333,26 @@ impl Throttle {
             (false, 0)
         }
     }
+}
+
+/// A dispatched answer as JSON with its status; a forbidden one carries the
+/// `insufficient_scope` challenge naming the scopes to obtain (RFC 6750 §3.1, the MCP
+/// authorization spec's step-up flow), with the authenticator's resource metadata URL.
+pub(crate) fn dispatched(
+    disposition: &Disposition,
+    line: Vec<u8>,
+    auth: Option<&dyn Authenticator>,
+) -> Response<Body> {
+    let mut resp = response::json(response::status_of(disposition), line);
+    if let Disposition::Forbidden { scopes } = disposition {
+        let challenge = AuthError::insufficient_scope(scopes.join(" "))
+            .with_description("the tool requires scopes the access token does not grant")
+            .challenge(auth.and_then(Authenticator::resource_metadata));
+        if let Ok(v) = HeaderValue::from_str(&challenge) {
+            resp.headers_mut().insert(http::header::WWW_AUTHENTICATE, v);
+        }
+    }
+    resp
 }
 
 /// An [`Authenticator`] with a fixed set of bearer tokens, each naming its subject. For

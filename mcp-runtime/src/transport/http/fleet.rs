@@ -24,8 +24,8 @@
 use super::auth::Identity;
 use super::limits;
 use super::response;
-use super::service::Shared;
 use super::session::{self, Lookup, Session};
+use super::state::Shared;
 use crate::context::{Caller, Peer};
 use crate::protocol::RequestId;
 use crate::protocol::headers::MCP_SESSION_ID;

@@ -14,6 +14,8 @@ mod security;
 mod server;
 mod service;
 mod session;
+mod session_methods;
+mod state;
 mod traced;
 
 pub use access::{Access, AccessError, MIN_TOKEN_LEN, TOKEN_ENV};

@@ -6,7 +6,7 @@
 //!
 //! How an answer is sent (the spec allows JSON or SSE; this is the choice made):
 //! - An answer ready at once goes as `application/json`, with the status its
-//!   [`Disposition`] maps to (`response::status_of`): 400 for envelope, version, header and
+//!   [`Disposition`] maps to (`response::status_of`, with `auth::dispatched`'s challenge): 400 for envelope, version, header and
 //!   session problems, 404 for a method the request's era lacks (or an unknown session),
 //!   403 with an `insufficient_scope` challenge for a caller without a tool's scopes, 200
 //!   otherwise (errors such as an unknown tool stay in-band, as in the official TypeScript
@@ -23,13 +23,13 @@
 //!
 //! [`Disposition`]: crate::transport::Disposition
 
-use super::auth::Identity;
+use super::auth::{self, Identity};
 use super::headers::{HttpChecks, Sessionless};
 use super::limits;
 use super::options::LegacyMode;
 use super::response::{self, Refusal};
-use super::service::Shared;
 use super::session::{self, Busy, Lookup};
+use super::state::Shared;
 use super::traced::Watch;
 use crate::context::Caller;
 use crate::protocol::headers::MCP_SESSION_ID;
@@ -605,7 +605,7 @@ impl Pending {
         self.finished();
         self.respond = None;
         if disposition != Disposition::Answered {
-            return response::dispatched(&disposition, line, shared.options.auth.as_deref());
+            return auth::dispatched(&disposition, line, shared.options.auth.as_deref());
         }
         // A tool that finished on its first poll may have sent progress already.
         self.drain();

@@ -1,7 +1,6 @@
 //! Building responses: JSON-RPC messages as JSON bodies, errors with their status, and the
 //! SSE streams of per-request answers and session streams.
 
-use super::auth::{AuthError, Authenticator};
 use crate::protocol::jsonrpc::encode_error;
 use crate::protocol::{McpError, RequestId};
 use crate::transport::Disposition;
@@ -25,26 +24,6 @@ pub(crate) fn status_of(disposition: &Disposition) -> StatusCode {
         Disposition::NotFound => StatusCode::NOT_FOUND,
         Disposition::Forbidden { .. } => StatusCode::FORBIDDEN,
     }
-}
-
-/// A dispatched answer as JSON with its status; a forbidden one carries the
-/// `insufficient_scope` challenge naming the scopes to obtain (RFC 6750 §3.1, the MCP
-/// authorization spec's step-up flow), with the authenticator's resource metadata URL.
-pub(crate) fn dispatched(
-    disposition: &Disposition,
-    line: Vec<u8>,
-    auth: Option<&dyn Authenticator>,
-) -> Response<Body> {
-    let mut resp = json(status_of(disposition), line);
-    if let Disposition::Forbidden { scopes } = disposition {
-        let challenge = AuthError::insufficient_scope(scopes.join(" "))
-            .with_description("the tool requires scopes the access token does not grant")
-            .challenge(auth.and_then(Authenticator::resource_metadata));
-        if let Ok(v) = HeaderValue::from_str(&challenge) {
-            resp.headers_mut().insert(http::header::WWW_AUTHENTICATE, v);
-        }
-    }
-    resp
 }
 
 /// A JSON body (one serialized JSON-RPC message).

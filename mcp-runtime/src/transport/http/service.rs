@@ -3,26 +3,23 @@
 //! method (405), then the method's own handling.
 
 use super::auth::{self, Identity};
-use super::headers;
-use super::limits::{self, CallerSlots};
+use super::limits;
 use super::options::{HttpOptions, LegacyMode};
 use super::post;
 use super::response;
 use super::security;
-use super::session::{self, Lookup, SessionLimits, Sessions};
+use super::session_methods;
+use super::state::Shared;
 use super::traced;
-use crate::server::{Connection, Server};
+use crate::server::Server;
 use axum::body::Body;
 use bytes::Bytes;
 use futures::future::BoxFuture;
-use http::{Method, Request, Response, StatusCode};
+use http::{Method, Request, Response};
 use std::convert::Infallible;
 use std::fmt;
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::Semaphore;
-use tokio_util::sync::CancellationToken;
 
 /// The Streamable HTTP endpoint of a [`Server`], as a `tower::Service`.
 ///
@@ -51,29 +48,10 @@ pub struct McpHttpService {
     shared: Arc<Shared>,
 }
 
-/// What every clone of the service shares.
-pub(crate) struct Shared {
-    pub(crate) options: HttpOptions,
-    server: Server,
-    /// Serves every request that has no session.
-    pub(crate) stateless: Connection,
-    pub(crate) sessions: Arc<Sessions>,
-    /// Requests being handled (bodies read), until their responses are written.
-    pub(crate) permits: Arc<Semaphore>,
-    /// Long-lived streams (GET, `subscriptions/listen`): a pool of their own.
-    pub(crate) streams: Arc<Semaphore>,
-    /// Request bodies arriving.
-    pub(crate) bodies: Semaphore,
-    /// Each caller's requests and streams.
-    pub(crate) callers: Arc<CallerSlots>,
-    /// Cancelled by shutdown: GET streams end.
-    pub(crate) closing: CancellationToken,
-}
-
 impl fmt::Debug for McpHttpService {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpHttpService")
-            .field("server", &self.shared.server.info().name)
+            .field("server", &self.shared.server().info().name)
             .field("options", &self.shared.options)
             .field("sessions", &self.shared.sessions.len())
             .finish()
@@ -83,23 +61,7 @@ impl fmt::Debug for McpHttpService {
 impl McpHttpService {
     /// The endpoint for `server`.
     pub fn new(server: Server, options: HttpOptions) -> Self {
-        let sessions = Sessions::new(SessionLimits {
-            max: options.max_sessions,
-            per_caller: options.max_sessions_per_caller,
-            idle: options.session_idle_timeout,
-            lifetime: options.max_session_lifetime,
-        });
-        let shared = Arc::new(Shared {
-            stateless: server.connect_stateless(),
-            permits: Arc::new(Semaphore::new(options.max_concurrent_requests)),
-            streams: Arc::new(Semaphore::new(options.max_streams)),
-            bodies: Semaphore::new(options.max_concurrent_bodies),
-            callers: CallerSlots::new(options.max_requests_per_caller),
-            sessions: Arc::new(sessions),
-            closing: CancellationToken::new(),
-            server,
-            options,
-        });
+        let shared = Arc::new(Shared::new(server, options));
         // Instances sharing sessions pass each other what belongs to sessions held here.
         #[cfg(feature = "redis")]
         super::fleet::listen(&shared);
@@ -188,10 +150,6 @@ impl McpHttpService {
 }
 
 impl Shared {
-    pub(crate) fn server(&self) -> &Server {
-        &self.server
-    }
-
     async fn handle<B>(
         self: Arc<Self>,
         request: Request<B>,
@@ -250,65 +208,9 @@ impl Shared {
         match parts.method {
             Method::POST => post::handle(&self, parts, body, identity, client, watch).await,
             Method::GET | Method::DELETE if self.options.legacy == LegacyMode::Sessionful => {
-                self.session_method(&parts, &identity, client).await
+                session_methods::handle(&self, &parts, &identity, client).await
             }
             _ => response::method_not_allowed(allow),
-        }
-    }
-
-    /// GET (the session's stream) and DELETE (end it), for legacy sessions.
-    async fn session_method(
-        self: &Arc<Self>,
-        parts: &http::request::Parts,
-        identity: &Identity,
-        client: Option<IpAddr>,
-    ) -> Response<Body> {
-        if let Err(e) = headers::legacy_version(&parts.headers) {
-            return response::error(StatusCode::BAD_REQUEST, None, &e);
-        }
-        if parts.method == Method::GET && !post::Accept::of(&parts.headers).sse {
-            return response::message(
-                StatusCode::NOT_ACCEPTABLE,
-                "a GET stream is text/event-stream; accept it",
-            );
-        }
-        let lookup = self.sessions.lookup(&parts.headers, identity);
-        #[cfg(feature = "redis")]
-        let lookup = match super::fleet::resolve(self, parts, identity, client, lookup).await {
-            Ok(lookup) => lookup,
-            Err(refused) => return refused,
-        };
-        match lookup {
-            Lookup::Absent => response::message(
-                StatusCode::BAD_REQUEST,
-                "Mcp-Session-Id is required (GET and DELETE act on a session of the 2025 \
-                 revisions; 2026-07-28 clients use subscriptions/listen)",
-            ),
-            Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
-            Lookup::Found(s) if parts.method == Method::GET => {
-                // A stream is held like a request against its caller's share, and takes
-                // from the streams' pool, never a request permit.
-                let Ok(stream) = self.streams.clone().try_acquire_owned() else {
-                    return response::unavailable("too many streams are open; retry shortly");
-                };
-                match self.callers.take(limits::caller_key(identity, client)) {
-                    Ok(slot) => {
-                        let last_event = parts
-                            .headers
-                            .get("last-event-id")
-                            .and_then(|v| v.to_str().ok())
-                            .map(str::to_owned);
-                        response::holding(
-                            session::open_stream(self, &s, last_event),
-                            (slot, stream),
-                        )
-                    }
-                    Err(limits::OverLimit) => response::too_many(
-                        "this caller has as many requests and streams open as it may",
-                    ),
-                }
-            }
-            Lookup::Found(s) => session::delete(self, &s).await,
         }
     }
 }

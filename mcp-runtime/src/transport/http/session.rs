@@ -1,5 +1,6 @@
-//! Legacy sessions (sessionful mode): the store, session ids, the GET stream for
-//! server-initiated messages, DELETE, idle expiry and the cap.
+//! Legacy sessions (sessionful mode): the store, session ids, the queue of server-initiated
+//! messages and its stream, idle expiry and the cap (GET and DELETE themselves are
+//! `session_methods.rs`).
 //!
 //! - An id is 256 bits from the operating system's CSPRNG, base64url (43 visible ASCII
 //!   characters): unguessable, so knowing one is the only way into a session.
@@ -22,18 +23,15 @@
 //!   `initialize` costs the flooder its own old sessions, and idle clients at worst a new
 //!   handshake, never a lock-out.
 //! - What a session keeps of its client's `initialize` is bounded
-//!   ([`MAX_RETAINED_CLIENT_BYTES`](crate::protocol::lifecycle::MAX_RETAINED_CLIENT_BYTES)).
+//!   ([`MAX_RETAINED_CLIENT_BYTES`](crate::protocol::MAX_RETAINED_CLIENT_BYTES)).
 
 use super::auth::Identity;
 use super::limits::CallerKey;
-use super::response;
-use super::service::Shared;
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::server::Connection;
-use axum::body::Body;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use http::{HeaderMap, Response, StatusCode};
+use http::HeaderMap;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
@@ -349,87 +347,34 @@ impl Drop for Outbox {
     }
 }
 
-/// GET: the session's stream of server-initiated messages. When sessions are shared
-/// (Redis), each message is kept in Redis and sent with an event id, and a stream opened
-/// with `last_event` (the client's `Last-Event-ID`) first replays what followed that event,
-/// whichever instance sent it (see `shared::sessions`). Delivery is then at least once: a
-/// notification the new instance raised for this session too may come twice.
-pub(crate) fn open_stream(
-    shared: &Shared,
-    session: &Arc<Session>,
-    last_event: Option<String>,
-) -> Response<Body> {
-    let Some(rx) = lock(&session.outbox).take() else {
-        return response::message(
-            StatusCode::CONFLICT,
-            "this session already has an open GET stream",
-        );
-    };
-    let outbox = Outbox {
-        rx: Some(rx),
-        session: session.clone(),
-        service_closing: shared.closing.clone(),
-        ends: tokio::time::Instant::now() + shared.options.max_stream_lifetime,
-        _busy: Busy::new(session),
-    };
-    let stream = futures::stream::unfold(outbox, |mut o| async move {
-        let ends = o.ends;
-        let rx = o.rx.as_mut()?;
-        let next = tokio::select! {
-            () = o.session.closing.cancelled() => None,
-            () = o.service_closing.cancelled() => None,
-            // The client reconnects; what arrives meanwhile waits in the queue.
-            () = tokio::time::sleep_until(ends) => None,
-            line = rx.recv() => line,
+impl Session {
+    /// The session's stream of server-initiated messages: until the session closes, the
+    /// service closes (`service_closing`) or `ends`; the session is busy (never idle, never
+    /// evicted) while it is open. `None` while another stream holds it.
+    pub(crate) fn stream(
+        self: &Arc<Self>,
+        service_closing: CancellationToken,
+        ends: tokio::time::Instant,
+    ) -> Option<impl futures::Stream<Item = Vec<u8>> + Send + 'static> {
+        let rx = lock(&self.outbox).take()?;
+        let outbox = Outbox {
+            rx: Some(rx),
+            session: self.clone(),
+            service_closing,
+            ends,
+            _busy: Busy::new(self),
         };
-        next.map(|line| (line, o))
-    });
-    #[cfg(feature = "redis")]
-    if let Some(redis) = shared.server().redis() {
-        use futures::StreamExt as _;
-        let (from, id) = (redis.clone(), session.id.clone());
-        let missed = futures::stream::once(async move {
-            let Some(last) = last_event else {
-                return Vec::new();
+        Some(futures::stream::unfold(outbox, |mut o| async move {
+            let ends = o.ends;
+            let rx = o.rx.as_mut()?;
+            let next = tokio::select! {
+                () = o.session.closing.cancelled() => None,
+                () = o.service_closing.cancelled() => None,
+                // The client reconnects; what arrives meanwhile waits in the queue.
+                () = tokio::time::sleep_until(ends) => None,
+                line = rx.recv() => line,
             };
-            from.events_after(&id, &last).await.unwrap_or_else(|e| {
-                tracing::warn!(target: "mcp::redis", session = %id, error = e, "missed messages could not be read");
-                Vec::new()
-            })
-        })
-        .flat_map(|missed| {
-            futures::stream::iter(missed.into_iter().map(|(event, line)| (Some(event), line)))
-        });
-        let (to, id) = (redis.clone(), session.id.clone());
-        let live = stream.then(move |line| {
-            let (to, id) = (to.clone(), id.clone());
-            async move {
-                match to.append_event(&id, &line).await {
-                    Ok(event) => (Some(event), line),
-                    Err(e) => {
-                        tracing::warn!(target: "mcp::redis", session = %id, error = e, "a message was sent without being kept for resumption");
-                        (None, line)
-                    }
-                }
-            }
-        });
-        return response::sse_with_ids(missed.chain(live), shared.options.keep_alive);
+            next.map(|line| (line, o))
+        }))
     }
-    let _ = last_event;
-    response::sse(stream, shared.options.keep_alive)
-}
-
-/// DELETE: ends the session (on every instance, when they share sessions).
-pub(crate) async fn delete(shared: &Shared, session: &Arc<Session>) -> Response<Body> {
-    shared.sessions.remove(&session.id);
-    #[cfg(feature = "redis")]
-    if let Some(redis) = shared.server().redis()
-        && let Err(e) = super::fleet::forget(redis, &session.id).await
-    {
-        tracing::warn!(session = %session.id, error = %e, "the shared session could not be ended");
-        return response::unavailable("the session store is unavailable; retry the DELETE");
-    }
-    let mut resp = Response::new(Body::empty());
-    *resp.status_mut() = StatusCode::NO_CONTENT;
-    resp
 }

@@ -1,0 +1,779 @@
+//! The module graph of a crate, read from its sources as text, and the rules the toolkit
+//! keeps on it: no module reaches back up, at any depth; the runtime's top-level modules
+//! use each other exactly as the table in its `lib.rs` allows, and the table grants nothing
+//! unused.
+//!
+//! Read as text, the way cargo-deny reads manifests (no compiler internals, so it runs in a
+//! blink and names the file that breaks a rule), but with paths resolved the way the
+//! compiler resolves them:
+//!
+//! - `crate::`, `$crate::` and the crate's own name (`mcp_runtime::`) start at the root;
+//!   `super::` (repeated) and `self::` start where the reference is, inline modules
+//!   (`mod name { … }`) included;
+//! - `use` trees with groups, nesting, `self` and `as`; a name a module imports (`pub use`
+//!   or not) resolves to what it imports, so `crate::Server` is a reference to `server` and
+//!   `super::Thing`, re-exported by the parent from a sibling, is a reference to that
+//!   sibling;
+//! - comments, string and character literals, and test code (`#[cfg(test)]` items, `mod
+//!   tests;` files) are not read.
+//!
+//! An edge runs from the module a reference is written in to the module its path resolves
+//! to. Between two modules of one folder (siblings, at any depth), the edge counts for the
+//! folder's children that contain them: `transport::http::post::x` using
+//! `transport::http::session::y` is `post → session` in `transport::http`. A module using
+//! its own descendants, or an item of an ancestor's own file, is no edge between siblings.
+//!
+//! What this does not see: glob imports (`use a::*`) and bare paths that start with a child
+//! module's name outside a `use` (`child::f()`): a child is below, never a sibling.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// A module's path from the crate root (`["transport", "http"]`; the root is empty).
+type ModPath = Vec<String>;
+
+/// The modules of one crate and the references between them.
+#[derive(Debug, Default)]
+pub struct Graph {
+    /// Every module: files and inline `mod name { … }`, test modules left out.
+    modules: BTreeSet<ModPath>,
+    /// What each module imports: name → absolute path (inside the crate only).
+    imports: BTreeMap<ModPath, BTreeMap<String, ModPath>>,
+    /// (from module, absolute path) for every reference, with the file it is in.
+    references: Vec<(ModPath, ModPath, String)>,
+}
+
+/// One edge between siblings: in `folder`, child `from` uses child `to`, in these files.
+type Edges = BTreeMap<ModPath, BTreeMap<String, BTreeMap<String, BTreeSet<String>>>>;
+
+impl Graph {
+    /// Reads every `.rs` file under `src` (a crate's source folder; its root is `lib.rs`,
+    /// and `main.rs` and `bin/` are other crates, left out when `lib.rs` exists).
+    pub fn read(src: &Path, crate_name: &str) -> Graph {
+        let mut files = Vec::new();
+        collect(src, src, &mut files);
+        let has_lib = files.iter().any(|(path, _)| path == "lib.rs");
+        files.retain(|(path, _)| !(has_lib && (path == "main.rs" || path.starts_with("bin/"))));
+        Graph::from_files(crate_name, &files)
+    }
+
+    /// The graph of a crate given as (path relative to its source folder, text) pairs.
+    pub fn from_files(crate_name: &str, files: &[(String, String)]) -> Graph {
+        let mut graph = Graph::default();
+        let parsed: Vec<(ModPath, &str, Vec<Tok>)> = files
+            .iter()
+            .map(|(path, text)| (file_module(path), path.as_str(), tokens(text)))
+            .collect();
+        for (module, _, _) in &parsed {
+            graph.modules.insert(module.clone());
+        }
+        // Inline modules and test modules first: imports and references need them.
+        let mut tests = BTreeSet::new();
+        for (module, _, toks) in &parsed {
+            let mut walk = Walk::new(module.clone(), crate_name);
+            walk.run(toks, &mut |event| match event {
+                Event::Inline(path) => {
+                    graph.modules.insert(path);
+                }
+                Event::TestModule(path) => {
+                    tests.insert(path);
+                }
+                _ => {}
+            });
+        }
+        graph
+            .modules
+            .retain(|m| !tests.iter().any(|t| m.starts_with(t)));
+        for (module, path, toks) in &parsed {
+            if tests.iter().any(|t| module.starts_with(t)) {
+                continue;
+            }
+            let mut walk = Walk::new(module.clone(), crate_name);
+            let modules = &graph.modules;
+            let mut imports = Vec::new();
+            let mut references = Vec::new();
+            walk.run(toks, &mut |event| match event {
+                Event::Use(at, raw, alias) => {
+                    if let Some(absolute) = absolute(&at, &raw, crate_name, modules, true) {
+                        if let Some(alias) = alias {
+                            imports.push((at.clone(), alias, absolute.clone()));
+                        }
+                        references.push((at, absolute, path.to_string()));
+                    }
+                }
+                Event::Path(at, raw) => {
+                    if let Some(absolute) = absolute(&at, &raw, crate_name, modules, false) {
+                        references.push((at, absolute, path.to_string()));
+                    }
+                }
+                _ => {}
+            });
+            for (at, alias, absolute) in imports {
+                graph.imports.entry(at).or_default().insert(alias, absolute);
+            }
+            graph.references.extend(references);
+        }
+        graph
+    }
+
+    /// The module `path` names: its longest prefix that is a module, followed through
+    /// that module's imports.
+    fn target(&self, path: &[String]) -> ModPath {
+        let mut path = path.to_vec();
+        // Bounded: a name imported in a circle (which rustc refuses anyway) ends at the root.
+        for _ in 0..16 {
+            let known = (0..=path.len())
+                .rev()
+                .find(|n| self.modules.contains(&path[..*n]))
+                .unwrap_or(0);
+            let module = path[..known].to_vec();
+            let Some(next) = path
+                .get(known)
+                .and_then(|name| self.imports.get(&module)?.get(name))
+            else {
+                return module;
+            };
+            let mut followed = next.clone();
+            followed.extend_from_slice(&path[known + 1..]);
+            path = followed;
+        }
+        ModPath::new()
+    }
+
+    /// Every edge between siblings, by folder.
+    fn edges(&self) -> Edges {
+        let mut edges = Edges::new();
+        for (from, path, file) in &self.references {
+            let to = self.target(path);
+            let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if common == from.len() || common == to.len() {
+                continue; // one contains the other
+            }
+            edges
+                .entry(from[..common].to_vec())
+                .or_default()
+                .entry(from[common].clone())
+                .or_default()
+                .entry(to[common].clone())
+                .or_default()
+                .insert(file.clone());
+        }
+        edges
+    }
+
+    /// The cycles among siblings, one line each, with the files that make every edge.
+    pub fn cycles(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for (folder, edges) in self.edges() {
+            for cycle in strongly_connected(&edges) {
+                let mut line = format!("in {}: ", display(&folder));
+                for from in &cycle {
+                    for (to, files) in &edges[from] {
+                        if cycle.contains(to) {
+                            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                            let _ = write!(line, "{from} → {to} ({}); ", files.join(", "));
+                        }
+                    }
+                }
+                found.push(line.trim_end_matches("; ").to_owned());
+            }
+        }
+        found
+    }
+
+    /// The top-level modules each top-level module uses, as table rows (`| \`a\` | \`b\` |`):
+    /// what a table that allows exactly the code's uses says.
+    pub fn rows(&self) -> String {
+        let edges = self.edges().remove(&ModPath::new()).unwrap_or_default();
+        let mut rows = String::new();
+        for (from, tos) in edges {
+            let tos: Vec<String> = tos.keys().map(|t| format!("`{t}`")).collect();
+            let _ = writeln!(rows, "| `{from}` | {} |", tos.join(" "));
+        }
+        rows
+    }
+
+    /// What breaks `table` (top-level module → the top-level modules it may use): a use it
+    /// does not allow, a module it has no row for, a permission nothing uses.
+    pub fn against(&self, table: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+        let mut broken = Vec::new();
+        let edges = self.edges().remove(&ModPath::new()).unwrap_or_default();
+        for (from, tos) in &edges {
+            let Some(may) = table.get(from) else {
+                broken.push(format!("`{from}` is not in the table"));
+                continue;
+            };
+            for (to, files) in tos {
+                if !may.contains(to) {
+                    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                    broken.push(format!(
+                        "`{from}` uses `{to}`, which the table does not allow, in {}",
+                        files.join(", ")
+                    ));
+                }
+            }
+        }
+        for (from, may) in table {
+            for to in may {
+                if !edges.get(from).is_some_and(|tos| tos.contains_key(to)) {
+                    broken.push(format!(
+                        "the table lets `{from}` use `{to}`, and nothing does: remove it"
+                    ));
+                }
+            }
+        }
+        broken
+    }
+}
+
+/// The layering table between `<!-- layering:start -->` and `<!-- layering:end -->` in a
+/// crate root's docs: `| \`module\` | \`may\` \`use\` |` rows, with more columns of
+/// modules it may use if the table has them.
+pub fn table(lib_rs: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let start = lib_rs
+        .find("<!-- layering:start -->")
+        .expect("the crate root has the table");
+    let end = lib_rs
+        .find("<!-- layering:end -->")
+        .expect("the crate root ends the table");
+    let mut table = BTreeMap::new();
+    for line in lib_rs[start..end].lines() {
+        let cells: Vec<&str> = line.trim_start_matches("//!").split('|').collect();
+        if cells.len() < 4 || !cells[1].contains('`') {
+            continue;
+        }
+        let module = cells[1].trim().trim_matches('`').to_owned();
+        // Every cell after the module's name lists modules it may use (the runtime's
+        // third column is the debt it means to pay).
+        let uses = cells[2..cells.len() - 1]
+            .iter()
+            .flat_map(|cell| cell.split_whitespace())
+            .map(|m| m.trim_matches('`').to_owned())
+            .collect();
+        table.insert(module, uses);
+    }
+    table
+}
+
+fn display(module: &[String]) -> String {
+    if module.is_empty() {
+        "the crate root".to_owned()
+    } else {
+        format!("`{}`", module.join("::"))
+    }
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let relative = path.strip_prefix(root).unwrap();
+            let relative = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push((relative, std::fs::read_to_string(&path).unwrap()));
+        }
+    }
+}
+
+/// `server/dispatch/mod.rs` → `server::dispatch`; `lib.rs` → the root.
+fn file_module(path: &str) -> ModPath {
+    let mut parts: Vec<String> = path.split('/').map(str::to_owned).collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs");
+    if !(stem == "mod" || (parts.is_empty() && (stem == "lib" || stem == "main"))) {
+        parts.push(stem.to_owned());
+    }
+    parts
+}
+
+/// A path as written (`["super", "super", "x", "Y"]`) made absolute from module `at`;
+/// `None` for paths outside the crate. In a `use`, a bare first segment may name a child
+/// module of `at` (2018 paths).
+fn absolute(
+    at: &[String],
+    raw: &[String],
+    crate_name: &str,
+    modules: &BTreeSet<ModPath>,
+    in_use: bool,
+) -> Option<ModPath> {
+    let first = raw.first()?;
+    let mut base: ModPath;
+    let mut rest = &raw[1..];
+    if first == "crate" || first == crate_name {
+        base = ModPath::new();
+    } else if first == "self" {
+        base = at.to_vec();
+    } else if first == "super" {
+        base = at.to_vec();
+        base.pop();
+        while rest.first().is_some_and(|s| s == "super") {
+            base.pop();
+            rest = &rest[1..];
+        }
+    } else if in_use {
+        let mut child = at.to_vec();
+        child.push(first.clone());
+        if !modules.contains(&child) {
+            return None;
+        }
+        base = at.to_vec();
+        rest = raw;
+    } else {
+        return None;
+    }
+    base.extend(rest.iter().filter(|s| *s != "self").cloned());
+    Some(base)
+}
+
+/// Tarjan's strongly connected components with more than one member.
+fn strongly_connected(
+    edges: &BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+) -> Vec<Vec<String>> {
+    struct State<'a> {
+        edges: &'a BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        on_stack: BTreeSet<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, node: &'a str) {
+        let n = s.index.len();
+        s.index.insert(node, n);
+        s.low.insert(node, n);
+        s.stack.push(node);
+        s.on_stack.insert(node);
+        if let Some(tos) = s.edges.get(node) {
+            for to in tos.keys() {
+                if !s.index.contains_key(to.as_str()) {
+                    visit(s, to);
+                    let low = s.low[node].min(s.low[to.as_str()]);
+                    s.low.insert(node, low);
+                } else if s.on_stack.contains(to.as_str()) {
+                    let low = s.low[node].min(s.index[to.as_str()]);
+                    s.low.insert(node, low);
+                }
+            }
+        }
+        if s.low[node] == s.index[node] {
+            let mut component = Vec::new();
+            while let Some(top) = s.stack.pop() {
+                s.on_stack.remove(top);
+                component.push(top.to_owned());
+                if top == node {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for node in edges.keys() {
+        if !state.index.contains_key(node.as_str()) {
+            visit(&mut state, node);
+        }
+    }
+    state.found
+}
+
+/// A token of Rust source, as much as paths need.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    Ident(String),
+    /// `::`
+    Sep,
+    Punct(char),
+}
+
+/// The tokens of `text`, comments and literals dropped.
+fn tokens(text: &str) -> Vec<Tok> {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let quoted = |mut i: usize, hashes: usize| -> usize {
+        // `i` is just past the opening quote; returns the index past the closing one.
+        while i < c.len() {
+            if c[i] == '\\' && hashes == 0 {
+                i += 2;
+                continue;
+            }
+            if c[i] == '"' && (0..hashes).all(|k| c.get(i + 1 + k) == Some(&'#')) {
+                return i + 1 + hashes;
+            }
+            i += 1;
+        }
+        i
+    };
+    while i < c.len() {
+        let ch = c[i];
+        if ch.is_whitespace() {
+            i += 1;
+        } else if ch == '/' && c.get(i + 1) == Some(&'/') {
+            while i < c.len() && c[i] != '\n' {
+                i += 1;
+            }
+        } else if ch == '/' && c.get(i + 1) == Some(&'*') {
+            let mut depth = 0;
+            while i < c.len() {
+                if c[i] == '/' && c.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if c[i] == '*' && c.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        } else if ch == '"' {
+            i = quoted(i + 1, 0);
+        } else if ch == '\'' {
+            if c.get(i + 1) == Some(&'\\') {
+                i += 2;
+                while i < c.len() && c[i] != '\'' {
+                    i += 1;
+                }
+                i += 1;
+            } else if c.get(i + 2) == Some(&'\'') {
+                i += 3;
+            } else {
+                i += 1; // a lifetime: its name follows as an identifier
+            }
+        } else if ch.is_alphabetic() || ch == '_' {
+            let start = i;
+            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            let word: String = c[start..i].iter().collect();
+            // Raw and byte strings: r"…", r#"…"#, b"…", br#"…"#.
+            if matches!(word.as_str(), "r" | "br" | "b" | "c" | "cr") {
+                let hashes = c[i..].iter().take_while(|h| **h == '#').count();
+                if c.get(i + hashes) == Some(&'"') && (hashes == 0 || word.ends_with('r')) {
+                    i = quoted(i + hashes + 1, if word.ends_with('r') { hashes } else { 0 });
+                    continue;
+                }
+            }
+            out.push(Tok::Ident(word));
+        } else if ch.is_ascii_digit() {
+            while i < c.len() && (c[i].is_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+        } else if ch == ':' && c.get(i + 1) == Some(&':') {
+            out.push(Tok::Sep);
+            i += 2;
+        } else {
+            out.push(Tok::Punct(ch));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// What a walk over one file's tokens finds.
+enum Event {
+    /// An inline module (`mod name { … }`), outside test code.
+    Inline(ModPath),
+    /// A module that exists only for tests (`#[cfg(test)] mod name;` or `{ … }`).
+    TestModule(ModPath),
+    /// A `use` leaf, written in module `.0`: its path as written and the name it binds
+    /// (none for a glob).
+    Use(ModPath, Vec<String>, Option<String>),
+    /// A path outside a `use` that starts with `crate`, `self`, `super` or the crate's name.
+    Path(ModPath, Vec<String>),
+}
+
+/// One pass over a file's tokens, keeping track of inline modules and test code.
+struct Walk<'a> {
+    file: ModPath,
+    crate_name: &'a str,
+}
+
+impl<'a> Walk<'a> {
+    fn new(file: ModPath, crate_name: &'a str) -> Self {
+        Walk { file, crate_name }
+    }
+
+    fn run(&mut self, t: &[Tok], emit: &mut dyn FnMut(Event)) {
+        let ident = |i: usize, word: &str| matches!(t.get(i), Some(Tok::Ident(w)) if w == word);
+        let punct = |i: usize, p: char| t.get(i) == Some(&Tok::Punct(p));
+        // Inline modules open: (name, brace depth inside them).
+        let mut inline: Vec<(String, usize)> = Vec::new();
+        let mut depth = 0usize;
+        let mut i = 0;
+        let here = |inline: &Vec<(String, usize)>| {
+            let mut m = self.file.clone();
+            m.extend(inline.iter().map(|(n, _)| n.clone()));
+            m
+        };
+        while i < t.len() {
+            // `#[cfg(test)]` or `#[cfg(all(test, …))]`: the item it marks is skipped whole.
+            if let Some(end) = test_only(t, i) {
+                i = end;
+                // Other attributes and the visibility before the item.
+                while punct(i, '#') {
+                    i = skip_group(t, i + 1);
+                }
+                let mut j = i;
+                while matches!(t.get(j), Some(Tok::Ident(w)) if w == "pub") {
+                    j += 1;
+                    if punct(j, '(') {
+                        j = skip_group(t, j);
+                    }
+                }
+                if ident(j, "mod") {
+                    if let Some(Tok::Ident(name)) = t.get(j + 1) {
+                        let mut m = here(&inline);
+                        m.push(name.clone());
+                        emit(Event::TestModule(m));
+                    }
+                }
+                // To the end of the item: a `;` or a balanced `{ … }`, whichever comes first.
+                while i < t.len() && !punct(i, ';') && !punct(i, '{') {
+                    i += 1;
+                }
+                i = if punct(i, '{') {
+                    skip_group(t, i)
+                } else {
+                    i + 1
+                };
+                continue;
+            }
+            match &t[i] {
+                Tok::Ident(w) if w == "mod" => {
+                    if let (Some(Tok::Ident(name)), true) = (t.get(i + 1), punct(i + 2, '{')) {
+                        let mut m = here(&inline);
+                        m.push(name.clone());
+                        emit(Event::Inline(m));
+                        depth += 1;
+                        inline.push((name.clone(), depth));
+                        i += 3;
+                        continue;
+                    }
+                    i += 1;
+                }
+                Tok::Ident(w)
+                    if w == "use" && !matches!(t.get(i.wrapping_sub(1)), Some(Tok::Sep)) =>
+                {
+                    let at = here(&inline);
+                    let mut leaves = Vec::new();
+                    let end = use_tree(t, i + 1, Vec::new(), &mut leaves);
+                    for (path, alias) in leaves {
+                        emit(Event::Use(at.clone(), path, alias));
+                    }
+                    i = end;
+                }
+                Tok::Ident(w)
+                    if (w == "crate" || w == "self" || w == "super" || w == self.crate_name)
+                        && t.get(i + 1) == Some(&Tok::Sep)
+                        && !matches!(t.get(i.wrapping_sub(1)), Some(Tok::Sep)) =>
+                {
+                    let at = here(&inline);
+                    let mut leaves = Vec::new();
+                    let end = use_tree(t, i, Vec::new(), &mut leaves);
+                    for (path, _) in leaves {
+                        emit(Event::Path(at.clone(), path));
+                    }
+                    i = end.max(i + 1);
+                }
+                Tok::Punct('{') => {
+                    depth += 1;
+                    i += 1;
+                }
+                Tok::Punct('}') => {
+                    if inline.last().is_some_and(|(_, d)| *d == depth) {
+                        inline.pop();
+                    }
+                    depth = depth.saturating_sub(1);
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+}
+
+/// Past the attribute at `t[i]` if it is `#[cfg(test)]` or `#[cfg(all(…, test, …))]`.
+fn test_only(t: &[Tok], i: usize) -> Option<usize> {
+    let is = |i: usize, tok: Tok| t.get(i) == Some(&tok);
+    let word = |w: &str| Tok::Ident(w.to_owned());
+    if !(is(i, Tok::Punct('#'))
+        && is(i + 1, Tok::Punct('['))
+        && is(i + 2, word("cfg"))
+        && is(i + 3, Tok::Punct('(')))
+    {
+        return None;
+    }
+    let end = skip_group(t, i + 1);
+    let test = if is(i + 4, word("test")) {
+        is(i + 5, Tok::Punct(')'))
+    } else if is(i + 4, word("all")) && is(i + 5, Tok::Punct('(')) {
+        let close = skip_group(t, i + 5);
+        let mut j = i + 6;
+        let mut found = false;
+        while j < close {
+            if is(j, word("test")) && !is(j + 1, Tok::Punct('(')) {
+                found = true;
+            }
+            j = if is(j + 1, Tok::Punct('(')) {
+                skip_group(t, j + 1)
+            } else {
+                j + 1
+            };
+        }
+        found
+    } else {
+        false
+    };
+    test.then_some(end)
+}
+
+/// Past the balanced group that opens at `t[i]` (`[`, `(` or `{`), or past one token.
+fn skip_group(t: &[Tok], i: usize) -> usize {
+    let (open, close) = match t.get(i) {
+        Some(Tok::Punct('[')) => ('[', ']'),
+        Some(Tok::Punct('(')) => ('(', ')'),
+        Some(Tok::Punct('{')) => ('{', '}'),
+        _ => return i + 1,
+    };
+    let mut depth = 0;
+    let mut j = i;
+    while j < t.len() {
+        if t[j] == Tok::Punct(open) {
+            depth += 1;
+        } else if t[j] == Tok::Punct(close) {
+            depth -= 1;
+            if depth == 0 {
+                return j + 1;
+            }
+        }
+        j += 1;
+    }
+    j
+}
+
+/// Reads a use tree (or a plain path) from `t[i]`, appending its leaves (full path as
+/// written, bound name) to `leaves`; returns the index past it.
+fn use_tree(
+    t: &[Tok],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    leaves: &mut Vec<(Vec<String>, Option<String>)>,
+) -> usize {
+    if t.get(i) == Some(&Tok::Sep) {
+        i += 1; // `::std::…`
+    }
+    loop {
+        match t.get(i) {
+            Some(Tok::Ident(w)) => {
+                prefix.push(w.clone());
+                i += 1;
+                if t.get(i) == Some(&Tok::Sep) {
+                    i += 1;
+                    continue;
+                }
+                // The leaf: `self` in a group binds the prefix's last name.
+                let mut name = if w == "self" {
+                    prefix.pop();
+                    prefix.last().cloned()
+                } else {
+                    Some(w.clone())
+                };
+                if matches!(t.get(i), Some(Tok::Ident(a)) if a == "as") {
+                    if let Some(Tok::Ident(alias)) = t.get(i + 1) {
+                        name = (alias != "_").then(|| alias.clone());
+                    }
+                    i += 2;
+                }
+                leaves.push((prefix, name));
+                return i;
+            }
+            Some(Tok::Punct('{')) => {
+                i += 1;
+                loop {
+                    match t.get(i) {
+                        None => return i,
+                        Some(Tok::Punct('}')) => return i + 1,
+                        Some(Tok::Punct(',')) => i += 1,
+                        Some(_) => {
+                            let next = use_tree(t, i, prefix.clone(), leaves);
+                            i = next.max(i + 1);
+                        }
+                    }
+                }
+            }
+            Some(Tok::Punct('*')) => {
+                leaves.push((prefix, None));
+                return i + 1;
+            }
+            _ => {
+                if !prefix.is_empty() {
+                    leaves.push((prefix, None));
+                }
+                return i;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        list.iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn paths_resolve_through_groups_super_self_and_imports() {
+        let graph = Graph::from_files(
+            "demo",
+            &files(&[
+                ("lib.rs", "pub mod a; pub mod b; pub use a::Thing;"),
+                ("a/mod.rs", "mod x; mod y; pub use x::Thing;"),
+                (
+                    "a/x.rs",
+                    "pub struct Thing; use super::{y::{self, Other as O}};",
+                ),
+                (
+                    "a/y.rs",
+                    "pub struct Other; // use super::x::Thing;\nfn f() { let _ = \"super::x\"; }",
+                ),
+                ("b.rs", "fn f() -> crate::Thing { demo::a::Thing }"),
+            ]),
+        );
+        assert_eq!(graph.target(&["Thing".into()]), vec!["a", "x"]);
+        let edges = graph.edges();
+        let a = &edges[&vec!["a".to_owned()]];
+        assert!(a["x"].contains_key("y"), "{edges:?}");
+        assert!(
+            !a.contains_key("y"),
+            "comments and strings are no references: {edges:?}"
+        );
+        assert!(edges[&ModPath::new()]["b"].contains_key("a"), "{edges:?}");
+    }
+}
