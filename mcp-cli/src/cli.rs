@@ -128,7 +128,9 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),
         Command::Dev(args) => dev::exec(args),
-        Command::Completions(args) => completions::exec(args),
+        Command::Completions(args) => {
+            completions::exec(args, <Cargo as clap::CommandFactory>::command())
+        }
         Command::Package(args) => package::exec(args),
     }
 }

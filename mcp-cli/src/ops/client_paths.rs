@@ -1,10 +1,39 @@
-//! Where each client keeps its configuration on each system, and what that depends on (the
-//! home folder, `%APPDATA%`, `$XDG_CONFIG_HOME`, the project): the default paths
-//! `cargo mcp install` and `uninstall` edit.
+//! The clients `cargo mcp install` knows, where each keeps its configuration on each
+//! system, and what that depends on (the home folder, `%APPDATA%`, `$XDG_CONFIG_HOME`, the
+//! project): the default paths `install` and `uninstall` edit. What goes in the file is
+//! [`super::install`]'s.
 
-use super::install::ClientKind;
 use super::write::Scope;
+use std::fmt;
 use std::path::{Path, PathBuf};
+
+/// An MCP client whose configuration `install` edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ClientKind {
+    /// Claude Desktop: `claude_desktop_config.json`, key `mcpServers`.
+    ClaudeDesktop,
+    /// Claude Code, user scope: `~/.claude.json`, key `mcpServers` (`--config-path
+    /// .mcp.json` for a project's shared file).
+    ClaudeCode,
+    /// Cursor: `~/.cursor/mcp.json`, key `mcpServers`.
+    Cursor,
+    /// VS Code: `.vscode/mcp.json` in the project, key `servers`.
+    Vscode,
+    /// Any other client: prints the `mcpServers` snippet, or merges it into `--config-path`.
+    Json,
+}
+
+impl fmt::Display for ClientKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ClientKind::ClaudeDesktop => "Claude Desktop",
+            ClientKind::ClaudeCode => "Claude Code",
+            ClientKind::Cursor => "Cursor",
+            ClientKind::Vscode => "VS Code",
+            ClientKind::Json => "JSON",
+        })
+    }
+}
 
 impl ClientKind {
     /// Where the client keeps its configuration on this machine, if it has a fixed place.

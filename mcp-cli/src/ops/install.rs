@@ -9,7 +9,7 @@
 //! project) is edited in [`Scope::Project`], a user's own file in [`Scope::User`]; both are
 //! written as [`write`] writes, never through a planted link, the `<file>.bak` included.
 
-pub use super::client_paths::{Environment, Os};
+pub use super::client_paths::{ClientKind, Environment, Os};
 use super::write::{self, Mode, Scope};
 use crate::error::{Details, refused_with};
 use anyhow::{Context as _, Result, anyhow};
@@ -17,36 +17,7 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstRootNode};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// An MCP client whose configuration `install` edits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ClientKind {
-    /// Claude Desktop: `claude_desktop_config.json`, key `mcpServers`.
-    ClaudeDesktop,
-    /// Claude Code, user scope: `~/.claude.json`, key `mcpServers` (`--config-path
-    /// .mcp.json` for a project's shared file).
-    ClaudeCode,
-    /// Cursor: `~/.cursor/mcp.json`, key `mcpServers`.
-    Cursor,
-    /// VS Code: `.vscode/mcp.json` in the project, key `servers`.
-    Vscode,
-    /// Any other client: prints the `mcpServers` snippet, or merges it into `--config-path`.
-    Json,
-}
-
-impl fmt::Display for ClientKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ClientKind::ClaudeDesktop => "Claude Desktop",
-            ClientKind::ClaudeCode => "Claude Code",
-            ClientKind::Cursor => "Cursor",
-            ClientKind::Vscode => "VS Code",
-            ClientKind::Json => "JSON",
-        })
-    }
-}
 
 impl ClientKind {
     /// The key holding the servers.

@@ -22,7 +22,7 @@
 //!   0755 (clients run it as unpacked; without the bit it would not start), and `icon.png`
 //!   when the project has one (a PNG; the validator checks it). Deflate via flate2 + zlib-rs.
 
-use super::package::{PackageInfo, github_repository, split_author};
+use super::package_info::{PackageInfo, github_repository, split_author};
 use crate::error::usage;
 use anyhow::{Context as _, Result};
 use mcp_runtime::protocol::ToolDefinition;

@@ -13,6 +13,7 @@ pub mod mcpb;
 pub mod name;
 pub mod oauth;
 pub mod package;
+pub mod package_info;
 pub mod project;
 pub mod registry;
 pub mod scaffold;

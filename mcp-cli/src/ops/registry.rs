@@ -27,7 +27,7 @@
 //!   name is therefore turned into the visible line; a line naming another server is refused
 //!   (exit 4) unless `--force`; a missing line is appended.
 
-use super::package::{PackageInfo, github_repository};
+use super::package_info::{PackageInfo, github_repository};
 use crate::error::{refused, usage};
 use anyhow::Result;
 use serde_json::{Map, Value, json};
