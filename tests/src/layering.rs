@@ -543,12 +543,12 @@ impl<'a> Walk<'a> {
                         j = skip_group(t, j);
                     }
                 }
-                if ident(j, "mod") {
-                    if let Some(Tok::Ident(name)) = t.get(j + 1) {
-                        let mut m = here(&inline);
-                        m.push(name.clone());
-                        emit(Event::TestModule(m));
-                    }
+                if ident(j, "mod")
+                    && let Some(Tok::Ident(name)) = t.get(j + 1)
+                {
+                    let mut m = here(&inline);
+                    m.push(name.clone());
+                    emit(Event::TestModule(m));
                 }
                 // To the end of the item: a `;` or a balanced `{ … }`, whichever comes first.
                 while i < t.len() && !punct(i, ';') && !punct(i, '{') {

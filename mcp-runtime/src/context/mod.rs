@@ -15,6 +15,7 @@
 //! imports it, and it imports none of them.
 
 mod caller;
+mod channel;
 mod error;
 mod extensions;
 mod extract;

@@ -1,8 +1,8 @@
 //! The per-request context a handler receives: era, client, progress, cancellation, the
 //! input channel, and the server's resources through the reader the server installs.
 
+use super::channel::Channel;
 use super::extensions::Extensions;
-use super::input::Channel;
 use super::{Caller, Peer, ResourceError};
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::meta::TraceContext;
@@ -296,7 +296,7 @@ impl RequestContext {
     }
 
     /// The modern round of this request, when it has one.
-    pub(crate) fn round(&self) -> Option<&Arc<crate::context::input::Round>> {
+    pub(crate) fn round(&self) -> Option<&Arc<super::channel::Round>> {
         match &self.inner.input {
             Channel::Modern(round) => Some(round),
             Channel::Task(task) => Some(&task.round),

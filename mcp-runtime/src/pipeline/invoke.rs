@@ -3,7 +3,7 @@
 
 use super::{BoxError, McpRequest, Outcome};
 use crate::context::RequestContext;
-use crate::context::input::log::with_current;
+use crate::context::input::with_current;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::McpError;
 use crate::protocol::{CallToolResult, Era, GetPromptResult, ReadResourceResult, ResourceContents};
