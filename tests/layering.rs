@@ -173,3 +173,45 @@ fn f<'a>(x: &'a str) -> &'a str { x }
     let graph = graph(&files);
     assert_eq!(graph.cycles(), Vec::<String>::new());
 }
+
+/// A method's name is written once, in `protocol/methods.rs` (and the server's own requests
+/// to the client in `protocol/input.rs`); everything else reads the constants and their
+/// columns, so a new method is a row, never a hunt for string comparisons.
+#[test]
+fn method_names_are_written_only_where_the_protocol_defines_them() {
+    use mcp_runtime::protocol::input::{ELICIT_METHOD, ROOTS_METHOD, SAMPLE_METHOD};
+    use mcp_runtime::protocol::methods;
+    let names: Vec<&str> = methods::ALL
+        .iter()
+        .map(|m| m.name)
+        .chain([ELICIT_METHOD, SAMPLE_METHOD, ROOTS_METHOD])
+        .collect();
+    let written: Vec<String> = mcp_tests::layering::string_literals(&crate_src("mcp-runtime"))
+        .into_iter()
+        .filter(|(file, literal)| {
+            names.contains(&literal.as_str())
+                && file != "protocol/methods.rs"
+                && file != "protocol/input.rs"
+        })
+        .map(|(file, literal)| format!("{file}: \"{literal}\""))
+        .collect();
+    assert!(
+        written.is_empty(),
+        "method names written outside the protocol's constants:\n{}",
+        written.join("\n")
+    );
+}
+
+#[test]
+fn the_literal_reader_skips_test_code() {
+    let dir = std::env::temp_dir().join(format!("layering-literals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("lib.rs"),
+        "const A: &str = \"tools/call\";\n// \"in a comment\"\n#[cfg(test)]\nmod tests { const B: &str = \"tools/list\"; }\nconst C: &str = r\"raw\";\n",
+    )
+    .unwrap();
+    let found = mcp_tests::layering::string_literals(&dir);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(found, [("lib.rs".to_owned(), "tools/call".to_owned())]);
+}

@@ -227,6 +227,34 @@ impl Graph {
     }
 }
 
+/// Every plain string literal outside test code in the `.rs` files under `src` (a crate's
+/// source folder), with the file (relative to `src`) it is in.
+pub fn string_literals(src: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    collect(src, src, &mut files);
+    let mut tests = BTreeSet::new();
+    for (path, text) in &files {
+        Walk::new(file_module(path), "").run(&tokens(text), &mut |event| {
+            if let Event::TestModule(m) = event {
+                tests.insert(m);
+            }
+        });
+    }
+    let mut found = Vec::new();
+    for (path, text) in &files {
+        let module = file_module(path);
+        if tests.iter().any(|t| module.starts_with(t)) {
+            continue;
+        }
+        Walk::new(module, "").run(&tokens(text), &mut |event| {
+            if let Event::Str(literal) = event {
+                found.push((path.clone(), literal));
+            }
+        });
+    }
+    found
+}
+
 /// The layering table between `<!-- layering:start -->` and `<!-- layering:end -->` in a
 /// crate root's docs: `| \`module\` | \`may\` \`use\` |` rows, with more columns of
 /// modules it may use if the table has them.
@@ -400,12 +428,15 @@ fn strongly_connected(
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Tok {
     Ident(String),
+    /// A plain string literal's text, escapes as written (raw and byte strings are dropped).
+    Str(String),
     /// `::`
     Sep,
     Punct(char),
 }
 
-/// The tokens of `text`, comments and literals dropped.
+/// The tokens of `text`: comments, raw strings and other literals dropped, plain strings
+/// kept as [`Tok::Str`].
 fn tokens(text: &str) -> Vec<Tok> {
     let c: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
@@ -449,7 +480,11 @@ fn tokens(text: &str) -> Vec<Tok> {
                 }
             }
         } else if ch == '"' {
-            i = quoted(i + 1, 0);
+            let end = quoted(i + 1, 0);
+            out.push(Tok::Str(
+                c[i + 1..end.saturating_sub(1).max(i + 1)].iter().collect(),
+            ));
+            i = end;
         } else if ch == '\'' {
             if c.get(i + 1) == Some(&'\\') {
                 i += 2;
@@ -503,6 +538,8 @@ enum Event {
     Use(ModPath, Vec<String>, Option<String>),
     /// A path outside a `use` that starts with `crate`, `self`, `super` or the crate's name.
     Path(ModPath, Vec<String>),
+    /// A plain string literal outside test code.
+    Str(String),
 }
 
 /// One pass over a file's tokens, keeping track of inline modules and test code.
@@ -597,6 +634,10 @@ impl<'a> Walk<'a> {
                         emit(Event::Path(at.clone(), path));
                     }
                     i = end.max(i + 1);
+                }
+                Tok::Str(text) => {
+                    emit(Event::Str(text.clone()));
+                    i += 1;
                 }
                 Tok::Punct('{') => {
                     depth += 1;

@@ -20,6 +20,7 @@ use super::{Client, ClientError};
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamHeader};
 use crate::protocol::meta::PROTOCOL_VERSION_KEY;
+use crate::protocol::methods;
 use ::http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
 use ::http::{Method, Request, Response, Uri};
 use bytes::Bytes;
@@ -264,12 +265,12 @@ impl Endpoint {
 
     fn learn(&self, method: &str, result: &Value) {
         match method {
-            "initialize" => {
+            m if m == methods::INITIALIZE.name => {
                 if let Some(version) = result.get("protocolVersion").and_then(Value::as_str) {
                     self.learnt().legacy_version = Some(version.to_owned());
                 }
             }
-            "tools/list" => {
+            m if m == methods::TOOLS_LIST.name => {
                 let Some(tools) = result.get("tools").and_then(Value::as_array) else {
                     return;
                 };
@@ -340,7 +341,7 @@ impl Endpoint {
                     }
                 }
             }
-        } else if method != "initialize" {
+        } else if method != methods::INITIALIZE.name {
             if let Some(version) = &learnt.legacy_version {
                 builder = builder.header(MCP_PROTOCOL_VERSION, version);
             }

@@ -3,6 +3,7 @@
 
 use super::{Client, ClientError};
 use crate::protocol::input::{ELICIT_METHOD, ROOTS_METHOD, SAMPLE_METHOD};
+use crate::protocol::methods;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, InputRequest,
     InputRequiredResult, ListRootsResult, McpError, Root,
@@ -161,7 +162,7 @@ impl InputHandler {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, McpError> {
-        if method == "ping" {
+        if method == methods::PING.name {
             return Ok(json!({}));
         }
         let covered = match method {
@@ -187,7 +188,7 @@ impl InputHandler {
 
 /// Whether `method` may come back `input_required` (and so is retried with answers).
 pub(super) fn retries_with_input(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+    methods::lookup(method).is_some_and(|m| m.target.is_some())
 }
 
 /// The `input_required` result in `result`, if that is what it is.

@@ -8,6 +8,7 @@ use crate::protocol::jsonrpc::{
     ErrorObject, JSONRPC_VERSION, Request, encode_error, encode_notification, encode_result,
 };
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
+use crate::protocol::methods;
 use crate::protocol::version::{LATEST_LEGACY_VERSION, MODERN_VERSION};
 use crate::protocol::{
     CallToolResult, Completion, CompletionReference, Era, GetPromptResult, InputRequiredResult,
@@ -256,9 +257,11 @@ impl Client {
             "capabilities": self.declared_capabilities(),
             "clientInfo": self.inner.client_info,
         });
-        let result = self.request_raw("initialize", Some(params)).await?;
+        let result = self
+            .request_raw(methods::INITIALIZE.name, Some(params))
+            .await?;
         let result: InitializeResult = decode(result)?;
-        self.send_raw(encode_notification::<()>("notifications/initialized", None))
+        self.send_raw(encode_notification::<()>(methods::INITIALIZED.name, None))
             .await?;
         let _ = self.inner.era.set(Era::Legacy);
         Ok(result)
@@ -267,7 +270,9 @@ impl Client {
     /// `server/discover` with the modern envelope; on success later requests carry it too.
     pub async fn discover(&self) -> Result<Value, ClientError> {
         let params = self.with_envelope(None);
-        let result = self.request_raw("server/discover", Some(params)).await?;
+        let result = self
+            .request_raw(methods::SERVER_DISCOVER.name, Some(params))
+            .await?;
         let _ = self.inner.era.set(Era::Modern);
         Ok(result)
     }
@@ -279,25 +284,26 @@ impl Client {
 
     /// Every tool, following `nextCursor` through all pages.
     pub async fn list_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
-        self.list_all("tools/list", "tools").await
+        self.list_all(methods::TOOLS_LIST.name, "tools").await
     }
 
     /// Every resource (`resources/list`, all pages).
     pub async fn list_resources(&self) -> Result<Vec<ResourceDefinition>, ClientError> {
-        self.list_all("resources/list", "resources").await
+        self.list_all(methods::RESOURCES_LIST.name, "resources")
+            .await
     }
 
     /// Every resource template (`resources/templates/list`, all pages).
     pub async fn list_resource_templates(
         &self,
     ) -> Result<Vec<ResourceTemplateDefinition>, ClientError> {
-        self.list_all("resources/templates/list", "resourceTemplates")
+        self.list_all(methods::RESOURCES_TEMPLATES_LIST.name, "resourceTemplates")
             .await
     }
 
     /// Every prompt (`prompts/list`, all pages).
     pub async fn list_prompts(&self) -> Result<Vec<PromptDefinition>, ClientError> {
-        self.list_all("prompts/list", "prompts").await
+        self.list_all(methods::PROMPTS_LIST.name, "prompts").await
     }
 
     /// Every skill (`skills/list`, all pages; the skills extension). A server that does not
@@ -305,7 +311,7 @@ impl Client {
     pub async fn list_skills(
         &self,
     ) -> Result<Vec<crate::protocol::skills::SkillEntry>, ClientError> {
-        self.list_all("skills/list", "skills").await
+        self.list_all(methods::SKILLS_LIST.name, "skills").await
     }
 
     /// The entry of the skill whose `SKILL.md` is `uri` (`skills/get`); an unknown URI is
@@ -315,7 +321,7 @@ impl Client {
         uri: &str,
     ) -> Result<crate::protocol::skills::SkillEntry, ClientError> {
         let result: crate::protocol::skills::GetSkillResult = decode_final(
-            self.request("skills/get", Some(json!({ "uri": uri })))
+            self.request(methods::SKILLS_GET.name, Some(json!({ "uri": uri })))
                 .await?,
         )?;
         Ok(result.skill)
@@ -333,7 +339,7 @@ impl Client {
                 params["cursor"] = json!(c);
             }
             let page: crate::protocol::skills::ReadDirectoryResult = decode_final(
-                self.request("resources/directory/read", Some(params))
+                self.request(methods::RESOURCES_DIRECTORY_READ.name, Some(params))
                     .await?,
             )?;
             items.extend(page.resources);
@@ -347,7 +353,7 @@ impl Client {
     /// Reads a resource.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
         decode_final(
-            self.request("resources/read", Some(json!({ "uri": uri })))
+            self.request(methods::RESOURCES_READ.name, Some(json!({ "uri": uri })))
                 .await?,
         )
     }
@@ -359,7 +365,10 @@ impl Client {
         arguments: &std::collections::BTreeMap<String, String>,
     ) -> Result<GetPromptResult, ClientError> {
         let params = json!({ "name": name, "arguments": arguments });
-        decode_final(self.request("prompts/get", Some(params)).await?)
+        decode_final(
+            self.request(methods::PROMPTS_GET.name, Some(params))
+                .await?,
+        )
     }
 
     /// Asks for completions of `argument` (typed so far: `value`) of a prompt or template.
@@ -375,7 +384,9 @@ impl Client {
             "argument": {"name": argument, "value": value},
             "context": {"arguments": context},
         });
-        let result = self.request("completion/complete", Some(params)).await?;
+        let result = self
+            .request(methods::COMPLETION_COMPLETE.name, Some(params))
+            .await?;
         decode(result.get("completion").cloned().unwrap_or(Value::Null))
     }
 
@@ -602,7 +613,7 @@ fn route(
     };
     match (message.get("method"), message.get("id")) {
         (Some(_), Some(_)) if answers.start(&message) => return,
-        (Some(method), None) if method == "notifications/cancelled" => answers.cancel(&message),
+        (Some(method), None) if method == methods::CANCELLED.name => answers.cancel(&message),
         _ => {}
     }
     let id = message

@@ -14,6 +14,7 @@
 
 use super::input::input_required;
 use super::{Client, ClientError, decode};
+use crate::protocol::methods;
 use crate::protocol::task::{DetailedTask, TaskStatus};
 use crate::protocol::{CallToolResult, Era, McpError};
 use serde_json::{Map, Value, json};
@@ -74,7 +75,7 @@ impl Client {
     ) -> Result<CallToolResult, ClientError> {
         let result = self
             .request(
-                "tools/call",
+                methods::TOOLS_CALL.name,
                 Some(json!({ "name": name, "arguments": arguments })),
             )
             .await?;
@@ -158,9 +159,9 @@ impl Client {
 
     /// `tasks/get`: a task's state, with its result, error or asks.
     pub async fn get_task(&self, task_id: &str) -> Result<DetailedTask, ClientError> {
-        self.modern_only("tasks/get")?;
+        self.modern_only(methods::TASKS_GET.name)?;
         decode(
-            self.request("tasks/get", Some(json!({ "taskId": task_id })))
+            self.request(methods::TASKS_GET.name, Some(json!({ "taskId": task_id })))
                 .await?,
         )
     }
@@ -171,9 +172,9 @@ impl Client {
         task_id: &str,
         responses: Map<String, Value>,
     ) -> Result<(), ClientError> {
-        self.modern_only("tasks/update")?;
+        self.modern_only(methods::TASKS_UPDATE.name)?;
         self.request(
-            "tasks/update",
+            methods::TASKS_UPDATE.name,
             Some(json!({ "taskId": task_id, "inputResponses": responses })),
         )
         .await
@@ -182,10 +183,13 @@ impl Client {
 
     /// `tasks/cancel`: stops a task (a task that has ended is left as it is).
     pub async fn cancel_task(&self, task_id: &str) -> Result<(), ClientError> {
-        self.modern_only("tasks/cancel")?;
-        self.request("tasks/cancel", Some(json!({ "taskId": task_id })))
-            .await
-            .map(drop)
+        self.modern_only(methods::TASKS_CANCEL.name)?;
+        self.request(
+            methods::TASKS_CANCEL.name,
+            Some(json!({ "taskId": task_id })),
+        )
+        .await
+        .map(drop)
     }
 
     fn modern_only(&self, method: &str) -> Result<(), ClientError> {

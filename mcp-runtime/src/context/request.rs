@@ -6,6 +6,7 @@ use super::extensions::Extensions;
 use super::{Caller, Peer, ResourceError};
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::meta::TraceContext;
+use crate::protocol::methods;
 use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
 use crate::protocol::{InputRequest, LoggingLevel, ResourceContents};
 use futures::future::BoxFuture;
@@ -274,7 +275,7 @@ impl RequestContext {
         if let Some(message) = message {
             params["message"] = message.into();
         }
-        peer.send_line(encode_notification("notifications/progress", Some(params)))
+        peer.send_line(encode_notification(methods::PROGRESS.name, Some(params)))
             .await
     }
 

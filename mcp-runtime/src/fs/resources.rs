@@ -60,6 +60,7 @@ use super::format::iso8601;
 use super::service::FileService;
 use super::walk::{EntryKind, FoundFile, Truncation};
 use crate::context::RequestContext;
+use crate::protocol::methods;
 use crate::protocol::{
     Annotations, BlobResourceContents, Completion, ResourceContents, ResourceDefinition,
     ResourceTemplateDefinition, TextResourceContents,
@@ -225,7 +226,7 @@ impl FileResources {
     pub fn resources(&self) -> Vec<Arc<dyn Resource>> {
         let found = self
             .files
-            .for_tool("resources/list")
+            .for_tool(methods::RESOURCES_LIST.name)
             .readable_files_blocking(self.max_files, self.max_depth);
         self.note_truncation(found.truncated);
         let mut listed = lock(&self.state.files);
@@ -277,7 +278,7 @@ impl FileResources {
         let _turn = self.state.refreshing.lock().await;
         let found = self
             .files
-            .for_tool("resources/list")
+            .for_tool(methods::RESOURCES_LIST.name)
             .readable_files(self.max_files, self.max_depth)
             .await;
         self.note_truncation(found.truncated);
@@ -369,7 +370,7 @@ impl FileResources {
         });
         FileResource {
             definition,
-            files: self.files.for_tool("resources/read"),
+            files: self.files.for_tool(methods::RESOURCES_READ.name),
         }
     }
 }
@@ -428,7 +429,7 @@ impl ResourceTemplate for FileTemplate {
         _variables: Variables,
         _cx: RequestContext,
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
-        Box::pin(read(self.files.for_tool("resources/read"), uri))
+        Box::pin(read(self.files.for_tool(methods::RESOURCES_READ.name), uri))
     }
 
     fn complete(
@@ -440,7 +441,7 @@ impl ResourceTemplate for FileTemplate {
         if variable != "path" {
             return Box::pin(std::future::ready(Completion::default()));
         }
-        let files = self.files.for_tool("completion/complete");
+        let files = self.files.for_tool(methods::COMPLETION_COMPLETE.name);
         let value = value.to_owned();
         Box::pin(async move { complete_path(&files, &value).await })
     }

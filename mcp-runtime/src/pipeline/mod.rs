@@ -110,6 +110,7 @@ pub(crate) use invoke::ReadTarget;
 pub(crate) use stack::{ItemStack, ServerPolicies, ToolStack, boxed};
 
 use crate::context::RequestContext;
+use crate::protocol::methods::MethodSpec;
 use crate::protocol::{CallToolResult, GetPromptResult, JsonObject, McpError, ReadResourceResult};
 use std::fmt;
 use std::sync::Arc;
@@ -124,7 +125,7 @@ pub type McpService = tower::util::BoxCloneSyncService<McpRequest, Outcome, BoxE
 /// A request that runs user code, as the pipeline's layers see it.
 #[derive(Debug)]
 pub struct McpRequest {
-    method: &'static str,
+    method: &'static MethodSpec,
     target: Arc<str>,
     arguments: JsonObject,
     context: RequestContext,
@@ -137,9 +138,10 @@ pub struct McpRequest {
 }
 
 impl McpRequest {
-    /// A request for `method` (`"tools/call"`) on `target` (the tool's name).
+    /// A request for `method` ([`methods::TOOLS_CALL`](crate::protocol::methods::TOOLS_CALL))
+    /// on `target` (the tool's name).
     pub fn new(
-        method: &'static str,
+        method: &'static MethodSpec,
         target: impl Into<Arc<str>>,
         arguments: JsonObject,
         context: RequestContext,
@@ -174,6 +176,11 @@ impl McpRequest {
 
     /// The JSON-RPC method: `"tools/call"`.
     pub fn method(&self) -> &'static str {
+        self.method.name
+    }
+
+    /// What the protocol says of the method (its target, its `Mcp-Name` field).
+    pub fn method_spec(&self) -> &'static MethodSpec {
         self.method
     }
 

@@ -22,15 +22,10 @@ pub const MCP_PARAM_PREFIX: &str = "mcp-param-";
 /// The schema keyword that marks a property as mirrored into a header.
 pub const X_MCP_HEADER: &str = "x-mcp-header";
 
-/// The body field `Mcp-Name` mirrors for `method`, if any.
+/// The body field `Mcp-Name` mirrors for `method`, if any: its
+/// [`name_field`](super::methods::MethodSpec::name_field).
 pub fn name_field(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        // The tasks extension (SEP-2663, "Streamable HTTP: Routing Headers").
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    }
+    super::methods::lookup(method)?.name_field
 }
 
 const SENTINEL_PREFIX: &str = "=?base64?";

@@ -10,6 +10,7 @@ pub mod input;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod meta;
+pub mod methods;
 pub mod prompts;
 pub mod resources;
 pub mod skills;

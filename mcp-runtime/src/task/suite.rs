@@ -14,6 +14,7 @@
 use super::{StoreError, TaskEnd, TaskOptions, TaskRecord, TaskStatus, TaskStore};
 use crate::protocol::JsonObject;
 use crate::protocol::McpError;
+use crate::protocol::input::ROOTS_METHOD;
 use serde_json::json;
 use std::time::Duration;
 
@@ -87,7 +88,7 @@ pub async fn check(store: &dyn TaskStore) {
     store
         .request_input(
             &task.id,
-            object(json!({"a": {"method": "roots/list"}, "b": {"method": "roots/list"}})),
+            object(json!({"a": {"method": ROOTS_METHOD}, "b": {"method": ROOTS_METHOD}})),
         )
         .await
         .expect("request_input");
@@ -182,7 +183,7 @@ pub async fn check(store: &dyn TaskStore) {
     store
         .request_input(
             &cancelled.id,
-            object(json!({"x": {"method": "roots/list"}})),
+            object(json!({"x": {"method": ROOTS_METHOD}})),
         )
         .await
         .expect("request_input");

@@ -4,6 +4,7 @@
 use super::InputError;
 use crate::context::Peer;
 use crate::protocol::jsonrpc::{encode_notification, encode_request};
+use crate::protocol::methods;
 use crate::protocol::{McpError, RequestId};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -213,7 +214,7 @@ impl Drop for Forget<'_> {
         self.table.forget(self.id);
         if !self.answered {
             let notice = encode_notification(
-                "notifications/cancelled",
+                methods::CANCELLED.name,
                 Some(serde_json::json!({
                     "requestId": self.id,
                     "reason": "the server no longer needs the answer",

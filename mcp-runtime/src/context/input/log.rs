@@ -14,6 +14,7 @@
 use crate::context::RequestContext;
 use crate::protocol::LoggingLevel;
 use crate::protocol::jsonrpc::encode_notification;
+use crate::protocol::methods;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::cell::RefCell;
@@ -67,7 +68,7 @@ impl RequestContext {
         }
         Some((
             peer,
-            encode_notification("notifications/message", Some(params)),
+            encode_notification(methods::MESSAGE.name, Some(params)),
         ))
     }
 }

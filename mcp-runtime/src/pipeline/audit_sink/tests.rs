@@ -223,7 +223,12 @@ async fn audited_line(sink: &AuditSink, memory: &Memory, id: RequestId, caller: 
         Ok::<_, BoxError>(Outcome::Tool(CallToolResult::text("done")))
     });
     let service = AuditLayer::new(AuditOptions::new().log_arguments(true)).layer(inner);
-    let request = McpRequest::new("tools/call", "say it", arguments, cx);
+    let request = McpRequest::new(
+        crate::protocol::methods::TOOLS_CALL,
+        "say it",
+        arguments,
+        cx,
+    );
     let _guard =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(sink.clone()));
     service.oneshot(request).await.unwrap();

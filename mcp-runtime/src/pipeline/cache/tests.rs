@@ -55,7 +55,12 @@ impl Counted {
             panic!("arguments are an object")
         };
         let cx = context(caller.clone());
-        let request = McpRequest::new("tools/call", "counted", arguments, cx.clone());
+        let request = McpRequest::new(
+            crate::protocol::methods::TOOLS_CALL,
+            "counted",
+            arguments,
+            cx.clone(),
+        );
         let outcome = self.service.clone().oneshot(request).await.unwrap();
         let Outcome::Tool(result) = outcome else {
             panic!("a tool result: {outcome:?}")
@@ -187,9 +192,12 @@ async fn refusals_and_cancelled_calls_are_not_cached() {
     });
     let service = ResultCacheLayer::new(MINUTE, &store).layer(inner);
     let call = |cx: RequestContext| {
-        service
-            .clone()
-            .oneshot(McpRequest::new("tools/call", "t", JsonObject::new(), cx))
+        service.clone().oneshot(McpRequest::new(
+            crate::protocol::methods::TOOLS_CALL,
+            "t",
+            JsonObject::new(),
+            cx,
+        ))
     };
     let text = |out: Outcome| match out {
         Outcome::Tool(r) => r.first_text().unwrap_or_default().to_owned(),
@@ -231,7 +239,7 @@ async fn a_dropped_call_is_not_cached() {
     let service = ResultCacheLayer::new(MINUTE, &store).layer(inner);
     let request = || {
         McpRequest::new(
-            "tools/call",
+            crate::protocol::methods::TOOLS_CALL,
             "t",
             JsonObject::new(),
             context(Caller::connection()),

@@ -83,6 +83,7 @@
 
 use super::Outcome;
 use crate::context::RequestContext;
+use crate::protocol::methods::Target;
 use opentelemetry::KeyValue;
 use opentelemetry::metrics::{Counter, Histogram, Meter};
 use series::{ErrorType, Series};
@@ -251,6 +252,8 @@ pub fn is_enabled() -> bool {
 pub(crate) struct Call {
     start: Instant,
     method: &'static str,
+    /// What the method acts on.
+    target: Option<Target>,
     /// The tool or prompt name for metrics (never a resource URI).
     name: Option<(&'static str, std::sync::Arc<str>)>,
     version: &'static str,
@@ -289,7 +292,8 @@ pub(crate) fn start(
 ) -> Option<(tracing::Span, Call)> {
     let instruments = INSTRUMENTS.get()?;
     PIPELINE_SPANS.with(|n| n.set(n.get().wrapping_add(1)));
-    let method = request.method();
+    let spec = request.method_spec();
+    let method = spec.name;
     let target = request.telemetry_target(instruments.options.record_resource_uri);
     let transport = if cx.caller().address().is_some() {
         "tcp"
@@ -298,10 +302,10 @@ pub(crate) fn start(
     };
     // Every attribute is known now and given to the span at its creation: each later
     // `record` is a registry lookup and a lock in `tracing-opentelemetry`.
-    let (tool, prompt, uri) = match method {
-        "tools/call" => (Some(&**target), None, None),
-        "prompts/get" => (None, Some(&**target), None),
-        "resources/read" => (None, None, Some(&**target)),
+    let (tool, prompt, uri) = match spec.target {
+        Some(Target::Tool) => (Some(&**target), None, None),
+        Some(Target::Prompt) => (None, Some(&**target), None),
+        Some(Target::Resource) => (None, None, Some(&**target)),
         _ => (None, None, None),
     };
     let name = tool
@@ -328,6 +332,7 @@ pub(crate) fn start(
         move |span: Traced| Call {
             start: Instant::now(),
             method,
+            target: spec.target,
             name,
             version,
             transport,
@@ -439,12 +444,14 @@ pub(crate) fn hex_trace_id(id: opentelemetry::trace::TraceId) -> [u8; 32] {
 /// prompt's refusal: `-32602` for invalid arguments, else `-32603`), `cancelled` for a
 /// request dropped unanswered; `None` for a success. The refusal's own kind is the
 /// `mcp.server.refusals` counter's attribute.
-fn error_type(method: &str, outcome: Option<&Outcome>) -> Option<ErrorType> {
+fn error_type(target: Option<Target>, outcome: Option<&Outcome>) -> Option<ErrorType> {
     use crate::protocol::ErrorCode;
     match outcome {
         None => Some(ErrorType::Word("cancelled")),
         Some(Outcome::Tool(r)) if r.is_error() => Some(ErrorType::Word("tool_error")),
-        Some(Outcome::Refused(_)) if method == "tools/call" => Some(ErrorType::Word("tool_error")),
+        Some(Outcome::Refused(_)) if target == Some(Target::Tool) => {
+            Some(ErrorType::Word("tool_error"))
+        }
         Some(Outcome::Refused(r)) if r.kind() == "invalid_arguments" => {
             Some(ErrorType::Code(ErrorCode::INVALID_PARAMS.0))
         }
@@ -466,7 +473,7 @@ impl Call {
         let Some(instruments) = INSTRUMENTS.get() else {
             return;
         };
-        let error = error_type(self.method, outcome);
+        let error = error_type(self.target, outcome);
         let elapsed = self.start.elapsed();
         match &self.span {
             Traced::Tracing(span) => {

@@ -8,6 +8,7 @@ use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_error, encode_result_within};
+use crate::protocol::methods;
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
 use crate::server::Server;
 use crate::server::contract::{Disposition, Rejection};
@@ -77,7 +78,7 @@ impl Connection {
         }
         // With the server in it, so a tool can read the server's resources too.
         let cx = self.context(&id, env, &outlet, round);
-        let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
+        let request = McpRequest::new(method.spec, tool.name.clone(), arguments, cx.clone());
         let call = Self::after_spend(&cx, tool.stack.call(request));
         self.serve(id, call, outlet, cx, move |this, id, cx, out| {
             this.finish_call(id, &tool, cx.era(), out, cx)
@@ -159,7 +160,7 @@ fn forbidden(
         target: AUDIT_TARGET,
         %id,
         %era,
-        method = "tools/call",
+        method = methods::TOOLS_CALL.name,
         target = &*tool.name,
         caller = %caller.log_name(),
         required = %required,

@@ -5,6 +5,7 @@ use super::table::Method;
 use super::{Connection, LEVEL_UNSET, LegacySession, optional_params, required_params};
 use crate::protocol::jsonrpc::{encode_notification, encode_raw_result, encode_result};
 use crate::protocol::meta::RequestMeta;
+use crate::protocol::methods;
 use crate::protocol::version;
 use crate::protocol::{
     InitializeParams, InitializeResult, MAX_RETAINED_CLIENT_BYTES, MetaOnlyParams,
@@ -63,7 +64,7 @@ impl Connection {
             }));
         }
         let server = &self.inner.server.inner;
-        tracing::debug!(requested = %p.protocol_version, negotiated, "initialize");
+        tracing::debug!(requested = %p.protocol_version, negotiated, "handshake (initialize)");
         Ok(encode_result(
             id,
             &InitializeResult {
@@ -142,7 +143,7 @@ impl Connection {
     /// itself hands every JSON-RPC notification here.
     pub fn notification(&self, method: &str, params: Option<&RawValue>) {
         match method {
-            "notifications/initialized" => {
+            m if m == methods::INITIALIZED.name => {
                 let initialized = self
                     .inner
                     .legacy
@@ -155,7 +156,7 @@ impl Connection {
                     self.watch_list_changes();
                 }
             }
-            "notifications/cancelled" => {
+            m if m == methods::CANCELLED.name => {
                 #[derive(Deserialize)]
                 #[serde(rename_all = "camelCase")]
                 struct Cancelled {

@@ -7,6 +7,7 @@ use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{BoxError, McpRequest, Outcome};
+use crate::protocol::methods;
 use crate::protocol::{Era, ErrorCode, GetPromptParams, McpError, RequestId};
 use crate::server::contract::{Disposition, Rejection};
 use futures::future::BoxFuture;
@@ -61,7 +62,7 @@ impl Connection {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        let request = McpRequest::new(method.name, prompt.name.clone(), arguments, cx.clone());
+        let request = McpRequest::new(method.spec, prompt.name.clone(), arguments, cx.clone());
         let future: BoxFuture<'static, _> = Box::pin(prompt.stack.call(request));
         self.serve(
             id,
@@ -86,9 +87,9 @@ fn finish_prompt(
                 Era::Legacy => None,
             };
             // No caching hints on prompts/get (server/utilities/caching).
-            this.answer(id, cx.era(), "prompts/get", &result, meta, None)
+            this.answer(id, cx.era(), methods::PROMPTS_GET.name, &result, meta, None)
         }
-        Ok(_) => error_reply(id, wrong_outcome("prompts/get")),
+        Ok(_) => error_reply(id, wrong_outcome(methods::PROMPTS_GET.name)),
         Err(answer) => answer,
     }
 }

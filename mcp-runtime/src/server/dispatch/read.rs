@@ -11,6 +11,7 @@ use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{BoxError, Outcome};
+use crate::protocol::methods;
 use crate::protocol::{Era, RequestId, ResourceUriParams};
 use crate::resource::ResourceError;
 use crate::server::contract::{Disposition, Rejection};
@@ -81,9 +82,16 @@ fn finish_read(
                 Era::Legacy => None,
             };
             let cache = Some(this.inner.server.inner.read_cache);
-            this.answer(id, cx.era(), "resources/read", &result, meta, cache)
+            this.answer(
+                id,
+                cx.era(),
+                methods::RESOURCES_READ.name,
+                &result,
+                meta,
+                cache,
+            )
         }
-        Ok(_) => error_reply(id, wrong_outcome("resources/read")),
+        Ok(_) => error_reply(id, wrong_outcome(methods::RESOURCES_READ.name)),
         Err(answer) => answer,
     }
 }

@@ -7,6 +7,7 @@ use super::{Connection, Deferred, Routed, Scope, optional_params, required_param
 use crate::protocol::MetaOnlyParams;
 use crate::protocol::jsonrpc::{encode_notification, encode_result};
 use crate::protocol::meta::RequestMeta;
+use crate::protocol::methods;
 use crate::protocol::{Era, McpError, RequestId, ResourceUriParams};
 use crate::resource::ResourceError;
 use crate::server::contract::{Rejection, RequestChecks};
@@ -57,7 +58,7 @@ impl Connection {
         }
         // Only what the server serves can be followed: a URI no resource or template
         // matches is refused as a read of it would be (`-32602` / `-32002`).
-        if method == "resources/subscribe"
+        if method == methods::RESOURCES_SUBSCRIBE.name
             && self
                 .inner
                 .server
@@ -84,7 +85,7 @@ impl Connection {
             .subscriptions
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if method == "resources/subscribe" {
+        if method == methods::RESOURCES_SUBSCRIBE.name {
             let held: usize = subscriptions.iter().map(|u| u.len()).sum();
             if !subscriptions.contains(&*p.uri)
                 && (subscriptions.len() >= MAX_SUBSCRIPTIONS
@@ -140,7 +141,7 @@ impl Connection {
                     .contains(&uri);
                 if subscribed {
                     let line = encode_notification(
-                        "notifications/resources/updated",
+                        methods::RESOURCES_UPDATED.name,
                         Some(json!({ "uri": &*uri })),
                     );
                     inner.peer.send_line(line).await;
@@ -189,7 +190,7 @@ impl Connection {
         self.inner.tasks.spawn(async move {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
             let ack = acknowledgement(&wanted, resource_uris.as_ref(), &tag);
-            peer.send_line(encode_notification("notifications/subscriptions/acknowledged", Some(ack))).await;
+            peer.send_line(encode_notification(methods::SUBSCRIPTIONS_ACKNOWLEDGED.name, Some(ack))).await;
             let mut seen = *changes.borrow_and_update();
             loop {
                 tokio::select! {
@@ -213,7 +214,7 @@ impl Connection {
                         let Ok(uri) = update else { continue };
                         if resource_uris.as_ref().is_some_and(|u| u.contains(&uri)) {
                             let params = json!({ "uri": &*uri, "_meta": tag });
-                            peer.send_line(encode_notification("notifications/resources/updated", Some(params))).await;
+                            peer.send_line(encode_notification(methods::RESOURCES_UPDATED.name, Some(params))).await;
                         }
                     }
                 }

@@ -4,32 +4,13 @@
 //! file beside this one.
 
 use super::{Connection, Routed, Scope};
+use crate::protocol::methods::{self as m, Eras, MethodSpec};
 use crate::protocol::{Era, RequestId};
 use crate::protocol::{
     PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
 use crate::server::contract::{Rejection, RequestChecks};
 use serde_json::value::RawValue;
-
-/// The eras a method exists in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Eras {
-    /// Only up to 2025-11-25 (the handshake era).
-    Legacy,
-    /// Only in 2026-07-28.
-    Modern,
-    /// Both.
-    Both,
-}
-
-impl Eras {
-    pub(crate) fn includes(self, era: Era) -> bool {
-        matches!(
-            (self, era),
-            (Eras::Both, _) | (Eras::Legacy, Era::Legacy) | (Eras::Modern, Era::Modern)
-        )
-    }
-}
 
 /// What a server must offer for a method to be served: nothing, a primitive, completions
 /// (offered with prompts or resources) or logging. A method whose gate is closed is answered
@@ -55,7 +36,7 @@ pub(crate) enum Gate {
 }
 
 /// The extension identifier of tasks (SEP-2663).
-pub(crate) const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) const TASKS_EXTENSION: &str = crate::protocol::task::TASKS_EXTENSION;
 /// The extension identifier of skills (SEP-2640).
 pub(crate) const SKILLS_EXTENSION: &str = crate::protocol::skills::SKILLS_EXTENSION;
 
@@ -155,8 +136,10 @@ pub(crate) enum Handler {
 
 /// One row of the table.
 pub(crate) struct Method {
-    /// The JSON-RPC method.
+    /// The JSON-RPC method (its spec's name).
     pub(crate) name: &'static str,
+    /// What the protocol says of it: its eras, its `Mcp-Name` field, its target.
+    pub(crate) spec: &'static MethodSpec,
     /// The eras it exists in.
     pub(crate) eras: Eras,
     /// What the server must offer.
@@ -175,10 +158,11 @@ impl std::fmt::Debug for Method {
     }
 }
 
-const fn row(name: &'static str, eras: Eras, gate: Gate, handler: Handler) -> Method {
+const fn row(spec: &'static MethodSpec, gate: Gate, handler: Handler) -> Method {
     Method {
-        name,
-        eras,
+        name: spec.name,
+        spec,
+        eras: spec.eras,
         gate,
         handler,
     }
@@ -189,122 +173,59 @@ use Handler::{Later as L, Now as N, Stack as S};
 /// Every request method the server serves. A method not here is answered as not offered
 /// (after its envelope is checked, so a malformed envelope is still `-32602`).
 pub(crate) static METHODS: &[Method] = &[
+    row(m::INITIALIZE, Gate::Always, N(Connection::initialize)),
+    row(m::PING, Gate::Always, N(Connection::ping)),
+    row(m::SERVER_DISCOVER, Gate::Always, N(Connection::discover)),
     row(
-        "initialize",
-        Eras::Legacy,
-        Gate::Always,
-        N(Connection::initialize),
-    ),
-    row("ping", Eras::Legacy, Gate::Always, N(Connection::ping)),
-    row(
-        "server/discover",
-        Eras::Modern,
-        Gate::Always,
-        N(Connection::discover),
-    ),
-    row(
-        "logging/setLevel",
-        Eras::Legacy,
+        m::LOGGING_SET_LEVEL,
         Gate::Logging,
         N(Connection::set_level),
     ),
-    row("tools/list", Eras::Both, Gate::Tools, N(Connection::list)),
+    row(m::TOOLS_LIST, Gate::Tools, N(Connection::list_tools)),
     row(
-        "resources/list",
-        Eras::Both,
+        m::RESOURCES_LIST,
         Gate::Resources,
-        N(Connection::list),
+        N(Connection::list_resources),
     ),
     row(
-        "resources/templates/list",
-        Eras::Both,
+        m::RESOURCES_TEMPLATES_LIST,
         Gate::Resources,
-        N(Connection::list),
+        N(Connection::list_templates),
     ),
+    row(m::PROMPTS_LIST, Gate::Prompts, N(Connection::list_prompts)),
+    row(m::TOOLS_CALL, Gate::Tools, S(Connection::call_tool)),
     row(
-        "prompts/list",
-        Eras::Both,
-        Gate::Prompts,
-        N(Connection::list),
-    ),
-    row(
-        "tools/call",
-        Eras::Both,
-        Gate::Tools,
-        S(Connection::call_tool),
-    ),
-    row(
-        "resources/read",
-        Eras::Both,
+        m::RESOURCES_READ,
         Gate::Resources,
         S(Connection::read_resource),
     ),
+    row(m::PROMPTS_GET, Gate::Prompts, S(Connection::get_prompt)),
     row(
-        "prompts/get",
-        Eras::Both,
-        Gate::Prompts,
-        S(Connection::get_prompt),
-    ),
-    row(
-        "completion/complete",
-        Eras::Both,
+        m::COMPLETION_COMPLETE,
         Gate::Completions,
         L(Connection::complete),
     ),
     row(
-        "resources/subscribe",
-        Eras::Legacy,
+        m::RESOURCES_SUBSCRIBE,
         Gate::Resources,
         N(Connection::subscription),
     ),
     row(
-        "resources/unsubscribe",
-        Eras::Legacy,
+        m::RESOURCES_UNSUBSCRIBE,
         Gate::Resources,
         N(Connection::subscription),
     ),
+    row(m::SKILLS_LIST, Gate::Skills, N(Connection::list_skills)),
+    row(m::SKILLS_GET, Gate::Skills, N(Connection::get_skill)),
     row(
-        "skills/list",
-        Eras::Both,
-        Gate::Skills,
-        N(Connection::list_skills),
-    ),
-    row(
-        "skills/get",
-        Eras::Both,
-        Gate::Skills,
-        N(Connection::get_skill),
-    ),
-    row(
-        "resources/directory/read",
-        Eras::Both,
+        m::RESOURCES_DIRECTORY_READ,
         Gate::Skills,
         N(Connection::read_directory),
     ),
-    row(
-        "subscriptions/listen",
-        Eras::Modern,
-        Gate::Always,
-        L(Connection::listen),
-    ),
-    row(
-        "tasks/get",
-        Eras::Modern,
-        Gate::Tasks,
-        L(Connection::get_task),
-    ),
-    row(
-        "tasks/update",
-        Eras::Modern,
-        Gate::Tasks,
-        L(Connection::update_task),
-    ),
-    row(
-        "tasks/cancel",
-        Eras::Modern,
-        Gate::Tasks,
-        L(Connection::cancel_task),
-    ),
+    row(m::SUBSCRIPTIONS_LISTEN, Gate::Always, L(Connection::listen)),
+    row(m::TASKS_GET, Gate::Tasks, L(Connection::get_task)),
+    row(m::TASKS_UPDATE, Gate::Tasks, L(Connection::update_task)),
+    row(m::TASKS_CANCEL, Gate::Tasks, L(Connection::cancel_task)),
 ];
 
 /// The row of `method`, if the server serves it.

@@ -10,6 +10,7 @@ use crate::context::Caller;
 use crate::context::input::{Channel, Round, TaskInput};
 use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_result, encode_result_within};
+use crate::protocol::methods;
 use crate::protocol::task::{TASKS_EXTENSION, TaskIdParams, UpdateTaskParams};
 use crate::protocol::{Era, JsonObject, McpError, RequestId};
 use crate::server::contract::{Disposition, Rejection};
@@ -208,7 +209,7 @@ impl Connection {
             Some(Channel::Task(input.clone())),
             cancel.clone(),
         );
-        let request = McpRequest::new(method.name, tool.name.clone(), arguments, cx.clone());
+        let request = McpRequest::new(method.spec, tool.name.clone(), arguments, cx.clone());
         // With state shared by instances, a retry's nonce is spent first: the first poll
         // then waits for Redis, so an optional task tool's retry becomes a task.
         let mut call = Self::after_spend(&cx, tool.stack.call(request));
@@ -270,7 +271,7 @@ impl Connection {
                         target: AUDIT_TARGET,
                         id = %request_id,
                         era = %Era::Modern,
-                        method = "tools/call",
+                        method = methods::TOOLS_CALL.name,
                         target = &*tool.name,
                         caller = %caller.log_name(),
                         task = %task_id,

@@ -29,6 +29,7 @@ pub use resources::ResourceRegistry;
 pub use skills::SkillRegistry;
 pub use tools::ToolRegistry;
 
+use crate::protocol::methods;
 use std::fmt;
 #[cfg(feature = "redis")]
 use std::sync::Arc;
@@ -54,9 +55,9 @@ impl Primitive {
     /// The notification that tells a client this primitive's list changed.
     pub const fn list_changed_method(self) -> &'static str {
         match self {
-            Primitive::Tools => "notifications/tools/list_changed",
-            Primitive::Resources => "notifications/resources/list_changed",
-            Primitive::Prompts => "notifications/prompts/list_changed",
+            Primitive::Tools => methods::TOOLS_LIST_CHANGED.name,
+            Primitive::Resources => methods::RESOURCES_LIST_CHANGED.name,
+            Primitive::Prompts => methods::PROMPTS_LIST_CHANGED.name,
         }
     }
 

@@ -29,7 +29,12 @@ pub(crate) struct RegisteredResource {
 impl RegisteredResource {
     /// The pipeline request of a read of this resource.
     pub(crate) fn request(&self, uri: impl Into<Arc<str>>, cx: RequestContext) -> McpRequest {
-        McpRequest::new(READ, uri, JsonObject::new(), cx)
+        McpRequest::new(
+            crate::protocol::methods::RESOURCES_READ,
+            uri,
+            JsonObject::new(),
+            cx,
+        )
     }
 }
 
@@ -57,15 +62,24 @@ impl RegisteredTemplate {
         cx: RequestContext,
     ) -> McpRequest {
         let request = if self.stack.sees_arguments() {
-            McpRequest::new(READ, uri, variables.to_json(), cx)
+            McpRequest::new(
+                crate::protocol::methods::RESOURCES_READ,
+                uri,
+                variables.to_json(),
+                cx,
+            )
         } else {
-            McpRequest::new(READ, uri, JsonObject::new(), cx).with_variables(variables)
+            McpRequest::new(
+                crate::protocol::methods::RESOURCES_READ,
+                uri,
+                JsonObject::new(),
+                cx,
+            )
+            .with_variables(variables)
         };
         request.with_template(self.source.clone())
     }
 }
-
-const READ: &str = "resources/read";
 
 /// The resources kind.
 pub(crate) struct Resources;

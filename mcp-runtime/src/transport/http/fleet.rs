@@ -29,6 +29,7 @@ use super::state::Shared;
 use crate::context::{Caller, Peer};
 use crate::protocol::RequestId;
 use crate::protocol::headers::MCP_SESSION_ID;
+use crate::protocol::methods;
 use crate::server::Connection;
 use crate::shared::{FleetEvent, RedisState};
 use crate::transport::{Exchange, NoChecks};
@@ -41,17 +42,12 @@ use std::sync::atomic::Ordering;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-/// The messages whose effect on a session other instances must repeat: the end of the
-/// handshake (the instance that answered `initialize` may not be the one that receives
-/// `notifications/initialized`), the log level, resource subscriptions.
+/// The messages whose effect on a session other instances must repeat: those whose
+/// [`changes_session`](methods::MethodSpec::changes_session) is set (the end of the
+/// handshake, since the instance that answered `initialize` may not be the one that receives
+/// `notifications/initialized`; the log level; resource subscriptions).
 pub(crate) fn changes_state(method: &str) -> bool {
-    matches!(
-        method,
-        "notifications/initialized"
-            | "logging/setLevel"
-            | "resources/subscribe"
-            | "resources/unsubscribe"
-    )
+    methods::lookup(method).is_some_and(|m| m.changes_session)
 }
 
 fn unavailable(e: &str) -> Response<Body> {
@@ -118,7 +114,12 @@ pub(crate) async fn resolve(
             }
             let (tx, outbox) = mpsc::channel(session::OUTBOX);
             let connection = shared.server().connect(Peer::new(tx));
-            replay(&connection, "initialize", &record.init, identity);
+            replay(
+                &connection,
+                methods::INITIALIZE.name,
+                &record.init,
+                identity,
+            );
             if connection.legacy_version().is_none() {
                 tracing::warn!(target: "mcp::redis", session = id, "a shared session's initialize no longer succeeds");
                 return Ok(Lookup::Unknown);
@@ -153,9 +154,10 @@ struct Change<'a> {
 fn apply(session: &Session, changes: &[String], identity: &Identity) {
     for text in changes {
         if let Ok(change) = serde_json::from_str::<Change<'_>>(text)
-            && changes_state(change.method)
+            && let Some(spec) = methods::lookup(change.method)
+            && spec.changes_session
         {
-            if change.method.starts_with("notifications/") {
+            if spec.notification {
                 session
                     .connection
                     .notification(change.method, change.params);

@@ -34,6 +34,7 @@ use super::traced::Watch;
 use crate::context::Caller;
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::jsonrpc::{Message, decode};
+use crate::protocol::methods;
 use crate::protocol::{McpError, RequestId};
 use crate::transport::{Dispatched, Disposition, Exchange, Peer};
 use axum::body::Body;
@@ -184,7 +185,7 @@ where
         _ => watch.routed(),
     }
     let (slot, permit) = if let Message::Request { method, .. } = &message {
-        if method == "subscriptions/listen" && !accept.sse {
+        if method == methods::SUBSCRIPTIONS_LISTEN.name && !accept.sse {
             return response::message(
                 StatusCode::NOT_ACCEPTABLE,
                 "subscriptions/listen answers with an event stream; accept text/event-stream",
@@ -197,7 +198,7 @@ where
         };
         // A listen stream lives long: it takes from the streams' pool, never a request
         // permit.
-        let permit = if method == "subscriptions/listen" {
+        let permit = if method == methods::SUBSCRIPTIONS_LISTEN.name {
             let Ok(permit) = shared.streams.clone().try_acquire_owned() else {
                 return response::unavailable("too many streams are open; retry shortly");
             };
@@ -278,7 +279,8 @@ async fn serve(
     let Sender { identity, client } = sender;
     match message {
         Message::Request { id, method, params } => {
-            if method == "initialize" && shared.options.legacy == LegacyMode::Sessionful {
+            if method == methods::INITIALIZE.name && shared.options.legacy == LegacyMode::Sessionful
+            {
                 return initialize(shared, parts, id, params, sender, accept, hold).await;
             }
             let (sessionless, connection) = match lookup {
@@ -386,7 +388,7 @@ async fn initialize(
     };
     let (exchange, pending) = Pending::new(hold, caller(identity, None, client));
     let Dispatched::Reply { line, disposition } =
-        connection.request(id, "initialize", params, &checks, exchange)
+        connection.request(id, methods::INITIALIZE.name, params, &checks, exchange)
     else {
         unreachable!("initialize is answered at once")
     };
