@@ -22,13 +22,14 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::prompt::PromptFactory;
-pub use crate::resource::uri_template::assert_uri_template;
-pub use crate::resource::{ResourceFactory, TemplateFactory};
-pub use crate::tool::ToolFactory;
+pub use crate::prompt::prompt_factory::PromptFactory;
+pub use crate::resource::resource_factory::ResourceFactory;
+pub use crate::resource::template_factory::TemplateFactory;
+pub use crate::resource::uri_template::error::assert_uri_template;
 pub use crate::tool::name::{
     assert_fn_prompt_name, assert_fn_tool_name, assert_prompt_name, assert_tool_name,
 };
+pub use crate::tool::tool_factory::ToolFactory;
 
 use crate::completion::schema_values;
 use crate::context::{Extensions, FromContext, MissingState, RequestContext};

@@ -221,3 +221,10 @@ pub fn prompt_template(data: &[u8]) {
     };
     let _ = load::load_source(std::path::Path::new(name), format, text);
 }
+
+/// The name a temporary file of process `pid` gets in the file service: for tests that
+/// plant one (this module is the project's own test plumbing, no API).
+#[cfg(feature = "fs")]
+pub fn temp_file_name(pid: u32) -> std::ffi::OsString {
+    crate::fs::temp_file_name(pid)
+}

@@ -120,6 +120,11 @@
 //! [`Validator`](tool::schema::Validator)). `__private` (what the macros' expansions name)
 //! and the `fuzzing` feature are no API at all.
 //!
+//! The whole public API, every item with its signature, is listed in `public-api.txt` beside
+//! this crate's manifest; a test (`tests/public_api.rs` in the tests package) fails when the
+//! code and the listing differ, so every change to the API is a visible change to that file
+//! (`UPDATE_SNAPSHOTS=1` rewrites it).
+//!
 //! ## Cargo features
 //!
 //! | feature | default | what it adds |

@@ -46,7 +46,7 @@ pub fn client_config<'a>(
 /// # Errors
 ///
 /// A block is malformed; the message says so.
-pub fn pem_certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, String> {
+pub(crate) fn pem_certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, String> {
     CertificateDer::pem_slice_iter(pem)
         .map(|cert| cert.map_err(|e| format!("root certificate PEM: {e}")))
         .collect()
@@ -57,14 +57,20 @@ pub fn pem_certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, Stri
 /// # Errors
 ///
 /// The file cannot be read, or holds a malformed block; the message names the file.
-pub fn env_roots() -> Result<Vec<CertificateDer<'static>>, String> {
+pub fn env_roots() -> Result<Vec<CertificateDer<'static>>, RootsError> {
     let Some(path) = std::env::var_os(CERT_FILE_ENV) else {
         return Ok(Vec::new());
     };
     let shown = || format!("{CERT_FILE_ENV}={}", path.to_string_lossy());
-    let pem = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", shown()))?;
-    pem_certificates(&pem).map_err(|e| format!("{}: {e}", shown()))
+    let pem =
+        std::fs::read(&path).map_err(|e| RootsError(format!("cannot read {}: {e}", shown())))?;
+    pem_certificates(&pem).map_err(|e| RootsError(format!("{}: {e}", shown())))
 }
+
+/// Why the extra roots could not be read: the file and what is wrong with it, as a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RootsError(String);
 
 #[cfg(test)]
 mod tests {

@@ -234,11 +234,9 @@ async fn searches_and_trees_never_cross_symlinks() {
 #[tokio::test]
 async fn walks_are_bounded_in_depth_and_entries() {
     use mcp_runtime::fs::{Truncation, WalkLimits};
-    let limits = WalkLimits {
-        max_depth: 5,
-        max_entries: 100,
-        ..WalkLimits::default()
-    };
+    let mut limits = WalkLimits::default();
+    limits.max_depth = 5;
+    limits.max_entries = 100;
     let fx = fixture_with(|p| p.walk_limits(limits));
     let deep: String = (0..40).map(|i| format!("l{i}/")).collect();
     std::fs::create_dir_all(fx.root.join(&deep)).unwrap();

@@ -4,8 +4,9 @@
 use crate::fs_support::*;
 use mcp_runtime::fs::{
     EntryKind, FileService, FsErrorKind, FsPolicy, LineRange, MediaKind, STALE_AFTER, TEMP_PREFIX,
-    TextEdit, temp_file_name,
+    TextEdit,
 };
+use mcp_runtime::fuzzing::temp_file_name;
 
 #[tokio::test]
 async fn nested_reads_and_writes() {

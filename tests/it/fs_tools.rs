@@ -720,8 +720,8 @@ fn usage_and_startup_errors() {
 async fn startup_removes_stale_temporary_files() {
     let t = tree();
     // pid_max is at most 2^22, so no process has this id.
-    let stale = mcp_runtime::fs::temp_file_name(99_999_999);
-    let live = mcp_runtime::fs::temp_file_name(std::process::id());
+    let stale = mcp_runtime::fuzzing::temp_file_name(99_999_999);
+    let live = mcp_runtime::fuzzing::temp_file_name(std::process::id());
     let idle = mcp_runtime::fs::STALE_AFTER * 2;
     for dir in [&t.root, &t.root.join("sub/deep")] {
         std::fs::write(dir.join(&stale), "complete but stale").unwrap();

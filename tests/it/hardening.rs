@@ -280,11 +280,9 @@ async fn a_tree_thousands_of_levels_deep_is_walked_without_exhausting_the_stack(
     use mcp_runtime::fs::{FileService, FsPolicy, WalkLimits};
     let dir = tempfile::tempdir().unwrap();
     nest(dir.path(), 3_000, 0);
-    let limits = WalkLimits {
-        max_depth: 100_000,
-        max_entries: 1_000_000,
-        ..WalkLimits::default()
-    };
+    let mut limits = WalkLimits::default();
+    limits.max_depth = 100_000;
+    limits.max_entries = 1_000_000;
     let files =
         FileService::new(FsPolicy::new().allow_dir(dir.path()).walk_limits(limits)).unwrap();
     // Each walk used to recurse once per level, on a blocking thread's 2 MiB stack.
@@ -366,11 +364,9 @@ async fn cancelled_walks_stop_and_free_their_turn() {
         }
     }
     std::fs::create_dir(dir.path().join("small")).unwrap();
-    let limits = WalkLimits {
-        max_entries: 1_000_000,
-        timeout: Duration::from_secs(120),
-        ..WalkLimits::default()
-    };
+    let mut limits = WalkLimits::default();
+    limits.max_entries = 1_000_000;
+    limits.timeout = Duration::from_secs(120);
     let files =
         FileService::new(FsPolicy::new().allow_dir(dir.path()).walk_limits(limits)).unwrap();
     // How long one whole walk of the big tree takes here, its directories in the cache: the

@@ -269,6 +269,8 @@ pub fn skills_table(
                     format!("{}, {bytes} B", count(files.len(), "file"))
                 }
                 SkillResources::Dynamic => "dynamic".to_owned(),
+                // A kind of manifest this build does not know.
+                _ => String::new(),
             };
             [s.uri.clone(), files, about(s.description(), None, width)]
         })

@@ -22,8 +22,8 @@ impl Tls {
     /// TLS to `host` (a DNS name or an IP literal, brackets allowed), trusting Mozilla's
     /// roots and those of `SSL_CERT_FILE`, when it is set.
     pub(crate) fn from_env(host: &str) -> Result<Self, String> {
-        let config =
-            crate::tls::client_config(crate::tls::env_roots()?).map_err(|e| e.to_string())?;
+        let config = crate::tls::client_config(crate::tls::env_roots().map_err(|e| e.to_string())?)
+            .map_err(|e| e.to_string())?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let name = ServerName::try_from(host.to_owned())
             .map_err(|_| format!("{host:?} is not a host name TLS can check"))?;

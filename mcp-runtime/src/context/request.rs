@@ -70,8 +70,10 @@ impl RequestIo {
     }
 }
 
-/// The parts a transport or test assembles a [`RequestContext`] from.
+/// The parts a transport or test assembles a [`RequestContext`] from: made by
+/// [`new`](Self::new), then its fields set.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RequestContextParts {
     /// The request's era.
     pub era: Era,
@@ -95,6 +97,28 @@ pub struct RequestContextParts {
     pub extensions: Arc<Extensions>,
     /// Who the request comes from.
     pub caller: Caller,
+}
+
+impl RequestContextParts {
+    /// The parts of request `request_id` of `era`, in protocol version `protocol_version`:
+    /// nothing known of the client, no progress token or trace, not cancelled, no peer
+    /// (notifications are dropped), no shared state, an anonymous caller. Set the fields that
+    /// say more.
+    pub fn new(era: Era, protocol_version: impl Into<Arc<str>>, request_id: RequestId) -> Self {
+        Self {
+            era,
+            protocol_version: protocol_version.into(),
+            client_capabilities: Arc::default(),
+            client_info: None,
+            request_id,
+            progress_token: None,
+            trace: None,
+            cancellation: CancellationToken::new(),
+            peer: None,
+            extensions: Arc::default(),
+            caller: Caller::default(),
+        }
+    }
 }
 
 impl RequestContext {

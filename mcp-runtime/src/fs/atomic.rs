@@ -82,7 +82,7 @@ fn temp_name(kind: Kind) -> OsString {
 /// named alike). This is the name of a file named from its creation, which a sweep removes
 /// only once it has been idle for [`STALE_AFTER`] and no process `pid` exists. Public for
 /// tests and tools that simulate a leftover.
-pub fn temp_file_name(pid: u32) -> OsString {
+pub(crate) fn temp_file_name(pid: u32) -> OsString {
     name_of(pid, Kind::Named)
 }
 

@@ -142,9 +142,7 @@ mod walk;
 mod work;
 mod write;
 
-/// The name a temporary file of this process gets (plumbing, for tests that plant one).
-#[doc(hidden)]
-pub use atomic::temp_file_name;
+pub(crate) use atomic::temp_file_name;
 pub use atomic::{STALE_AFTER, TEMP_PREFIX};
 pub use audit::AUDIT_TARGET;
 pub use edit::{EditOutcome, TextEdit};

@@ -41,6 +41,7 @@ pub struct FsPolicy {
 /// Bounds on listings, trees and searches. Past a bound the walk stops and its result says
 /// it was truncated; it never fails for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WalkLimits {
     /// How many directory levels below the starting directory are entered (default 32).
     pub max_depth: usize,

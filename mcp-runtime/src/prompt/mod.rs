@@ -245,16 +245,22 @@ where
     }
 }
 
-/// A prompt registered by `#[mcp_prompt]`; see [`collected`]. Plumbing of the macro (named
-/// through `__private`), not a public API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct PromptFactory {
-    /// Builds the prompt.
-    pub make: fn() -> Arc<dyn Prompt>,
-}
+/// Plumbing of the macros: crate-private here, named by generated code through
+/// `__private` only.
+pub(crate) mod prompt_factory {
+    use super::*;
 
-inventory::collect!(PromptFactory);
+    /// A prompt registered by `#[mcp_prompt]`; see [`collected`]. Plumbing of the macro (named
+    /// through `__private`), not a public API.
+    #[derive(Debug, Clone, Copy)]
+    pub struct PromptFactory {
+        /// Builds the prompt.
+        pub make: fn() -> Arc<dyn Prompt>,
+    }
+
+    inventory::collect!(PromptFactory);
+}
+use prompt_factory::PromptFactory;
 
 /// Every prompt defined with `#[mcp_prompt]` anywhere in the program (register them with
 /// `ServerBuilder::collected_prompts`).

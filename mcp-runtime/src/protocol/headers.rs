@@ -179,7 +179,7 @@ const MAP: &[&str] = &[
 /// or `boolean` property reached from the root through `properties` only. The rules are the
 /// ones the official SDKs apply (a client drops a tool that breaks them), so a server
 /// refuses to register such a tool rather than serve one that clients silently ignore.
-pub fn scan(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, String> {
+pub(crate) fn scan(schema: &Map<String, Value>) -> Result<Vec<ParamHeader>, String> {
     let mut found = Vec::new();
     // Each schema position with its `properties` path, or `None` once off that chain.
     type Position<'a> = (Option<Vec<String>>, &'a Map<String, Value>);

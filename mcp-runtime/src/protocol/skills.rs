@@ -82,6 +82,7 @@ impl SkillEntry {
 
 /// A skill's files: a complete manifest, or `"dynamic"` (files known only when read).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum SkillResources {
     /// Every file, `SKILL.md` included, each once.
     Files(Vec<SkillFile>),

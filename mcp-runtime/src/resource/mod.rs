@@ -234,28 +234,40 @@ where
     }
 }
 
-/// A resource registered by `#[mcp_resource(uri = "…")]`; see [`collected`]. Plumbing of
-/// the macro (named through `__private`), not a public API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct ResourceFactory {
-    /// Builds the resource.
-    pub make: fn() -> Arc<dyn Resource>,
+/// Plumbing of the macros: crate-private here, named by generated code through
+/// `__private` only.
+pub(crate) mod resource_factory {
+    use super::*;
+
+    /// A resource registered by `#[mcp_resource(uri = "…")]`; see [`collected`]. Plumbing of
+    /// the macro (named through `__private`), not a public API.
+    #[derive(Debug, Clone, Copy)]
+    pub struct ResourceFactory {
+        /// Builds the resource.
+        pub make: fn() -> Arc<dyn Resource>,
+    }
+
+    inventory::collect!(ResourceFactory);
 }
+use resource_factory::ResourceFactory;
 
-inventory::collect!(ResourceFactory);
+/// Plumbing of the macros: crate-private here, named by generated code through
+/// `__private` only.
+pub(crate) mod template_factory {
+    use super::*;
 
-/// A resource template registered by `#[mcp_resource(template = "…")]`; see
-/// [`collected_templates`]. Plumbing of the macro (named through `__private`), not a
-/// public API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct TemplateFactory {
-    /// Builds the template.
-    pub make: fn() -> Arc<dyn ResourceTemplate>,
+    /// A resource template registered by `#[mcp_resource(template = "…")]`; see
+    /// [`collected_templates`]. Plumbing of the macro (named through `__private`), not a
+    /// public API.
+    #[derive(Debug, Clone, Copy)]
+    pub struct TemplateFactory {
+        /// Builds the template.
+        pub make: fn() -> Arc<dyn ResourceTemplate>,
+    }
+
+    inventory::collect!(TemplateFactory);
 }
-
-inventory::collect!(TemplateFactory);
+use template_factory::TemplateFactory;
 
 /// Every resource defined with `#[mcp_resource(uri = "…")]` anywhere in the program
 /// (register them with `ServerBuilder::collected_resources`).

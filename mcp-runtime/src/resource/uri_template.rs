@@ -72,11 +72,11 @@
 //! tool-name rule); the last two rules are checked at registration.
 
 mod encoding;
-mod error;
+pub(crate) mod error;
 mod syntax;
 mod variables;
 
-pub use error::{UriTemplateError, assert_uri_template};
+pub use error::UriTemplateError;
 pub use variables::{VarValue, Variables};
 
 use encoding::*;

@@ -202,16 +202,22 @@ pub trait ToolArgument: serde::de::DeserializeOwned + schemars::JsonSchema {}
 
 impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> ToolArgument for T {}
 
-/// A tool registered by `#[mcp_tool]` for automatic discovery; see [`collected`]. Plumbing
-/// of the macro (named through `__private`), not a public API.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct ToolFactory {
-    /// Builds the tool.
-    pub make: fn() -> std::sync::Arc<dyn Tool>,
-}
+/// Plumbing of the macros: crate-private here, named by generated code through
+/// `__private` only.
+pub(crate) mod tool_factory {
+    use super::*;
 
-inventory::collect!(ToolFactory);
+    /// A tool registered by `#[mcp_tool]` for automatic discovery; see [`collected`]. Plumbing
+    /// of the macro (named through `__private`), not a public API.
+    #[derive(Debug, Clone, Copy)]
+    pub struct ToolFactory {
+        /// Builds the tool.
+        pub make: fn() -> std::sync::Arc<dyn Tool>,
+    }
+
+    inventory::collect!(ToolFactory);
+}
+use tool_factory::ToolFactory;
 
 /// Every tool defined with `#[mcp_tool]` on a free function anywhere in the program.
 ///

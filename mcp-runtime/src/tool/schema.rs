@@ -21,7 +21,7 @@ use std::fmt;
 pub const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// A schema generator configured for the portable profile.
-pub fn generator() -> SchemaGenerator {
+pub(crate) fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|s| {
             s.meta_schema = None;
@@ -171,11 +171,16 @@ impl fmt::Debug for Validator {
 /// Remote `$ref`s are never fetched: the `jsonschema` crate is built without its HTTP and
 /// file resolvers, so such a schema fails to compile (spec tools §schema dialects: MUST NOT
 /// dereference network references by default).
-pub fn compile(schema: &Value) -> Result<Validator, String> {
+pub fn compile(schema: &Value) -> Result<Validator, SchemaError> {
     jsonschema::validator_for(schema)
         .map(Validator)
-        .map_err(|e| e.to_string())
+        .map_err(|e| SchemaError(e.to_string()))
 }
+
+/// Why a schema is unusable: the meta-schema's or the compiler's reason, as a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SchemaError(String);
 
 /// A tool schema checked at registration and compiled into a [`Validator`] when first needed.
 ///
@@ -195,13 +200,13 @@ pub struct CheckedSchema {
 impl CheckedSchema {
     /// Meta-validates `schema` (against the dialect it names, 2020-12 by default) and
     /// compiles it now if compilation could still fail; returns the reason it is unusable.
-    pub fn check(schema: Value) -> Result<Self, String> {
+    pub fn check(schema: Value) -> Result<Self, SchemaError> {
         let compiled = std::sync::OnceLock::new();
         if needs_eager_compile(&schema) {
             // Compiling meta-validates first.
             let _ = compiled.set(Ok(compile(&schema)?));
         } else {
-            jsonschema::meta::validate(&schema).map_err(|e| e.to_string())?;
+            jsonschema::meta::validate(&schema).map_err(|e| SchemaError(e.to_string()))?;
         }
         Ok(Self { schema, compiled })
     }
@@ -211,7 +216,7 @@ impl CheckedSchema {
     /// unexpected) is kept, not retried.
     pub fn validator(&self) -> Result<&Validator, &str> {
         self.compiled
-            .get_or_init(|| compile(&self.schema))
+            .get_or_init(|| compile(&self.schema).map_err(|e| e.0))
             .as_ref()
             .map_err(String::as_str)
     }
@@ -247,7 +252,7 @@ fn needs_eager_compile(schema: &Value) -> bool {
 }
 
 /// Checks that an input schema is usable for MCP: root `type: "object"`.
-pub fn check_input_root(schema: &serde_json::Map<String, Value>) -> Result<(), String> {
+pub(crate) fn check_input_root(schema: &serde_json::Map<String, Value>) -> Result<(), String> {
     match schema.get("type") {
         Some(Value::String(t)) if t == "object" => Ok(()),
         Some(other) => Err(format!("root \"type\" must be \"object\", found {other}")),
@@ -474,6 +479,6 @@ mod tests {
     #[test]
     fn never_fetches_remote_refs() {
         let err = compile(&json!({"$ref": "https://example.com/schema.json"})).unwrap_err();
-        assert!(!err.is_empty());
+        assert!(!err.to_string().is_empty());
     }
 }

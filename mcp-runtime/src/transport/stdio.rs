@@ -20,6 +20,7 @@ use tokio::sync::{mpsc, oneshot};
 
 /// Options of the stdio transport.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct StdioOptions {
     /// The longest message accepted, in bytes (default 16 MiB). A longer line is answered
     /// with `-32600` and skipped without being buffered whole.

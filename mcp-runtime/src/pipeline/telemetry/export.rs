@@ -92,7 +92,17 @@ pub fn wanted_by_env() -> (bool, bool) {
 /// unset —, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_TRACES_SAMPLER`), and request telemetry
 /// [enabled](enable) on them. `None` when the environment asks for nothing
 /// ([`wanted_by_env`]); `Err` says why an exporter could not be built.
-pub fn from_env(service: &str) -> Result<Option<Providers>, String> {
+pub fn from_env(service: &str) -> Result<Option<Providers>, ExportError> {
+    build_from_env(service).map_err(ExportError)
+}
+
+/// Why the environment's exporters could not be built: the variable or endpoint at fault,
+/// as a message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ExportError(String);
+
+fn build_from_env(service: &str) -> Result<Option<Providers>, String> {
     use opentelemetry_otlp::{WithExportConfig as _, WithHttpConfig as _};
     let (traces, metrics) = wanted_by_env();
     if !traces && !metrics {

@@ -103,7 +103,7 @@ mod series;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
 pub(crate) use counted::{Session, Task};
-pub use export::{Providers, from_env, wanted_by_env};
+pub use export::{ExportError, Providers, from_env, wanted_by_env};
 use immediate::PlainId;
 #[cfg(feature = "http")]
 pub(crate) use immediate::Unrouted;

@@ -29,7 +29,7 @@ fn timeout(signal_var: &str) -> Duration {
 ///
 /// `SSL_CERT_FILE` names a file without usable certificates, or the client cannot start.
 pub(super) fn client(signal_var: &str) -> Result<reqwest::blocking::Client, String> {
-    let roots = crate::tls::env_roots()?;
+    let roots = crate::tls::env_roots().map_err(|e| e.to_string())?;
     let tls = crate::tls::client_config(roots).map_err(|e| format!("OTLP over TLS: {e}"))?;
     let timeout = timeout(signal_var);
     // The blocking client runs a runtime of its own, which cannot be made on a thread that

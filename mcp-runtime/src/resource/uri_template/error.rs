@@ -139,7 +139,6 @@ impl UriTemplateError {
 /// at the caller's span (the template literal), when [`validate`] refuses the template. A
 /// const panic takes one `&str` without formatting, so the messages leave out the byte
 /// offset that [`UriTemplateError`]'s `Display` gives; the error's span shows the template.
-#[doc(hidden)]
 #[track_caller]
 pub const fn assert_uri_template(template: &str) {
     let Err(error) = validate(template) else {

@@ -1,3 +1,4 @@
+use super::error::assert_uri_template;
 use super::*;
 
 fn template(source: &str) -> UriTemplate {

@@ -80,14 +80,14 @@ fn prepare(
     schema::check_input_root(&definition.input_schema).map_err(invalid_input)?;
     let header_params = headers::scan(&definition.input_schema).map_err(invalid_input)?;
     let input = CheckedSchema::check(Value::Object(definition.input_schema.clone()))
-        .map_err(invalid_input)?;
+        .map_err(|e| invalid_input(e.to_string()))?;
     let (output, wrap_legacy_output, legacy_output_schema) = match &definition.output_schema {
         None => (None, false, None),
         Some(s) => {
             let validator = CheckedSchema::check(s.clone()).map_err(|reason| {
                 RegistrationError::InvalidOutputSchema {
                     name: name.clone(),
-                    reason,
+                    reason: reason.to_string(),
                 }
             })?;
             let is_object_root = s.get("type").and_then(Value::as_str) == Some("object");
