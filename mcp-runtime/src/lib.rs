@@ -49,7 +49,9 @@
 //! through it; [`client`] talks to any server; [`launch`]
 //! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
 //! keeps what instances of one server share in Redis, under the pipeline and the server
-//! that use it. [`testing`] helps tests.
+//! that use it. [`testing`] helps tests. [`targets`], below them all, names each `tracing`
+//! target the runtime logs to once (the audit trail, request spans, Redis, prompt and
+//! skill reloads).
 //!
 //! This table is the rule; the workspace's layering test (`tests/layering.rs` in the tests
 //! package) reads it with every path resolved (`crate::`, `super::`, `self::`,
@@ -65,29 +67,30 @@
 //! | module | may use | uses against the design, to go |
 //! | --- | --- | --- |
 //! | `protocol` |  |  |
+//! | `targets` |  |  |
 //! | `tls` |  |  |
 //! | `windows` |  |  |
 //! | `task` | `protocol` |  |
 //! | `completion` | `protocol` |  |
-//! | `context` | `protocol` `task` |  |
+//! | `context` | `protocol` `task` `targets` |  |
 //! | `tool` | `protocol` `context` `task` |  |
 //! | `resource` | `protocol` `context` |  |
-//! | `prompt` | `protocol` `context` `tool` |  |
-//! | `shared` | `protocol` `context` `task` |  |
-//! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `shared` `tls` |  |
-//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `shared` |  |
-//! | `transport` | `protocol` `context` `server` | `pipeline` `shared` |
-//! | `fs` | `protocol` `context` `tool` `resource` `pipeline` `windows` | `server` |
-//! | `skill` | `protocol` `prompt` `fs` `server` |  |
-//! | `net` | `context` `pipeline` `tls` |  |
-//! | `command` | `context` `pipeline` `fs` `windows` |  |
+//! | `prompt` | `protocol` `context` `tool` `targets` |  |
+//! | `shared` | `protocol` `context` `task` `targets` |  |
+//! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `shared` `tls` `targets` |  |
+//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `shared` `targets` |  |
+//! | `transport` | `protocol` `context` `server` `targets` | `pipeline` `shared` |
+//! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` | `server` |
+//! | `skill` | `protocol` `prompt` `fs` `server` `targets` |  |
+//! | `net` | `context` `tls` `targets` |  |
+//! | `command` | `context` `fs` `windows` `targets` |  |
 //! | `oauth` | `net` `transport` |  |
 //! | `collect` | `prompt` `resource` `server` |  |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |  |
 //! | `prelude` | `protocol` `context` `tool` `resource` `prompt` `server` `transport` |  |
 //! | `client` | `protocol` `server` `transport` `tls` |  |
 //! | `testing` | `client` `server` |  |
-//! | `launch` | `pipeline` `server` `transport` `shared` `oauth` |  |
+//! | `launch` | `pipeline` `server` `transport` `shared` `oauth` `targets` |  |
 //! | `fuzzing` | `protocol` `context` `prompt` `resource` `server` `transport` `fs` `prelude` |  |
 //! <!-- layering:end -->
 //!
@@ -129,19 +132,19 @@
 //!
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
-//! | `server` | on | the server stack: everything but [`protocol`] and [`client`] (the registry, the pipeline, the transports, the macros) |
+//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `shared` `targets` | the server stack: everything but [`protocol`] and [`client`] (the registry, the pipeline, the transports, the macros) |
 //! | `client-http` | with `http` | the client's Streamable HTTP transport, `Client::http`, without the server's |
 //! | `client-https` | off | the same over `https://` (rustls on ring, Mozilla's roots and `SSL_CERT_FILE`'s) |
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
-//! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
+//! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
-//! | `launch` | on | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
+//! | `launch` | `pipeline` `server` `transport` `shared` `oauth` `targets` | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
 //! | `skills` | on | Agent Skills served by the skills extension (SEP-2640): `ServerBuilder::skills_dir`, `ServerBuilder::skill`, `skill::Skill` (needs `fs` and `prompt-files`) |
 //! | `fast-start` | on | the JSON Schema meta-validator (it checks each tool's schema at registration) compiled at build time, not at each start: a faster cold start, about 12 s more in a first build on 2 cores (jsonschema's `macros`); `cargo mcp new`'s stdio projects leave it off |
 //! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
 //! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
-//! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
-//! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
+//! | `net` | `context` `tls` `targets` | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
+//! | `command` | `context` `fs` `windows` `targets` | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
 //! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
 //! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |
@@ -201,6 +204,8 @@ pub mod server;
 pub mod shared;
 #[cfg(feature = "skills")]
 pub mod skill;
+#[cfg(feature = "server")]
+pub mod targets;
 #[cfg(feature = "server")]
 pub mod task;
 #[cfg(all(test, any(feature = "fs", feature = "net", feature = "command")))]

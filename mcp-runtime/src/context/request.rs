@@ -271,7 +271,7 @@ impl RequestContext {
     /// client reads with `tasks/get`, whether or not it sent a progress token.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
         // An event of the request's span (traces show progress), when a subscriber asks.
-        tracing::debug!(target: "mcp::request", progress, total, "progress");
+        tracing::debug!(target: crate::targets::REQUEST_TARGET, progress, total, "progress");
         if let Some(task) = self.task() {
             return !self.is_cancelled() && task.progress(progress, total, message).await;
         }

@@ -8,10 +8,10 @@
 //! layer records nothing and costs one cached check per request.
 
 use super::audit_sink::RequestLine;
-use super::targets::AUDIT_TARGET;
 use super::{AuditSink, BoxError, McpRequest, Outcome};
 use crate::context::RequestContext;
 use crate::protocol::{JsonObject, RequestId};
+use crate::targets::AUDIT_TARGET;
 use pin_project_lite::pin_project;
 use std::fmt;
 use std::future::Future;

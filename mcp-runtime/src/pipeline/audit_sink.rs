@@ -37,8 +37,8 @@
 //! 2026-11-26T19:20:00.123456Z  INFO mcp::audit: request id=7 era=modern method=tools/call target=echo caller=connection duration_ms=0.021 outcome=ok
 //! ```
 
-use super::targets::AUDIT_TARGET;
 use crate::protocol::RequestId;
+use crate::targets::AUDIT_TARGET;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::io::{self, Write};

@@ -84,12 +84,13 @@ mod panic;
 mod prometheus;
 mod rate_limit;
 mod stack;
-mod targets;
 #[cfg(feature = "otel")]
 pub mod telemetry;
 mod timeout;
 mod validate;
 
+pub use crate::targets::AUDIT_TARGET;
+pub(crate) use crate::targets::REQUEST_TARGET;
 pub use audit::{Audit, AuditLayer, AuditOptions};
 pub use audit_sink::{AuditSink, DEFAULT_CAPACITY, LINGER};
 pub use cache::{
@@ -100,8 +101,6 @@ pub use invoke::{GetPrompt, Invoke, ReadResource};
 pub use output::OutputCheck;
 pub use panic::{CatchPanic, CatchPanicLayer};
 pub use rate_limit::{RateLimit, RateLimitLayer};
-pub use targets::AUDIT_TARGET;
-pub(crate) use targets::REQUEST_TARGET;
 pub use timeout::{Timeout, TimeoutLayer};
 pub use validate::Validate;
 

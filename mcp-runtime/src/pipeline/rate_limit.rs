@@ -141,7 +141,7 @@ where
                     Ok(Some(wait)) => Err(wait),
                     Err(e) => {
                         tracing::warn!(
-                            target: "mcp::redis",
+                            target: crate::targets::REDIS_TARGET,
                             error = e,
                             "the fleet's rate limit could not be read; this instance's own applies"
                         );

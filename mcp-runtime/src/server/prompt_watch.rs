@@ -149,7 +149,7 @@ impl PromptWatcher {
                 Ok(events) => state.changed_files(&events),
                 Err(errors) => {
                     for e in errors {
-                        tracing::warn!(target: "mcp::prompts", error = %e, "watching prompt files");
+                        tracing::warn!(target: crate::targets::PROMPTS_TARGET, error = %e, "watching prompt files");
                     }
                     state.all_files()
                 }
@@ -209,7 +209,7 @@ impl State {
         match load::prompt_files(&self.dir) {
             Ok(files) => all.extend(files),
             Err(e) => {
-                tracing::warn!(target: "mcp::prompts", dir = %self.dir.display(), error = %e, "cannot read the prompt directory")
+                tracing::warn!(target: crate::targets::PROMPTS_TARGET, dir = %self.dir.display(), error = %e, "cannot read the prompt directory")
             }
         }
         all
@@ -304,12 +304,12 @@ impl State {
         let names: Vec<&str> = remove.iter().map(String::as_str).collect();
         match self.server.prompts().swap(&names, add) {
             Ok(()) => {
-                tracing::info!(target: "mcp::prompts", dir = %self.dir.display(), files = changed.len(), "prompt files reloaded");
+                tracing::info!(target: crate::targets::PROMPTS_TARGET, dir = %self.dir.display(), files = changed.len(), "prompt files reloaded");
                 self.files = next;
             }
             Err(errors) => {
                 for e in errors {
-                    tracing::warn!(target: "mcp::prompts", dir = %self.dir.display(), error = %e, "reloaded prompts cannot be registered; the previous versions stay served");
+                    tracing::warn!(target: crate::targets::PROMPTS_TARGET, dir = %self.dir.display(), error = %e, "reloaded prompts cannot be registered; the previous versions stay served");
                 }
             }
         }
@@ -319,7 +319,7 @@ impl State {
 fn log(problems: &[LoadProblem], what: &str) {
     for p in problems {
         tracing::warn!(
-            target: "mcp::prompts",
+            target: crate::targets::PROMPTS_TARGET,
             file = %p.file.display(),
             line = p.line,
             column = p.column,

@@ -50,7 +50,7 @@ impl Server {
                     Ok(event) => event,
                     Err(RecvError::Lagged(missed)) => {
                         tracing::warn!(
-                            target: "mcp::redis",
+                            target: crate::targets::REDIS_TARGET,
                             missed,
                             "events from other instances were skipped: too many at once"
                         );

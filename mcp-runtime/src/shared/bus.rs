@@ -154,7 +154,7 @@ impl Bus {
                     .await;
                     if !matches!(sent, Ok(Ok(_))) {
                         tracing::warn!(
-                            target: "mcp::redis",
+                            target: crate::targets::REDIS_TARGET,
                             "an event for the other instances was lost: Redis did not take it"
                         );
                     }
@@ -206,7 +206,7 @@ impl Bus {
     pub(super) fn publish(&self, event: FleetEvent) {
         if self.outbox.try_send(event.encode(&self.instance)).is_err() {
             tracing::warn!(
-                target: "mcp::redis",
+                target: crate::targets::REDIS_TARGET,
                 "an event for the other instances was dropped: too many waiting to be published"
             );
         }

@@ -227,7 +227,7 @@ impl RedisState {
             .await?;
         if n == -2 {
             tracing::warn!(
-                target: "mcp::redis",
+                target: crate::targets::REDIS_TARGET,
                 session = id,
                 "a legacy session changed its state more than {MAX_OPS} times or by more than \
                  {MAX_OPS_BYTES} bytes; later changes are not shared with other instances"

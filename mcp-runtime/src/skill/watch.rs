@@ -119,7 +119,7 @@ impl SkillsWatcher {
         let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
             if let Err(errors) = &result {
                 for e in errors {
-                    tracing::warn!(target: "mcp::skills", error = %e, "watching skill files");
+                    tracing::warn!(target: crate::targets::SKILLS_TARGET, error = %e, "watching skill files");
                 }
             }
             let changed = match &result {
@@ -166,7 +166,7 @@ impl State {
             Err(e) => {
                 for p in e.problems() {
                     tracing::warn!(
-                        target: "mcp::skills",
+                        target: crate::targets::SKILLS_TARGET,
                         file = %p.file.display(),
                         line = p.line,
                         column = p.column,
@@ -182,13 +182,13 @@ impl State {
         let registry = &self.server.registry().skills;
         match registry.reload(&self.server.registry().resources, &remove, skills) {
             Ok(()) => {
-                tracing::info!(target: "mcp::skills", dir = %self.dir.display(), skills = uris.len(), "skills reloaded");
+                tracing::info!(target: crate::targets::SKILLS_TARGET, dir = %self.dir.display(), skills = uris.len(), "skills reloaded");
                 self.served = uris;
                 self.problems.clear();
             }
             Err(errors) => {
                 for e in errors {
-                    tracing::warn!(target: "mcp::skills", dir = %self.dir.display(), error = %e, "reloaded skills cannot be served; the previous ones stay served");
+                    tracing::warn!(target: crate::targets::SKILLS_TARGET, dir = %self.dir.display(), error = %e, "reloaded skills cannot be served; the previous ones stay served");
                 }
             }
         }

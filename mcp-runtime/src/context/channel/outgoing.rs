@@ -127,8 +127,7 @@ impl Outgoing {
         cancel: &CancellationToken,
     ) -> Result<Value, InputError> {
         // A child span of the request's (enabled only when a subscriber asks for it).
-        let span =
-            tracing::debug_span!(target: "mcp::request", "ask client", "mcp.method.name" = method);
+        let span = tracing::debug_span!(target: crate::targets::REQUEST_TARGET, "ask client", "mcp.method.name" = method);
         tracing::Instrument::instrument(
             self.ask_untraced(peer, method, params, timeout, cancel),
             span,

@@ -115,7 +115,7 @@ impl Checker<'_> {
                 .iter()
                 .filter(|e| !FRONT_MATTER_KEYS.contains(&e.key.as_str()))
             {
-                tracing::debug!(target: "mcp::prompts", file = %self.file.display(), key = %e.key, "front matter key not used by prompt templates");
+                tracing::debug!(target: crate::targets::PROMPTS_TARGET, file = %self.file.display(), key = %e.key, "front matter key not used by prompt templates");
             }
         } else {
             self.unknown_keys(entries, TOP_KEYS);

@@ -51,7 +51,7 @@ pub(crate) fn changes_state(method: &str) -> bool {
 }
 
 fn unavailable(e: &str) -> Response<Body> {
-    tracing::warn!(target: "mcp::redis", error = e, "the shared session store failed");
+    tracing::warn!(target: crate::targets::REDIS_TARGET, error = e, "the shared session store failed");
     response::unavailable("the session store is unavailable; retry shortly")
 }
 
@@ -121,7 +121,7 @@ pub(crate) async fn resolve(
                 identity,
             );
             if connection.legacy_version().is_none() {
-                tracing::warn!(target: "mcp::redis", session = id, "a shared session's initialize no longer succeeds");
+                tracing::warn!(target: crate::targets::REDIS_TARGET, session = id, "a shared session's initialize no longer succeeds");
                 return Ok(Lookup::Unknown);
             }
             let caller = limits::caller_key(identity, client);
@@ -243,7 +243,7 @@ pub(crate) async fn changed(
         .record_session_change(&session.id, &change, shared.options.session_idle_timeout)
         .await
     {
-        tracing::warn!(target: "mcp::redis", session = %session.id, error = e, "a session's state change was not shared");
+        tracing::warn!(target: crate::targets::REDIS_TARGET, session = %session.id, error = e, "a session's state change was not shared");
     }
 }
 

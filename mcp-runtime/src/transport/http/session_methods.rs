@@ -93,7 +93,7 @@ fn open_stream(
                 return Vec::new();
             };
             from.events_after(&id, &last).await.unwrap_or_else(|e| {
-                tracing::warn!(target: "mcp::redis", session = %id, error = e, "missed messages could not be read");
+                tracing::warn!(target: crate::targets::REDIS_TARGET, session = %id, error = e, "missed messages could not be read");
                 Vec::new()
             })
         })
@@ -107,7 +107,7 @@ fn open_stream(
                 match to.append_event(&id, &line).await {
                     Ok(event) => (Some(event), line),
                     Err(e) => {
-                        tracing::warn!(target: "mcp::redis", session = %id, error = e, "a message was sent without being kept for resumption");
+                        tracing::warn!(target: crate::targets::REDIS_TARGET, session = %id, error = e, "a message was sent without being kept for resumption");
                         (None, line)
                     }
                 }
