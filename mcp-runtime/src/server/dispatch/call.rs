@@ -3,7 +3,7 @@
 //! (`crate::pipeline`: audit, panic isolation, policies, argument validation, output check)
 //! as every item does (`serve.rs`); what comes out is projected for the request's era.
 
-use super::table::Method;
+use super::method::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};

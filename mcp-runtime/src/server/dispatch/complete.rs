@@ -2,8 +2,8 @@
 //! from the item's own completer (user code: a panic in it is answered like one in a tool).
 //! An unknown prompt, template or argument is `-32602`.
 
+use super::method::Method;
 use super::serve::error_reply;
-use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::prompt::PromptArguments;

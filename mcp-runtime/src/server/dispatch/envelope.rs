@@ -1,7 +1,7 @@
 //! The envelope of a request: its era (each message classified on its own, by its
 //! `_meta`), its protocol version and client facts, and the transport's checks for that era.
 
-use super::table::Method;
+use super::method::Method;
 use super::{Connection, LegacySession};
 use crate::protocol::meta::{RequestMeta, TraceContext};
 use crate::protocol::version::{self, LATEST_LEGACY_VERSION, MODERN_VERSION, MODERN_VERSIONS};

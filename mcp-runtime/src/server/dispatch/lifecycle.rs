@@ -1,7 +1,7 @@
 //! The lifecycle: `initialize` (the legacy handshake), `ping`, `server/discover` (the modern
 //! one), `logging/setLevel`, and the client's notifications.
 
-use super::table::Method;
+use super::method::Method;
 use super::{Connection, LEVEL_UNSET, LegacySession, optional_params, required_params};
 use crate::protocol::jsonrpc::{encode_notification, encode_raw_result, encode_result};
 use crate::protocol::meta::RequestMeta;

@@ -1,7 +1,7 @@
 //! `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`: pages
 //! serialized once per registry change, per era.
 
-use super::table::Method;
+use super::method::Method;
 use super::{Connection, optional_params};
 use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
@@ -10,74 +10,57 @@ use crate::server::registry::Registry;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
-/// One registry's page from a cursor: `tools`, `prompts`, `resources` or templates.
-type Page = fn(&Registry, Option<&str>, bool) -> Result<Arc<str>, McpError>;
+/// A list a `*/list` method pages through: one registry's page from a cursor, per era.
+pub(super) trait Listed {
+    /// The page at `cursor` (the first without one).
+    fn page(registry: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError>;
+}
+
+/// `tools/list`.
+pub(super) struct Tools;
+/// `prompts/list`.
+pub(super) struct Prompts;
+/// `resources/list`.
+pub(super) struct Resources;
+/// `resources/templates/list`.
+pub(super) struct Templates;
+
+impl Listed for Tools {
+    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+        r.tools.list_page(cursor, modern)
+    }
+}
+
+impl Listed for Prompts {
+    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+        r.prompts.list_page(cursor, modern)
+    }
+}
+
+impl Listed for Resources {
+    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+        r.resources.list_page(cursor, modern)
+    }
+}
+
+impl Listed for Templates {
+    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+        r.resources.templates_page(cursor, modern)
+    }
+}
 
 impl Connection {
-    /// `tools/list`.
-    pub(super) fn list_tools(
+    /// One page of list `L`, from its `cursor`.
+    pub(super) fn list<L: Listed>(
         &self,
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
         checks: Option<&dyn RequestChecks>,
-    ) -> Result<Vec<u8>, Rejection> {
-        self.list(id, method, params, checks, |r, cursor, modern| {
-            r.tools.list_page(cursor, modern)
-        })
-    }
-
-    /// `prompts/list`.
-    pub(super) fn list_prompts(
-        &self,
-        id: &RequestId,
-        method: &'static Method,
-        params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
-    ) -> Result<Vec<u8>, Rejection> {
-        self.list(id, method, params, checks, |r, cursor, modern| {
-            r.prompts.list_page(cursor, modern)
-        })
-    }
-
-    /// `resources/list`.
-    pub(super) fn list_resources(
-        &self,
-        id: &RequestId,
-        method: &'static Method,
-        params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
-    ) -> Result<Vec<u8>, Rejection> {
-        self.list(id, method, params, checks, |r, cursor, modern| {
-            r.resources.list_page(cursor, modern)
-        })
-    }
-
-    /// `resources/templates/list`.
-    pub(super) fn list_templates(
-        &self,
-        id: &RequestId,
-        method: &'static Method,
-        params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
-    ) -> Result<Vec<u8>, Rejection> {
-        self.list(id, method, params, checks, |r, cursor, modern| {
-            r.resources.templates_page(cursor, modern)
-        })
-    }
-
-    /// One page of a list, from its `cursor`.
-    fn list(
-        &self,
-        id: &RequestId,
-        method: &'static Method,
-        params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
-        page: Page,
     ) -> Result<Vec<u8>, Rejection> {
         let p: PaginatedParams = optional_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
-        let page = page(
+        let page = L::page(
             self.inner.server.registry(),
             p.cursor.as_deref(),
             env.era == Era::Modern,

@@ -2,8 +2,8 @@
 //! the server's layers) renders it. An unknown prompt, a missing or unknown argument are
 //! `-32602`; a failure inside is `-32603`.
 
+use super::method::Method;
 use super::serve::{error_reply, wrong_outcome};
-use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{BoxError, McpRequest, Outcome};

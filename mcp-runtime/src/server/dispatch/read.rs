@@ -6,8 +6,8 @@
 //! scheme, spaces or control characters) is `-32602` with `data.reason = "invalid_uri"`; a
 //! failure inside is `-32603`.
 
+use super::method::Method;
 use super::serve::{error_reply, wrong_outcome};
-use super::table::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{BoxError, Outcome};

@@ -10,7 +10,7 @@
 //! (`resultType`, `ttlMs`, `cacheScope`, `_meta` serverInfo), which modern results carry
 //! (the list cache policy of the server: `ServerBuilder::list_cache`).
 
-use super::table::Method;
+use super::method::Method;
 use super::{Connection, optional_params, required_params};
 use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::skills::{GetSkillResult, SkillUriParams};

@@ -2,7 +2,7 @@
 //! legacy connection (updates as unsolicited notifications), and `subscriptions/listen` on
 //! the modern leg (one stream per request, tagged with its id).
 
-use super::table::Method;
+use super::method::Method;
 use super::{Connection, Deferred, Routed, Scope, optional_params, required_params};
 use crate::protocol::MetaOnlyParams;
 use crate::protocol::jsonrpc::{encode_notification, encode_result};

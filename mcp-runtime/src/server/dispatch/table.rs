@@ -3,37 +3,15 @@
 //! capabilities a server declares all read it; adding a method is a row here and a handler
 //! file beside this one.
 
-use super::{Connection, Routed, Scope};
-use crate::protocol::methods::{self as m, Eras, MethodSpec};
-use crate::protocol::{Era, RequestId};
+use super::Connection;
+use super::lists;
+use super::method::{Gate, Handler, Method};
+use crate::protocol::Era;
+use crate::protocol::methods::{self as m, MethodSpec};
 use crate::protocol::{
     PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
 };
-use crate::server::contract::{Rejection, RequestChecks};
-use serde_json::value::RawValue;
-
-/// What a server must offer for a method to be served: nothing, a primitive, completions
-/// (offered with prompts or resources) or logging. A method whose gate is closed is answered
-/// as not offered, and the capability of a gate is declared exactly when it is open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Gate {
-    /// Always served (lifecycle, discovery, streams).
-    Always,
-    /// `tools`.
-    Tools,
-    /// `resources`.
-    Resources,
-    /// `prompts`.
-    Prompts,
-    /// `completions`.
-    Completions,
-    /// `logging`.
-    Logging,
-    /// The tasks extension (`io.modelcontextprotocol/tasks`): some tool runs as a task.
-    Tasks,
-    /// The skills extension (`io.modelcontextprotocol/skills`): skills are served.
-    Skills,
-}
+use crate::server::contract::Rejection;
 
 /// The extension identifier of tasks (SEP-2663).
 pub(crate) const TASKS_EXTENSION: &str = crate::protocol::task::TASKS_EXTENSION;
@@ -109,55 +87,6 @@ impl Offer {
     }
 }
 
-/// A handler answered at once, without user code.
-pub(crate) type Now = fn(
-    &Connection,
-    &RequestId,
-    &'static Method,
-    Option<&RawValue>,
-    Option<&dyn RequestChecks>,
-) -> Result<Vec<u8>, Rejection>;
-
-/// A handler that may run user code or stream: answered now, or later on its outlet.
-pub(crate) type Later =
-    fn(&Connection, RequestId, &'static Method, Option<&RawValue>, Scope<'_>) -> Routed;
-
-/// How a method is handled.
-#[derive(Clone, Copy)]
-pub(crate) enum Handler {
-    /// See [`Now`].
-    Now(Now),
-    /// See [`Later`]: answered by the dispatcher itself, perhaps later (a completion
-    /// handler that waits, a task in a shared store, a stream).
-    Later(Later),
-    /// See [`Later`]: runs an item's stack (the pipeline), which traces the request.
-    Stack(Later),
-}
-
-/// One row of the table.
-pub(crate) struct Method {
-    /// The JSON-RPC method (its spec's name).
-    pub(crate) name: &'static str,
-    /// What the protocol says of it: its eras, its `Mcp-Name` field, its target.
-    pub(crate) spec: &'static MethodSpec,
-    /// The eras it exists in.
-    pub(crate) eras: Eras,
-    /// What the server must offer.
-    pub(crate) gate: Gate,
-    /// Its handler.
-    pub(crate) handler: Handler,
-}
-
-impl std::fmt::Debug for Method {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Method")
-            .field("name", &self.name)
-            .field("eras", &self.eras)
-            .field("gate", &self.gate)
-            .finish_non_exhaustive()
-    }
-}
-
 const fn row(spec: &'static MethodSpec, gate: Gate, handler: Handler) -> Method {
     Method {
         name: spec.name,
@@ -181,18 +110,26 @@ pub(crate) static METHODS: &[Method] = &[
         Gate::Logging,
         N(Connection::set_level),
     ),
-    row(m::TOOLS_LIST, Gate::Tools, N(Connection::list_tools)),
+    row(
+        m::TOOLS_LIST,
+        Gate::Tools,
+        N(Connection::list::<lists::Tools>),
+    ),
     row(
         m::RESOURCES_LIST,
         Gate::Resources,
-        N(Connection::list_resources),
+        N(Connection::list::<lists::Resources>),
     ),
     row(
         m::RESOURCES_TEMPLATES_LIST,
         Gate::Resources,
-        N(Connection::list_templates),
+        N(Connection::list::<lists::Templates>),
     ),
-    row(m::PROMPTS_LIST, Gate::Prompts, N(Connection::list_prompts)),
+    row(
+        m::PROMPTS_LIST,
+        Gate::Prompts,
+        N(Connection::list::<lists::Prompts>),
+    ),
     row(m::TOOLS_CALL, Gate::Tools, S(Connection::call_tool)),
     row(
         m::RESOURCES_READ,

@@ -3,8 +3,8 @@
 
 use super::call::call_result;
 use super::envelope::Envelope;
+use super::method::Method;
 use super::serve::error_reply;
-use super::table::Method;
 use super::{Connection, Outlet, Routed, Scope, required_params};
 use crate::context::Caller;
 use crate::context::input::{Channel, Round, TaskInput};
