@@ -4,7 +4,9 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+#[cfg(unix)]
+use std::sync::RwLockWriteGuard;
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 /// The toolkit checkout (the workspace root).
 pub(crate) fn workspace_root() -> &'static Path {
@@ -91,6 +93,8 @@ thread_local! {
 /// in [`generated_target_dir`], and keeps new ones from starting while the guard lives.
 /// The calling test gives up its own share first, and must not build there again while it
 /// holds the guard.
+// Only the Inspector's test needs it, and it signals the dev loop by Unix signal.
+#[cfg(unix)]
 pub(crate) fn generated_target_to_myself() -> RwLockWriteGuard<'static, ()> {
     SHARE.with(|share| share.borrow_mut().take());
     GENERATED_TARGET

@@ -80,8 +80,9 @@ fn temp_name(kind: Kind) -> OsString {
 /// The name a temporary file of process `pid` gets: [`TEMP_PREFIX`], the pid, 16 random hex
 /// digits and an 8-digit check of the rest (the marker that tells our files from others
 /// named alike). This is the name of a file named from its creation, which a sweep removes
-/// only once it has been idle for [`STALE_AFTER`] and no process `pid` exists. Public for
-/// tests and tools that simulate a leftover.
+/// only once it has been idle for [`STALE_AFTER`] and no process `pid` exists. For tests
+/// that simulate a leftover (the project's own, through the `fuzzing` module).
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn temp_file_name(pid: u32) -> OsString {
     name_of(pid, Kind::Named)
 }

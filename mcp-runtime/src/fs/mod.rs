@@ -142,6 +142,7 @@ mod walk;
 mod work;
 mod write;
 
+#[cfg(feature = "fuzzing")]
 pub(crate) use atomic::temp_file_name;
 pub use atomic::{STALE_AFTER, TEMP_PREFIX};
 pub use audit::AUDIT_TARGET;
