@@ -46,7 +46,7 @@ impl Endpoint {
     fn new(rt: &tokio::runtime::Runtime, redis: Option<RedisState>) -> Self {
         let mut builder = Server::builder("bench", "1.0.0").tool(echo::tool());
         if let Some(redis) = redis {
-            builder = builder.redis(redis);
+            builder = builder.share_through(redis);
         }
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         let connection = rt.block_on(async { builder.build().unwrap().connect(Peer::new(tx)) });

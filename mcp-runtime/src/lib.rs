@@ -47,9 +47,11 @@
 //! the server's own network; `tls` (with `net`, `client-https` or `otel`) is the TLS client
 //! configuration they and the OTLP exporters use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
-//! sits on top: a server binary's command line and `main`. `shared` (the `redis` feature)
-//! keeps what instances of one server share in Redis, under the pipeline and the server
-//! that use it. [`testing`] helps tests. [`targets`], below them all, names each `tracing`
+//! sits on top: a server binary's command line and `main`. What instances of one server share is
+//! behind one trait per concern in the layer that uses it (spent nonces in `context`, rate
+//! budgets and cached results in `pipeline`, the bus and legacy sessions in `server`, tasks
+//! in `task`; [`server::sharing`] lists them); `shared` implements them all for Redis (the
+//! `redis` feature), above the server. [`testing`] helps tests. [`targets`], below them all, names each `tracing`
 //! target the runtime logs to once (the audit trail, request spans, Redis, prompt and
 //! skill reloads).
 //!
@@ -59,7 +61,7 @@
 //! and fails on a reference outside test code that it does not allow, on a permission that
 //! nothing uses, and on a cycle among the modules of any folder, at any depth. The last
 //! column is debt, allowed until it is paid: `transport` reaches the pipeline only for its
-//! telemetry and `shared` only for the Redis fleet, and `fs`'s `FileResources` registers
+//! telemetry, and `fs`'s `FileResources` registers
 //! with a builder and refreshes a server's listing; each is to move behind a seam in the
 //! layer below.
 //!
@@ -76,10 +78,10 @@
 //! | `tool` | `protocol` `context` `task` |  |
 //! | `resource` | `protocol` `context` |  |
 //! | `prompt` | `protocol` `context` `tool` `targets` |  |
-//! | `shared` | `protocol` `context` `task` `targets` |  |
-//! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `shared` `tls` `targets` |  |
-//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `shared` `targets` |  |
-//! | `transport` | `protocol` `context` `server` `targets` | `pipeline` `shared` |
+//! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `tls` `targets` |  |
+//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `targets` |  |
+//! | `shared` | `protocol` `context` `task` `pipeline` `server` `targets` |  |
+//! | `transport` | `protocol` `context` `server` `targets` | `pipeline` |
 //! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` | `server` |
 //! | `skill` | `protocol` `prompt` `fs` `server` `targets` |  |
 //! | `net` | `context` `tls` `targets` |  |
@@ -132,19 +134,19 @@
 //!
 //! | feature | default | what it adds |
 //! | --- | --- | --- |
-//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `shared` `targets` | the server stack: everything but [`protocol`] and [`client`] (the registry, the pipeline, the transports, the macros) |
+//! | `server` | on | the server stack: everything but [`protocol`] and [`client`] (the registry, the pipeline, the transports, the macros) |
 //! | `client-http` | with `http` | the client's Streamable HTTP transport, `Client::http`, without the server's |
 //! | `client-https` | off | the same over `https://` (rustls on ring, Mozilla's roots and `SSL_CERT_FILE`'s) |
 //! | `http` | on | Streamable HTTP: `transport::http` (`HttpServer`, a `tower` service), `serve_http`, `Client::http` |
-//! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` | the file-security service `fs` (`FileService`, `FileTools`) |
+//! | `fs` | on | the file-security service `fs` (`FileService`, `FileTools`) |
 //! | `prompt-files` | on | prompts from JSON, YAML or Markdown files: `prompt::PromptTemplates`, `ServerBuilder::prompt_dir` (minijinja, saphyr, jsonc-parser) |
-//! | `launch` | `pipeline` `server` `transport` `shared` `oauth` `targets` | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
+//! | `launch` | on | a server binary's command line: `launch::ServeArgs` (`--transport`, and with `http` `--bind`, `--token-file`, ...), `launcher!().run(server)` for a one-line `main`, logs to stderr (clap, tracing-subscriber) |
 //! | `skills` | on | Agent Skills served by the skills extension (SEP-2640): `ServerBuilder::skills_dir`, `ServerBuilder::skill`, `skill::Skill` (needs `fs` and `prompt-files`) |
 //! | `fast-start` | on | the JSON Schema meta-validator (it checks each tool's schema at registration) compiled at build time, not at each start: a faster cold start, about 12 s more in a first build on 2 cores (jsonschema's `macros`); `cargo mcp new`'s stdio projects leave it off |
 //! | `skills-watch` | off | reloading a skills folder as its files change: `skill::SkillsWatcher` (notify) |
-//! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState`, `ServerBuilder::redis`, `--redis URL` (tasks, spent `requestState` nonces, the notification bus) |
-//! | `net` | `context` `tls` `targets` | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
-//! | `command` | `context` `fs` `windows` `targets` | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
+//! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState` behind every seam of `server::sharing` (`ServerBuilder::share_through`), `--redis URL` (tasks, spent `requestState` nonces, the bus, legacy sessions, rate limits, optionally cached results) |
+//! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
+//! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
 //! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
 //! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |
@@ -200,7 +202,7 @@ pub mod protocol;
 pub mod resource;
 #[cfg(feature = "server")]
 pub mod server;
-#[cfg(feature = "redis")]
+#[cfg(feature = "server")]
 pub mod shared;
 #[cfg(feature = "skills")]
 pub mod skill;

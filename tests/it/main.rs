@@ -27,6 +27,7 @@ mod http_session;
 mod http_stream;
 mod input;
 mod interop;
+mod memory_fleet;
 mod oauth;
 mod policies;
 mod primitives;

@@ -363,18 +363,6 @@ fn a_server_told_to_use_an_unreachable_redis_stops_with_an_error_naming_it() {
 }
 
 /// POSTs a legacy message within `session` (none for `initialize`) to `url`.
-async fn legacy_post(url: &str, session: Option<&str>, message: &Value) -> mcp_tests::http::Reply {
-    let mut headers = vec![
-        ("content-type", "application/json"),
-        ("accept", ACCEPT_BOTH),
-        ("mcp-protocol-version", mcp_tests::http::LEGACY),
-    ];
-    if let Some(session) = session {
-        headers.push(("mcp-session-id", session));
-    }
-    post(url, &headers, message).await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
     let redis = Redis::start();
@@ -383,7 +371,7 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
 
     let mut init = mcp_tests::http::initialize(1);
     init["params"]["capabilities"] = json!({"elicitation": {}});
-    let opened = legacy_post(&a.url, None, &init).await;
+    let opened = mcp_tests::http::legacy_post(&a.url, None, &init).await;
     let session = opened
         .header("mcp-session-id")
         .expect("a session")
@@ -394,7 +382,7 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
     );
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(
-        legacy_post(&b.url, Some(&session), &initialized)
+        mcp_tests::http::legacy_post(&b.url, Some(&session), &initialized)
             .await
             .status,
         http::StatusCode::ACCEPTED
@@ -404,7 +392,9 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
         let url = urls[(n % 3) as usize];
         let call = json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
             "params": {"name": "greet", "arguments": {"name": format!("n{n}")}}});
-        let answer = legacy_post(url, Some(&session), &call).await.answer();
+        let answer = mcp_tests::http::legacy_post(url, Some(&session), &call)
+            .await
+            .answer();
         assert_eq!(
             answer["result"]["content"][0]["text"],
             format!("Hello, n{n}!"),
@@ -430,7 +420,9 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
     let reply = json!({"jsonrpc": "2.0", "id": request["id"],
         "result": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}});
     assert_eq!(
-        legacy_post(&a.url, Some(&session), &reply).await.status,
+        mcp_tests::http::legacy_post(&a.url, Some(&session), &reply)
+            .await
+            .status,
         http::StatusCode::ACCEPTED
     );
     let done = stream.next_message(WAIT).await.expect("the call's answer");
@@ -453,7 +445,9 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
     for url in urls {
         let call = json!({"jsonrpc": "2.0", "id": 30, "method": "tools/list"});
         assert_eq!(
-            legacy_post(url, Some(&session), &call).await.status,
+            mcp_tests::http::legacy_post(url, Some(&session), &call)
+                .await
+                .status,
             http::StatusCode::NOT_FOUND,
             "{url}"
         );
@@ -464,10 +458,10 @@ async fn a_legacy_session_whose_every_request_lands_on_another_instance() {
 async fn a_get_stream_resumed_on_another_instance_loses_nothing() {
     let redis = Redis::start();
     let (a, b, c) = (instance(&redis), instance(&redis), instance(&redis));
-    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
+    let opened = mcp_tests::http::legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
     let session = opened.header("mcp-session-id").unwrap().to_owned();
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    legacy_post(&a.url, Some(&session), &initialized).await;
+    mcp_tests::http::legacy_post(&a.url, Some(&session), &initialized).await;
     let get = |url: String, last: Option<String>| {
         let session = session.clone();
         async move {
@@ -489,7 +483,9 @@ async fn a_get_stream_resumed_on_another_instance_loses_nothing() {
         async move {
             let call = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call",
                 "params": {"name": "test_trigger_tool_change", "arguments": {}}});
-            legacy_post(&url, Some(&session), &call).await.answer()
+            mcp_tests::http::legacy_post(&url, Some(&session), &call)
+                .await
+                .answer()
         }
     };
     async fn next_data(stream: &mut SseReader) -> mcp_tests::http::SseEvent {
@@ -533,7 +529,7 @@ async fn a_get_stream_resumed_on_another_instance_loses_nothing() {
 async fn only_state_changes_that_succeed_are_shared_and_the_record_is_bounded() {
     let redis = Redis::start();
     let (a, b) = (instance(&redis), instance(&redis));
-    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
+    let opened = mcp_tests::http::legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
     let session = opened
         .header("mcp-session-id")
         .expect("a session")
@@ -542,14 +538,14 @@ async fn only_state_changes_that_succeed_are_shared_and_the_record_is_bounded() 
     for n in 0..20_i64 {
         let subscribe = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "resources/subscribe",
             "params": {"uri": huge}});
-        let answer = legacy_post(&a.url, Some(&session), &subscribe)
+        let answer = mcp_tests::http::legacy_post(&a.url, Some(&session), &subscribe)
             .await
             .answer();
         assert_eq!(answer["error"]["code"], -32602, "{answer}");
     }
     let set_level = json!({"jsonrpc": "2.0", "id": 200, "method": "logging/setLevel",
         "params": {"level": "warning"}});
-    let answer = legacy_post(&a.url, Some(&session), &set_level)
+    let answer = mcp_tests::http::legacy_post(&a.url, Some(&session), &set_level)
         .await
         .answer();
     assert!(answer.get("result").is_some(), "{answer}");
@@ -577,7 +573,9 @@ async fn only_state_changes_that_succeed_are_shared_and_the_record_is_bounded() 
         for method in ["resources/subscribe", "resources/unsubscribe"] {
             let change = json!({"jsonrpc": "2.0", "id": 300 + n, "method": method,
                 "params": {"uri": uri}});
-            let answer = legacy_post(&a.url, Some(&session), &change).await.answer();
+            let answer = mcp_tests::http::legacy_post(&a.url, Some(&session), &change)
+                .await
+                .answer();
             assert!(answer.get("result").is_some(), "{method}: {answer}");
         }
     }
@@ -590,7 +588,7 @@ async fn only_state_changes_that_succeed_are_shared_and_the_record_is_bounded() 
     assert!((1000 * 1024..=1024 * 1024).contains(&bytes), "{bytes}");
     // The session is served by the other instance all the same.
     let list = json!({"jsonrpc": "2.0", "id": 900, "method": "tools/list"});
-    let answer = legacy_post(&b.url, Some(&session), &list).await;
+    let answer = mcp_tests::http::legacy_post(&b.url, Some(&session), &list).await;
     assert_eq!(answer.status, http::StatusCode::OK);
     assert!(answer.answer()["result"]["tools"].is_array());
 }
@@ -612,7 +610,7 @@ async fn a_full_redis_fails_session_and_task_creation_closed() {
         .query_async(&mut c)
         .await
         .unwrap();
-    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
+    let opened = mcp_tests::http::legacy_post(&a.url, None, &mcp_tests::http::initialize(1)).await;
     assert_eq!(
         opened.status,
         http::StatusCode::SERVICE_UNAVAILABLE,
@@ -647,7 +645,7 @@ async fn a_full_redis_fails_session_and_task_creation_closed() {
         .query_async(&mut c)
         .await
         .unwrap();
-    let opened = legacy_post(&a.url, None, &mcp_tests::http::initialize(2)).await;
+    let opened = mcp_tests::http::legacy_post(&a.url, None, &mcp_tests::http::initialize(2)).await;
     assert!(
         opened.header("mcp-session-id").is_some(),
         "{}",

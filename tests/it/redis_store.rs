@@ -1,5 +1,6 @@
-//! The Redis side of shared state, against a real Redis (`tests/redis/setup.sh`): the task
-//! store behaves as every store must (`task::suite`), a task whose worker stops renewing
+//! The Redis side of shared state, against a real Redis (`tests/redis/setup.sh`): every
+//! seam it fills behaves as every implementation must (`server::sharing::suite`, the task
+//! store's `task::suite` included), a task whose worker stops renewing
 //! its lease fails, spent nonces and the bus work between two connections, and an
 //! unreachable Redis is a clear error naming its URL.
 
@@ -37,6 +38,17 @@ async fn the_redis_task_store_behaves_as_every_store_must() {
     )
     .await;
     suite::check_bounds(&bounded.task_store(), 5, 2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_seam_on_redis_behaves_as_every_implementation_must() {
+    use mcp_runtime::server::sharing::{Sharing, suite};
+    let redis = Redis::start();
+    let prefix = prefix("seams");
+    let options = || RedisOptions::new().prefix(&prefix).share_result_cache(true);
+    let one: Sharing = connect(&redis, options()).await.into();
+    let two: Sharing = connect(&redis, options()).await.into();
+    suite::check(&one, &two).await;
 }
 
 #[tokio::test]
@@ -191,7 +203,7 @@ fn sharing(redis: RedisState) -> mcp_runtime::Server {
             ResourceDefinition::new("config://app", "config"),
             |_| async { "{}" },
         ))
-        .redis(redis)
+        .share_through(redis)
         .build()
         .unwrap()
 }
@@ -253,12 +265,12 @@ async fn a_rate_limit_is_one_budget_for_every_instance() {
     let servers = [
         mcp_runtime::Server::builder("fleet", "1.0.0")
             .tool(limited::tool())
-            .redis(connect(&redis, RedisOptions::new().prefix(&prefix)).await)
+            .share_through(connect(&redis, RedisOptions::new().prefix(&prefix)).await)
             .build()
             .unwrap(),
         mcp_runtime::Server::builder("fleet", "1.0.0")
             .tool(limited::tool())
-            .redis(connect(&redis, RedisOptions::new().prefix(&prefix)).await)
+            .share_through(connect(&redis, RedisOptions::new().prefix(&prefix)).await)
             .build()
             .unwrap(),
     ];
@@ -322,7 +334,7 @@ async fn a_cached_result_is_shared_by_the_instances_when_asked() {
             .await;
             let server = mcp_runtime::Server::builder("fleet", "1.0.0")
                 .tool(lookup::tool())
-                .redis(state)
+                .share_through(state)
                 .build()
                 .unwrap();
             let client = Client::memory(&server);

@@ -411,6 +411,20 @@ pub async fn post(url: &str, headers: &[(&str, &str)], message: &Value) -> Reply
     send(Method::POST, url, &all, message.to_string()).await
 }
 
+/// POSTs `message` as a 2025-era client would: JSON, both answers accepted, the legacy
+/// protocol version, and the session it names (if any).
+pub async fn legacy_post(url: &str, session: Option<&str>, message: &Value) -> Reply {
+    let mut headers = vec![
+        ("content-type", "application/json"),
+        ("accept", ACCEPT_BOTH),
+        ("mcp-protocol-version", LEGACY),
+    ];
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    post(url, &headers, message).await
+}
+
 /// The 2026-07-28 `_meta` envelope.
 pub fn envelope() -> Value {
     json!({

@@ -9,7 +9,9 @@
 //! - [`Peer`]: the outbound half of a connection;
 //! - [`input`]: the input channel, asking the client (elicitation, sampling,
 //!   roots) in both eras;
-//! - [`Json`] and [`ResourceError`], which tools, resources and the context share.
+//! - [`Json`] and [`ResourceError`], which tools, resources and the context share;
+//! - [`SpentNonces`]: where instances sharing state keep spent requestState nonces, and
+//!   [`Unavailable`], what every store shared by instances fails with.
 //!
 //! Tools, resources, prompts and completions are siblings above this layer; each of them
 //! imports it, and it imports none of them.
@@ -23,6 +25,7 @@ pub mod input;
 mod json;
 mod peer;
 mod request;
+mod store;
 
 pub use caller::Caller;
 pub use error::ResourceError;
@@ -32,3 +35,4 @@ pub use json::Json;
 pub use peer::Peer;
 pub use request::{RequestContext, RequestContextParts};
 pub(crate) use request::{RequestIo, ResourceReader};
+pub use store::{MemoryNonces, SpentNonces, Unavailable};

@@ -106,9 +106,9 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:0";
 /// | `--oauth-client-id ID` (feature `oauth`) | `MCP_OAUTH_CLIENT_ID` (secret: `MCP_OAUTH_CLIENT_SECRET`) | none |
 /// | `--redis URL` | `MCP_REDIS_URL` | none (state in this process) |
 ///
-/// All but `--transport` and `--redis` come with the `http` feature; `--redis` with the
-/// `redis` feature. The fields are public to read; the
-/// struct gains fields as servers gain options, so it is built by clap, not by hand.
+/// All but `--transport` and `--redis` come with the `http` feature; `--redis` needs the
+/// `redis` feature (without it, it is answered with a message naming the feature). The
+/// fields are public to read; the struct gains fields as servers gain options, so it is built by clap, not by hand.
 ///
 /// ```
 /// use clap::Parser;
@@ -236,7 +236,9 @@ pub struct ServeArgs {
     /// of this server through the Redis at this URL (`redis://[:password@]host[:port][/db]`),
     /// so that any request can land on any instance. The password is better given in the
     /// variable than on the command line, where `ps` shows it.
-    #[cfg(feature = "redis")]
+    /// Without the `redis` feature it is accepted and answered with a one-line message
+    /// saying which feature to turn on (exit code 2), as `--transport http` is without
+    /// `http`.
     #[arg(long, value_name = "URL", env = "MCP_REDIS_URL")]
     pub redis: Option<String>,
 
@@ -450,10 +452,13 @@ impl ServeArgs {
     )]
     pub async fn serve(self, server: Server) -> ExitCode {
         let name = server.info().name.clone();
-        #[cfg(feature = "redis")]
         if let Err(e) = self.share(&server).await {
             eprintln!("{name}: {e}");
-            return ExitCode::FAILURE;
+            return if crate::shared::AVAILABLE {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::from(2)
+            };
         }
         let served = match self.transport {
             Transport::Stdio => {
@@ -496,20 +501,22 @@ impl ServeArgs {
     }
 }
 
-#[cfg(feature = "redis")]
 impl ServeArgs {
     /// Connects to `--redis` (if given) and shares the server's state through it; an
     /// unreachable Redis is an error naming its URL (the password masked).
     ///
     /// # Errors
     ///
-    /// Redis cannot be reached, or the server shares through another already.
-    pub async fn share(&self, server: &Server) -> Result<(), Box<dyn std::error::Error>> {
+    /// Redis cannot be reached, the server shares its state already, or (without the
+    /// `redis` feature) a `--redis` was given.
+    pub async fn share(
+        &self,
+        server: &Server,
+    ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         let Some(url) = &self.redis else {
             return Ok(());
         };
-        let redis = crate::shared::RedisState::connect(url).await?;
-        server.share_through(redis)?;
+        server.share_through(crate::shared::connect(url).await?)?;
         Ok(())
     }
 }

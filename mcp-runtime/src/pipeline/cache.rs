@@ -47,7 +47,8 @@
 //!   cancellation, its progress notifications, its timeout and rate-limit outcome), and it
 //!   needs moka's `future` cache and three more crates.
 
-use super::{BoxError, McpRequest, Outcome};
+use super::fleet::FleetSlot;
+use super::{BoxError, McpRequest, Outcome, SharedResults};
 use crate::protocol::{CallToolResult, JsonObject};
 use futures::future::{BoxFuture, FutureExt as _};
 use serde_json::Value;
@@ -315,10 +316,9 @@ pub struct ResultCacheLayer {
     id: u64,
     ttl: Duration,
     store: ResultStore,
-    /// The fleet's shared results, when the server shares state through Redis and its
-    /// options share the result cache (`RedisOptions::share_result_cache`).
-    #[cfg(feature = "redis")]
-    fleet: Option<Arc<OnceLock<crate::shared::RedisState>>>,
+    /// The fleet's shared results, when the server shares state and its sharing includes
+    /// results ([`SharedResults`](super::SharedResults)).
+    fleet: Option<FleetSlot>,
 }
 
 impl ResultCacheLayer {
@@ -329,15 +329,12 @@ impl ResultCacheLayer {
             id: NEXT_LAYER.fetch_add(1, Ordering::Relaxed),
             ttl,
             store: store.clone(),
-            #[cfg(feature = "redis")]
             fleet: None,
         }
     }
 
-    /// Also shares results through the fleet's Redis once `fleet` is set (and its options
-    /// say so).
-    #[cfg(feature = "redis")]
-    pub(crate) fn fleet(mut self, fleet: Arc<OnceLock<crate::shared::RedisState>>) -> Self {
+    /// Also shares results through the fleet once `fleet` is set (and it shares results).
+    pub(crate) fn fleet(mut self, fleet: FleetSlot) -> Self {
         self.fleet = Some(fleet);
         self
     }
@@ -386,11 +383,13 @@ where
             request.context().mark_answered_from_cache();
             return futures::future::ready(Ok(Outcome::Tool(result))).boxed();
         }
-        #[cfg(feature = "redis")]
-        if let Some(redis) = self.layer.fleet.as_ref().and_then(|f| f.get())
-            && redis.options().share_result_cache
+        if let Some(results) = self
+            .layer
+            .fleet
+            .as_ref()
+            .and_then(|f| f.get()?.results.clone())
         {
-            return self.shared(redis.clone(), key, request);
+            return self.shared(results, key, request);
         }
         let context = request.context().clone();
         let store = store.clone();
@@ -411,7 +410,6 @@ where
     }
 }
 
-#[cfg(feature = "redis")]
 impl<S> ResultCache<S>
 where
     S: tower::Service<McpRequest, Response = Outcome, Error = BoxError>,
@@ -420,10 +418,10 @@ where
     /// A call that missed this instance's store: looked up in the fleet's shared results
     /// (keyed by tool, caller and arguments; results of a tool registered again under the
     /// same name are shared until they expire), run on a miss, and its result shared.
-    /// Redis unreachable: the call runs as if nothing were cached.
+    /// The store unreachable: the call runs as if nothing were cached.
     fn shared(
         &mut self,
-        redis: crate::shared::RedisState,
+        results: Arc<dyn SharedResults>,
         key: Key,
         request: McpRequest,
     ) -> BoxFuture<'static, Result<Outcome, BoxError>> {
@@ -434,7 +432,7 @@ where
         // Made now, run only on a miss: inside this layer nothing starts before it is polled.
         let call = self.inner.call(request);
         async move {
-            if let Ok(Some(text)) = redis.cached_result(&name).await
+            if let Ok(Some(text)) = results.get(&name).await
                 && let Ok(result) = serde_json::from_str::<CallToolResult>(&text)
             {
                 context.mark_answered_from_cache();
@@ -447,8 +445,10 @@ where
                 && !context.is_cancelled()
                 && !context.asked_client()
             {
-                if let Ok(text) = serde_json::to_string(result) {
-                    redis.cache_result(&name, &text, ttl).await;
+                if let Ok(text) = serde_json::to_string(result)
+                    && let Err(e) = results.put(&name, text, ttl).await
+                {
+                    tracing::debug!(target: crate::targets::REDIS_TARGET, error = %e, "a result was not shared");
                 }
                 store.put(key, result.clone(), ttl);
             }
@@ -460,7 +460,6 @@ where
 
 /// The fleet-wide name of a cached result: a digest of tool, caller and arguments (the
 /// layer's id is this process's alone).
-#[cfg(feature = "redis")]
 fn shared_name(key: &Key) -> String {
     use sha2::Digest as _;
     let mut digest = sha2::Sha256::new();

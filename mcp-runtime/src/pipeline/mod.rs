@@ -75,6 +75,7 @@ mod audit;
 mod audit_sink;
 mod cache;
 mod concurrency;
+mod fleet;
 mod invoke;
 #[cfg(feature = "otel-grpc")]
 mod otlp_grpc;
@@ -97,6 +98,8 @@ pub use cache::{
     DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
 };
 pub use concurrency::{ConcurrencyLimit, ConcurrencyLimitLayer, DEFAULT_QUEUE_WAIT};
+pub(crate) use fleet::FleetPipeline;
+pub use fleet::{MemoryRateBudgets, MemoryResults, RateBudgets, SharedResults};
 pub use invoke::{GetPrompt, Invoke, ReadResource};
 pub use output::OutputCheck;
 pub use panic::{CatchPanic, CatchPanicLayer};

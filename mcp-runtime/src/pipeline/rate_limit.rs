@@ -6,10 +6,11 @@
 //! affected. Idle callers' state is pruned as calls come in, so memory follows the callers
 //! active within one period.
 //!
-//! A server sharing state through Redis (`ServerBuilder::redis`) takes from budgets the
-//! whole fleet shares instead (`shared::RedisState`, GCRA in a Lua script), keyed by tool
-//! and caller; while Redis cannot be reached, from this process's own.
+//! A server sharing state (`Server::share_through`) takes from budgets the whole fleet
+//! shares instead ([`RateBudgets`](super::RateBudgets); Redis's is GCRA in a Lua script),
+//! keyed by tool and caller; while they cannot be read, from this process's own.
 
+use super::fleet::FleetSlot;
 use super::{BoxError, McpRequest, Outcome, Refusal, human};
 use crate::tool::Rate;
 use futures::future::{BoxFuture, FutureExt as _};
@@ -36,8 +37,7 @@ struct Shared {
     rate: Rate,
     checks: AtomicU32,
     /// The fleet's budgets, once the server shares state, and the tool's name in them.
-    #[cfg(feature = "redis")]
-    fleet: Option<(Arc<std::sync::OnceLock<crate::shared::RedisState>>, String)>,
+    fleet: Option<(FleetSlot, String)>,
 }
 
 impl RateLimitLayer {
@@ -54,19 +54,13 @@ impl RateLimitLayer {
                 limiter: DefaultKeyedRateLimiter::keyed(quota),
                 rate,
                 checks: AtomicU32::new(0),
-                #[cfg(feature = "redis")]
                 fleet: None,
             }),
         }
     }
 
     /// Takes from the fleet's budgets for `tool` once `fleet` is set.
-    #[cfg(feature = "redis")]
-    pub(crate) fn fleet(
-        self,
-        fleet: Arc<std::sync::OnceLock<crate::shared::RedisState>>,
-        tool: &str,
-    ) -> Self {
+    pub(crate) fn fleet(self, fleet: FleetSlot, tool: &str) -> Self {
         let shared = Arc::try_unwrap(self.shared).unwrap_or_else(|_| unreachable!("just made"));
         Self {
             shared: Arc::new(Shared {
@@ -123,11 +117,11 @@ where
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
         let key = request.context().caller().limit_key();
-        #[cfg(feature = "redis")]
         if let Some((fleet, tool)) = &self.layer.shared.fleet
-            && let Some(redis) = fleet.get()
+            && let Some(budgets) = fleet.get().and_then(|f| f.budgets.as_ref())
         {
-            let (redis, name) = (redis.clone(), format!("{tool}:{key}"));
+            let rate = self.layer.shared.rate;
+            let take = budgets.take(&format!("{tool}:{key}"), rate.count(), rate.period());
             let layer = self.layer.clone();
             let target = request.target().to_owned();
             // Made now, run only if allowed: inside this layer are the tool's own timeout,
@@ -135,14 +129,13 @@ where
             // polled; a refused call drops it unpolled.
             let call = self.inner.call(request);
             return async move {
-                let rate = layer.shared.rate;
-                let verdict = match redis.take_rate(&name, rate.count(), rate.period()).await {
+                let verdict = match take.await {
                     Ok(None) => Ok(()),
                     Ok(Some(wait)) => Err(wait),
                     Err(e) => {
                         tracing::warn!(
                             target: crate::targets::REDIS_TARGET,
-                            error = e,
+                            error = %e,
                             "the fleet's rate limit could not be read; this instance's own applies"
                         );
                         layer.check(&key)

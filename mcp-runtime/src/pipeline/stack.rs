@@ -39,8 +39,7 @@ pub(crate) struct ServerPolicies {
     pub(crate) results: LazyStore,
     /// The Redis the server shares state through, once attached: rate limits take from
     /// the fleet's budgets.
-    #[cfg(feature = "redis")]
-    pub(crate) fleet: Arc<std::sync::OnceLock<crate::shared::RedisState>>,
+    pub(crate) fleet: super::fleet::FleetSlot,
 }
 
 impl fmt::Debug for ServerPolicies {
@@ -102,16 +101,13 @@ impl ToolStack {
                 service = McpService::new(limit.layer(service));
             }
             if let Some(rate) = policy.rate_limit {
-                let layer = RateLimitLayer::new(rate);
-                #[cfg(feature = "redis")]
-                let layer = layer.fleet(server.fleet.clone(), name);
+                let layer = RateLimitLayer::new(rate).fleet(server.fleet.clone(), name);
                 service = McpService::new(layer.layer(service));
             }
             // Above the limits: a hit costs no quota and needs no slot.
             if let Some(ttl) = policy.cache {
-                let cache = ResultCacheLayer::new(ttl, server.results.get());
-                #[cfg(feature = "redis")]
-                let cache = cache.fleet(server.fleet.clone());
+                let cache =
+                    ResultCacheLayer::new(ttl, server.results.get()).fleet(server.fleet.clone());
                 service = McpService::new(cache.layer(service));
             }
             for layer in tool_layers.iter().rev().chain(server.layers.iter().rev()) {

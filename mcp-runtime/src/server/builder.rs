@@ -56,8 +56,7 @@ pub struct ServerBuilder {
     pub(super) logging: bool,
     pub(super) max_response_bytes: usize,
     pub(super) tasks: Option<crate::task::TaskOptions>,
-    #[cfg(feature = "redis")]
-    pub(super) redis: Option<crate::shared::RedisState>,
+    pub(super) sharing: Option<super::sharing::Sharing>,
     /// Skills to serve (the skills extension), loaded or declared before `build`.
     pub(super) skills: Vec<registry::skills::ServedSkill>,
     /// Whether skills were configured at all (then the extension is declared, even with
@@ -431,22 +430,28 @@ impl ServerBuilder {
         self
     }
 
-    /// Shares what outlives one request with the other instances connected to the same
-    /// Redis (see [`shared`](crate::shared)): tasks (unless [`tasks`](Self::tasks) names
-    /// a shared store of its own), spent `requestState` nonces, and list-change, resource
-    /// update and task notifications.
+    /// Shares what outlives one request with the server's other instances (see
+    /// [`sharing`](super::sharing)): tasks (unless [`tasks`](Self::tasks) names a shared
+    /// store of its own), spent `requestState` nonces and the key states are signed with,
+    /// list-change, resource update and task notifications, legacy sessions, rate-limit
+    /// budgets, and (when the sharing includes them) tools' cached results. `sharing` is a
+    /// [`Sharing`](super::sharing::Sharing) or what converts into one (Redis's
+    /// `shared::RedisState`, with the `redis` feature). `build()` must then run within a
+    /// Tokio runtime (unless the sharing names one).
     ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    /// use mcp_runtime::shared::RedisState;
-    ///
-    /// let redis = RedisState::connect("redis://127.0.0.1:6379/").await?;
-    /// let server = mcp_runtime::Server::builder("demo", "1.0.0").redis(redis).build()?;
-    /// # let _ = server; Ok(()) }
     /// ```
-    #[cfg(feature = "redis")]
-    pub fn redis(mut self, redis: crate::shared::RedisState) -> Self {
-        self.redis = Some(redis);
+    /// use mcp_runtime::server::sharing::MemoryFleet;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let fleet = MemoryFleet::new();
+    /// let server = mcp_runtime::Server::builder("demo", "1.0.0")
+    ///     .share_through(fleet.instance())
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server; }
+    /// ```
+    pub fn share_through(mut self, sharing: impl Into<super::sharing::Sharing>) -> Self {
+        self.sharing = Some(sharing.into());
         self
     }
 
@@ -605,7 +610,6 @@ impl ServerBuilder {
             skills,
             feed,
         } = registries;
-        #[cfg(feature = "redis")]
         let request_state_keys_configured = self.request_state_keys.is_some();
         let server = Server {
             inner: Arc::new(ServerInner {
@@ -626,16 +630,13 @@ impl ServerBuilder {
                 offer,
                 max_response_bytes: self.max_response_bytes,
                 tasks: Arc::new(crate::task::TaskHub::new(self.tasks.unwrap_or_default())),
-                #[cfg(feature = "redis")]
-                redis: std::sync::OnceLock::new(),
-                #[cfg(feature = "redis")]
+                sharing: std::sync::OnceLock::new(),
                 request_state_keys_configured,
             }),
         };
-        #[cfg(feature = "redis")]
-        if let Some(redis) = self.redis {
+        if let Some(sharing) = self.sharing {
             server
-                .share_through(redis)
+                .share_through(sharing)
                 .expect("a server just built shares nothing yet");
         }
         server

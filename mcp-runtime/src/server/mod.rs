@@ -12,10 +12,8 @@ pub(crate) mod projection;
 #[cfg(feature = "prompt-watch")]
 mod prompt_watch;
 mod reader;
-#[cfg(feature = "redis")]
-mod sharing;
+pub mod sharing;
 pub use problems::BuildError;
-#[cfg(feature = "redis")]
 pub use sharing::AlreadyShared;
 pub(crate) mod registry;
 
@@ -96,12 +94,10 @@ pub(crate) struct ServerInner {
     max_response_bytes: usize,
     /// Tasks (`crate::task`): the store, and the tasks running in this process.
     tasks: Arc<crate::task::TaskHub>,
-    /// The Redis this instance shares state through, once attached.
-    #[cfg(feature = "redis")]
-    redis: std::sync::OnceLock<crate::shared::RedisState>,
-    /// Whether the requestState keys were configured (otherwise instances sharing a Redis
-    /// take the key kept there).
-    #[cfg(feature = "redis")]
+    /// What this instance shares with the others, once attached (`Server::share_through`).
+    sharing: std::sync::OnceLock<sharing::Sharing>,
+    /// Whether the requestState keys were configured (otherwise instances sharing state
+    /// take the sharing's).
     request_state_keys_configured: bool,
 }
 
@@ -147,8 +143,7 @@ impl Server {
             logging: true,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             tasks: None,
-            #[cfg(feature = "redis")]
-            redis: None,
+            sharing: None,
             skills: Vec::new(),
             skills_configured: false,
         }
@@ -213,9 +208,6 @@ impl Server {
 
     /// Whether the server shares state with other instances.
     pub(crate) fn shares_state(&self) -> bool {
-        #[cfg(feature = "redis")]
-        return self.inner.redis.get().is_some();
-        #[cfg(not(feature = "redis"))]
-        false
+        self.inner.sharing.get().is_some()
     }
 }

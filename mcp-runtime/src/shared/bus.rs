@@ -7,6 +7,8 @@
 //! worker through the store, within `store_poll`).
 
 use super::RedisOptions;
+use crate::server::Primitive;
+use crate::server::sharing::SharedEvent;
 use redis::aio::ConnectionManager;
 use redis::{PushInfo, PushKind, Value};
 use std::sync::Arc;
@@ -14,58 +16,40 @@ use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-/// What one instance tells the others.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum FleetEvent {
-    /// A list of primitives changed (`notifications/{primitive}/list_changed`): `tools`,
-    /// `resources` or `prompts`.
-    ListChanged(String),
-    /// A resource's contents changed (`notifications/resources/updated`).
-    ResourceUpdated(Arc<str>),
-    /// A task was cancelled: the instance running it stops it.
-    TaskCancelled(String),
-    /// Answers for a task arrived (`tasks/update`): the instance running it wakes it.
-    TaskAnswered(String),
-    /// A legacy session ended (`DELETE`): the instances holding it drop it.
-    SessionClosed(String),
-    /// A client's answer to a request of ours reached an instance where nobody waits for
-    /// it: the instance whose call asked takes it. The legacy session (`""`: none, the
-    /// stateless endpoint), and the JSON-RPC response as the client sent it.
-    Answer(String, String),
-}
-
-impl FleetEvent {
-    fn encode(&self, instance: &str) -> String {
-        match self {
-            FleetEvent::ListChanged(p) => format!("{instance}\nlist\n{p}"),
-            FleetEvent::ResourceUpdated(uri) => format!("{instance}\nupdated\n{uri}"),
-            FleetEvent::TaskCancelled(id) => format!("{instance}\ncancel\n{id}"),
-            FleetEvent::TaskAnswered(id) => format!("{instance}\nanswered\n{id}"),
-            FleetEvent::SessionClosed(id) => format!("{instance}\nclosed\n{id}"),
-            FleetEvent::Answer(session, message) => {
-                format!("{instance}\nanswer\n{session}\n{message}")
-            }
+/// `event` as a message on the channel, from `instance`.
+fn encode(event: &SharedEvent, instance: &str) -> String {
+    match event {
+        SharedEvent::ListChanged(p) => format!("{instance}\nlist\n{p}"),
+        SharedEvent::ResourceUpdated(uri) => format!("{instance}\nupdated\n{uri}"),
+        SharedEvent::TaskCancelled(id) => format!("{instance}\ncancel\n{id}"),
+        SharedEvent::TaskAnswered(id) => format!("{instance}\nanswered\n{id}"),
+        SharedEvent::SessionClosed(id) => format!("{instance}\nclosed\n{id}"),
+        SharedEvent::Answer { session, message } => {
+            format!("{instance}\nanswer\n{session}\n{message}")
         }
     }
+}
 
-    /// The event in `payload`, unless this instance published it or it is not one.
-    fn decode(payload: &str, instance: &str) -> Option<Self> {
-        let mut parts = payload.splitn(3, '\n');
-        let (from, kind, value) = (parts.next()?, parts.next()?, parts.next()?);
-        if from == instance {
-            return None;
-        }
-        match kind {
-            "list" => Some(FleetEvent::ListChanged(value.to_owned())),
-            "updated" => Some(FleetEvent::ResourceUpdated(value.into())),
-            "cancel" => Some(FleetEvent::TaskCancelled(value.to_owned())),
-            "answered" => Some(FleetEvent::TaskAnswered(value.to_owned())),
-            "closed" => Some(FleetEvent::SessionClosed(value.to_owned())),
-            "answer" => value
-                .split_once('\n')
-                .map(|(session, message)| FleetEvent::Answer(session.into(), message.into())),
-            _ => None,
-        }
+/// The event in `payload`, unless this instance published it or it is not one.
+fn decode(payload: &str, instance: &str) -> Option<SharedEvent> {
+    let mut parts = payload.splitn(3, '\n');
+    let (from, kind, value) = (parts.next()?, parts.next()?, parts.next()?);
+    if from == instance {
+        return None;
+    }
+    match kind {
+        "list" => Primitive::from_name(value).map(SharedEvent::ListChanged),
+        "updated" => Some(SharedEvent::ResourceUpdated(value.into())),
+        "cancel" => Some(SharedEvent::TaskCancelled(value.to_owned())),
+        "answered" => Some(SharedEvent::TaskAnswered(value.to_owned())),
+        "closed" => Some(SharedEvent::SessionClosed(value.to_owned())),
+        "answer" => value
+            .split_once('\n')
+            .map(|(session, message)| SharedEvent::Answer {
+                session: session.into(),
+                message: message.into(),
+            }),
+        _ => None,
     }
 }
 
@@ -77,7 +61,7 @@ const INBOX: usize = 4096;
 pub(super) struct Bus {
     instance: Arc<str>,
     outbox: mpsc::Sender<String>,
-    events: broadcast::Sender<FleetEvent>,
+    events: broadcast::Sender<SharedEvent>,
     /// Stops the publisher and the keep-alive when the state is dropped.
     _stop: DropGuard,
     /// The subscribed connection (kept open by holding it).
@@ -111,13 +95,13 @@ impl Bus {
         let client = redis::Client::open(info.set_redis_settings(resp3))?;
         let inbox = events.clone();
         let me = instance.clone();
-        let config = super::manager_config(options)
+        let config = super::options::manager_config(options)
             .set_automatic_resubscription()
             .set_push_sender(move |push: PushInfo| {
                 if push.kind == PushKind::Message
                     && let [_, Value::BulkString(payload)] = push.data.as_slice()
                     && let Ok(payload) = std::str::from_utf8(payload)
-                    && let Some(event) = FleetEvent::decode(payload, &me)
+                    && let Some(event) = decode(payload, &me)
                 {
                     // No receiver: nothing running here listens; nothing to do.
                     let _ = inbox.send(event);
@@ -203,8 +187,12 @@ impl Bus {
         })
     }
 
-    pub(super) fn publish(&self, event: FleetEvent) {
-        if self.outbox.try_send(event.encode(&self.instance)).is_err() {
+    pub(super) fn publish(&self, event: SharedEvent) {
+        if self
+            .outbox
+            .try_send(encode(&event, &self.instance))
+            .is_err()
+        {
             tracing::warn!(
                 target: crate::targets::REDIS_TARGET,
                 "an event for the other instances was dropped: too many waiting to be published"
@@ -212,7 +200,7 @@ impl Bus {
         }
     }
 
-    pub(super) fn events(&self) -> broadcast::Receiver<FleetEvent> {
+    pub(super) fn events(&self) -> broadcast::Receiver<SharedEvent> {
         self.events.subscribe()
     }
 }
@@ -224,18 +212,25 @@ mod tests {
     #[test]
     fn events_round_trip_and_an_instance_ignores_its_own() {
         for event in [
-            FleetEvent::ListChanged("prompts".into()),
-            FleetEvent::ResourceUpdated("file:///a\nb".into()),
-            FleetEvent::TaskCancelled("abc".into()),
-            FleetEvent::TaskAnswered("abc".into()),
-            FleetEvent::SessionClosed("s1".into()),
-            FleetEvent::Answer("s1".into(), "{\"id\":\"s-1\",\n\"result\":{}}".into()),
-            FleetEvent::Answer(String::new(), "{}".into()),
+            SharedEvent::ListChanged(Primitive::Prompts),
+            SharedEvent::ResourceUpdated("file:///a\nb".into()),
+            SharedEvent::TaskCancelled("abc".into()),
+            SharedEvent::TaskAnswered("abc".into()),
+            SharedEvent::SessionClosed("s1".into()),
+            SharedEvent::Answer {
+                session: "s1".into(),
+                message: "{\"id\":\"s-1\",\n\"result\":{}}".into(),
+            },
+            SharedEvent::Answer {
+                session: String::new(),
+                message: "{}".into(),
+            },
         ] {
-            let payload = event.encode("one");
-            assert_eq!(FleetEvent::decode(&payload, "two"), Some(event));
-            assert_eq!(FleetEvent::decode(&payload, "one"), None);
+            let payload = encode(&event, "one");
+            assert_eq!(decode(&payload, "two"), Some(event));
+            assert_eq!(decode(&payload, "one"), None);
         }
-        assert_eq!(FleetEvent::decode("x\nunknown\ny", "two"), None);
+        assert_eq!(decode("x\nunknown\ny", "two"), None);
+        assert_eq!(decode("x\nlist\nnot-a-primitive", "two"), None);
     }
 }

@@ -53,21 +53,24 @@ impl RedisState {
         .await
     }
 
-    /// Shares a result for `ttl` (best effort: a failure only means other instances run
-    /// the call themselves).
-    pub(crate) async fn cache_result(&self, name: &str, text: &str, ttl: Duration) {
+    /// Shares a result for `ttl` (one larger than [`MAX_SHARED_RESULT`] is not shared).
+    pub(crate) async fn cache_result(
+        &self,
+        name: &str,
+        text: &str,
+        ttl: Duration,
+    ) -> Result<(), String> {
         if text.len() > MAX_SHARED_RESULT {
-            return;
+            return Ok(());
         }
         let key = self.key(&format!("result:{name}"));
         let ms = ttl.as_millis().max(1) as u64;
-        let _ = self
-            .run(|mut c| {
-                let mut set = redis::cmd("SET");
-                set.arg(&key).arg(text).arg("PX").arg(ms);
-                Box::pin(async move { set.query_async::<()>(&mut c).await })
-            })
-            .await;
+        self.run(|mut c| {
+            let mut set = redis::cmd("SET");
+            set.arg(&key).arg(text).arg("PX").arg(ms);
+            Box::pin(async move { set.query_async::<()>(&mut c).await })
+        })
+        .await
     }
 
     /// Takes one call from the fleet-wide budget `name` (`count` calls per `period`):

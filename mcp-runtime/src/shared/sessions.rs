@@ -21,30 +21,13 @@
 //! on a GET stream one `XADD` with its trimming (one round trip), a resumed GET stream one
 //! `XRANGE`.
 
-use super::{FleetEvent, RedisState};
+use super::RedisState;
+use crate::server::sharing::{
+    MAX_EVENT_AGE, MAX_EVENTS, MAX_SESSION_CHANGE_BYTES as MAX_OPS_BYTES,
+    MAX_SESSION_CHANGES as MAX_OPS, SessionRecord, SessionSync,
+};
 use std::sync::LazyLock;
 use std::time::Duration;
-
-/// The most state changes one session keeps; past it further ones are not shared (a warning
-/// says so). Clients set a log level or subscribe a few times, not thousands.
-pub(crate) const MAX_OPS: usize = 4096;
-
-/// The most bytes of state changes one session keeps (counted in the session's hash as
-/// `opsbytes`); past it, as past [`MAX_OPS`], further ones are not shared. Only changes that
-/// succeeded are recorded (a refused `resources/subscribe` changes nothing), and each is at
-/// most a URI's 8 KiB and its envelope: a session's record stays small for every replica
-/// that reads it.
-pub(crate) const MAX_OPS_BYTES: usize = 1024 * 1024;
-
-/// The most messages kept per session for streams that resume.
-pub(crate) const MAX_EVENTS: usize = 1000;
-
-/// How long a message is kept for streams that resume.
-pub(crate) const MAX_EVENT_AGE: Duration = Duration::from_secs(600);
-
-/// The longest `initialize` params shared (beyond it, `initialize` is refused when sessions
-/// are shared: no instance could serve the session).
-pub(crate) const MAX_INIT_BYTES: usize = 256 * 1024;
 
 /// KEYS: session, ops. ARGV: subject ('' none), has subject (1/0), init, lifetime ms, idle ms.
 const CREATE: &str = r"#!lua
@@ -104,15 +87,6 @@ static SCRIPTS: LazyLock<Scripts> = LazyLock::new(|| Scripts {
     record: redis::Script::new(RECORD),
 });
 
-/// A shared session as another instance finds it.
-#[derive(Debug)]
-pub(crate) struct SessionRecord {
-    /// Who opened it (`None`: an unauthenticated caller).
-    pub(crate) subject: Option<String>,
-    /// Its `initialize` params.
-    pub(crate) init: String,
-}
-
 /// One entry of a Redis stream as `XRANGE` returns it: its id and its fields.
 type StreamEntry = (String, Vec<(String, Vec<u8>)>);
 
@@ -132,16 +106,16 @@ impl RedisState {
     pub(crate) async fn create_session(
         &self,
         id: &str,
-        subject: Option<&str>,
-        init: &str,
+        record: SessionRecord,
         idle: Duration,
         lifetime: Duration,
     ) -> Result<(), String> {
         let keys = self.session_keys(id);
+        let has_subject = if record.subject.is_some() { "1" } else { "0" };
         let args = [
-            subject.unwrap_or_default().to_owned(),
-            if subject.is_some() { "1" } else { "0" }.to_owned(),
-            init.to_owned(),
+            record.subject.unwrap_or_default(),
+            has_subject.to_owned(),
+            record.init,
             ms(lifetime),
             ms(idle),
         ];
@@ -165,7 +139,7 @@ impl RedisState {
         applied: usize,
         idle: Duration,
         whole: bool,
-    ) -> Result<Option<(Option<SessionRecord>, Vec<String>)>, String> {
+    ) -> Result<Option<SessionSync>, String> {
         let keys = self.session_keys(id);
         let args = [
             applied.to_string(),
@@ -184,10 +158,7 @@ impl RedisState {
             .await?;
         Ok(found.map(|(fields, ops)| {
             let record = whole.then(|| {
-                let mut record = SessionRecord {
-                    subject: None,
-                    init: String::new(),
-                };
+                let mut record = SessionRecord::new(None, "");
                 for pair in fields.chunks_exact(2) {
                     match pair[0].as_str() {
                         "subject" => record.subject = Some(pair[1].clone()),
@@ -197,7 +168,7 @@ impl RedisState {
                 }
                 record
             });
-            (record, ops)
+            SessionSync::new(record, ops)
         }))
     }
 
@@ -308,8 +279,8 @@ impl RedisState {
             .collect())
     }
 
-    /// Ends session `id` for every instance: its keys go, and the instances holding it are
-    /// told.
+    /// Ends session `id` for every instance: its keys go (the transport tells the instances
+    /// holding it).
     pub(crate) async fn forget_session(&self, id: &str) -> Result<(), String> {
         let keys = self.session_keys(id);
         let events = self.events_key(id);
@@ -318,8 +289,7 @@ impl RedisState {
             del.arg(&keys[0]).arg(&keys[1]).arg(&events);
             Box::pin(async move { del.query_async::<i64>(&mut c).await })
         })
-        .await?;
-        self.publish(FleetEvent::SessionClosed(id.to_owned()));
-        Ok(())
+        .await
+        .map(drop)
     }
 }

@@ -558,3 +558,13 @@ impl TaskStore for RedisTaskStore {
         Box::pin(self.renew_lease(id))
     }
 }
+
+impl RedisState {
+    /// The task store on this Redis, with [`RedisOptions::task_limits`](super::RedisOptions::task_limits) and
+    /// [`RedisOptions::lease`](super::RedisOptions::lease). [`ServerBuilder::share_through`](crate::ServerBuilder::share_through) uses
+    /// it for the server's tasks unless [`ServerBuilder::tasks`](crate::ServerBuilder::tasks)
+    /// names another store.
+    pub fn task_store(&self) -> RedisTaskStore {
+        RedisTaskStore::new(self.clone())
+    }
+}

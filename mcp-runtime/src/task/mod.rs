@@ -63,7 +63,6 @@ mod runtime;
 pub mod suite;
 
 pub use memory::MemoryTaskStore;
-#[cfg(feature = "redis")]
 pub(crate) use runtime::TaskSignal;
 pub(crate) use runtime::{AskFailure, TaskHub, TaskLink};
 

@@ -56,7 +56,6 @@ impl TaskHub {
     /// Shares tasks with other instances: `store` replaces one of this process alone (a
     /// shared store configured in code stays), and `tell` carries cancellations and answers
     /// to the instance running the task.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn attach(&self, store: Arc<dyn TaskStore>, tell: Teller) {
         if !self.options.store.is_shared() {
             let _ = self.shared.set(store);
@@ -143,7 +142,6 @@ impl TaskHub {
 
     /// Wakes a task running here that answers may have arrived for (another instance said
     /// so).
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn wake(&self, id: &str) {
         if let Some(running) = self.lock().get(id) {
             running.wake.send_replace(());
@@ -151,7 +149,6 @@ impl TaskHub {
     }
 
     /// Stops a task running here (its future is dropped; another instance said so).
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn cancel_local(&self, id: &str) {
         if let Some(running) = self.lock().get(id) {
             running.cancel.cancel();
@@ -176,7 +173,6 @@ impl TaskHub {
 
 /// What one instance tells the others about a task running on one of them.
 #[derive(Debug, Clone, Copy)]
-#[cfg_attr(not(feature = "redis"), allow(dead_code))]
 pub(crate) enum TaskSignal<'a> {
     /// The task was cancelled: the instance running it stops it.
     Cancelled(&'a str),

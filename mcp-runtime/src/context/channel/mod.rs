@@ -20,8 +20,6 @@ pub use state::{KeyError, MAX_STATE_TTL, RequestStateKeys};
 #[cfg(feature = "otel")]
 pub(crate) use outgoing::OUTGOING_TRACE;
 pub(crate) use outgoing::Outgoing;
-#[cfg(feature = "redis")]
-pub(crate) use state::SpentNonces;
 pub(crate) use state::{Binding, Carried, StateCodec};
 
 use crate::protocol::indexmap_like::Ordered;

@@ -38,6 +38,7 @@
 //! earlier rounds and the binding digest, nothing the client does not know.
 
 use super::ledger::Ledger;
+use crate::context::SpentNonces;
 use crate::protocol::{ErrorCode, McpError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -366,13 +367,6 @@ struct Payload {
     carried: Carried,
 }
 
-/// Where instances sharing state keep spent nonces (Redis: `shared::RedisState`).
-pub(crate) trait SpentNonces: Send + Sync {
-    /// Spends `nonce`, valid until `expires` (Unix seconds): `true` the first time, `false`
-    /// for a replay; an error when the store cannot say.
-    fn spend_nonce(&self, nonce: String, expires: u64) -> BoxFuture<'static, Result<bool, String>>;
-}
-
 /// What spends a state's nonce in a store shared by instances: the request waits for it
 /// before anything in the state is used (an error: a replay, or the store unreachable).
 pub(crate) type PendingSpend = BoxFuture<'static, Result<(), McpError>>;
@@ -431,7 +425,6 @@ impl StateCodec {
 
     /// Keeps spent nonces in a store every instance sharing it sees: a state replayed on
     /// another instance is refused like one replayed here.
-    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn attach(&self, store: Arc<dyn SpentNonces>) {
         let _ = self.fleet.set(store);
     }

@@ -89,8 +89,6 @@ pub use log::ClientLogLayer;
 
 #[cfg(feature = "otel")]
 pub(crate) use super::channel::OUTGOING_TRACE;
-#[cfg(feature = "redis")]
-pub(crate) use super::channel::SpentNonces;
 pub(crate) use super::channel::{
     BindingSource, Carried, Channel, LegacyLink, Outgoing, Round, StateCodec, TaskInput,
 };

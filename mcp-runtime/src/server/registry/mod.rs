@@ -16,6 +16,7 @@
 //! [`ServerBuilder::advertise`](crate::ServerBuilder::advertise)); its list method answers
 //! `-32601` otherwise, as for any method the server does not offer.
 
+pub(crate) mod bus;
 pub(crate) mod catalog;
 mod error;
 pub(crate) mod prompts;
@@ -30,8 +31,8 @@ pub use skills::SkillRegistry;
 pub use tools::ToolRegistry;
 
 use crate::protocol::methods;
+use bus::{EventBus, SharedEvent};
 use std::fmt;
-#[cfg(feature = "redis")]
 use std::sync::Arc;
 use tokio::sync::watch;
 
@@ -103,20 +104,26 @@ impl Generations {
 }
 
 /// Where catalogs announce their changes; cheap to clone.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct ChangeFeed {
     tx: watch::Sender<Generations>,
     /// The other instances sharing this server's state, once attached: changes made here
     /// are told to them too.
-    #[cfg(feature = "redis")]
-    fleet: Arc<std::sync::OnceLock<crate::shared::RedisState>>,
+    fleet: Arc<std::sync::OnceLock<Arc<dyn EventBus>>>,
+}
+
+impl fmt::Debug for ChangeFeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChangeFeed")
+            .field("shared", &self.fleet.get().is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ChangeFeed {
     pub(crate) fn new() -> Self {
         Self {
             tx: watch::channel(Generations::default()).0,
-            #[cfg(feature = "redis")]
             fleet: Arc::default(),
         }
     }
@@ -124,10 +131,7 @@ impl ChangeFeed {
     /// Records a change to `primitive`'s list, and tells the other instances.
     pub(crate) fn changed(&self, primitive: Primitive) {
         self.changed_here(primitive);
-        #[cfg(feature = "redis")]
-        self.publish(crate::shared::FleetEvent::ListChanged(
-            primitive.to_string(),
-        ));
+        self.publish(SharedEvent::ListChanged(primitive));
     }
 
     /// Records a change to `primitive`'s list here only (one another instance told of).
@@ -136,17 +140,15 @@ impl ChangeFeed {
     }
 
     /// Tells the other instances, if there are any.
-    #[cfg(feature = "redis")]
-    pub(crate) fn publish(&self, event: crate::shared::FleetEvent) {
+    pub(crate) fn publish(&self, event: SharedEvent) {
         if let Some(fleet) = self.fleet.get() {
             fleet.publish(event);
         }
     }
 
-    /// Shares changes with the instances connected to `redis`.
-    #[cfg(feature = "redis")]
-    pub(crate) fn attach(&self, redis: &crate::shared::RedisState) {
-        let _ = self.fleet.set(redis.clone());
+    /// Shares changes with the instances on `bus`.
+    pub(crate) fn attach(&self, bus: Arc<dyn EventBus>) {
+        let _ = self.fleet.set(bus);
     }
 
     /// A receiver of every later change.
@@ -199,7 +201,6 @@ impl Registry {
     }
 
     /// The feed catalogs announce their changes on.
-    #[cfg(feature = "redis")]
     pub(crate) fn feed(&self) -> &ChangeFeed {
         &self.feed
     }

@@ -154,7 +154,6 @@ pub struct ResourceRegistry {
     /// would otherwise fault in at every start.
     updates: std::sync::OnceLock<broadcast::Sender<Arc<str>>>,
     /// Tells other instances of updates (when they share state).
-    #[cfg(feature = "redis")]
     feed: ChangeFeed,
 }
 
@@ -175,15 +174,11 @@ impl ResourceRegistry {
     pub(crate) fn new(settings: PageSettings, feed: ChangeFeed, policies: ServerPolicies) -> Self {
         Self {
             resources: Catalog::new(settings.clone(), feed.clone()),
-            #[cfg(feature = "redis")]
             templates: Catalog::new(settings, feed.clone()),
-            #[cfg(not(feature = "redis"))]
-            templates: Catalog::new(settings, feed),
             next_order: AtomicU64::new(0),
             advertised: true,
             policies,
             updates: std::sync::OnceLock::new(),
-            #[cfg(feature = "redis")]
             feed,
         }
     }
@@ -223,10 +218,9 @@ impl ResourceRegistry {
     /// ```
     pub fn updated(&self, uri: &str) {
         self.updated_here(uri);
-        // Instances sharing state (`ServerBuilder::redis`) tell their subscribers too.
-        #[cfg(feature = "redis")]
+        // Instances sharing state (`Server::share_through`) tell their subscribers too.
         self.feed
-            .publish(crate::shared::FleetEvent::ResourceUpdated(uri.into()));
+            .publish(super::bus::SharedEvent::ResourceUpdated(uri.into()));
     }
 
     /// Tells this instance's subscribers only (an update another instance told of).

@@ -1,17 +1,20 @@
-//! Legacy sessions shared by the instances of a server through Redis (its `redis` feature,
-//! [`ServerBuilder::redis`](crate::ServerBuilder::redis)): `initialize` on one instance
-//! and the next request on another work, with no sticky routing.
+//! Legacy sessions shared by the instances of a server (through the
+//! [`SessionStore`](crate::server::sharing::SessionStore) and the
+//! [`EventBus`](crate::server::sharing::EventBus) that
+//! [`Server::share_through`](crate::Server::share_through) installs; Redis's with `--redis`):
+//! `initialize` on one instance and the next request on another work, with no sticky
+//! routing.
 //!
 //! - **Opening.** After `initialize` succeeds, the session is recorded in Redis (who opened
-//!   it and its `initialize` params) before its id is answered; if Redis cannot take it the
-//!   client gets 503 and no session.
+//!   it and its `initialize` params) before its id is answered; if the store cannot take it
+//!   the client gets 503 and no session.
 //! - **Meeting a session opened elsewhere.** An instance that does not hold the session a
-//!   request names looks for it in Redis and, if the same identity opened it, makes it again
+//!   request names looks for it in the store and, if the same identity opened it, makes it again
 //!   here: a fresh connection that replays `initialize` and the state changes since (the
 //!   client's `notifications/initialized`, log level, resource subscriptions). The replay is not audited as
 //!   requests of the client, nor answered to it.
-//! - **Every request** of a shared session renews it in Redis and applies the state changes
-//!   other instances recorded since (one round trip). A session gone from Redis (ended by
+//! - **Every request** of a shared session renews it in the store and applies the state changes
+//!   other instances recorded since (one round trip). A session gone from the store (ended by
 //!   `DELETE` elsewhere, expired, past its lifetime) is gone here too: 404.
 //! - **Answers to our requests.** A legacy ask (`elicitation/create`, `sampling/createMessage`,
 //!   `roots/list`) goes out on the stream of the call that asked; the client's answer may
@@ -31,7 +34,7 @@ use crate::protocol::RequestId;
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::methods;
 use crate::server::Connection;
-use crate::shared::{FleetEvent, RedisState};
+use crate::server::sharing::{MAX_INIT_BYTES, SessionRecord, SharedEvent, Sharing};
 use crate::transport::{Exchange, NoChecks};
 use axum::body::Body;
 use http::{HeaderMap, Response};
@@ -50,8 +53,8 @@ pub(crate) fn changes_state(method: &str) -> bool {
     methods::lookup(method).is_some_and(|m| m.changes_session)
 }
 
-fn unavailable(e: &str) -> Response<Body> {
-    tracing::warn!(target: crate::targets::REDIS_TARGET, error = e, "the shared session store failed");
+fn unavailable(e: &crate::context::Unavailable) -> Response<Body> {
+    tracing::warn!(target: crate::targets::REDIS_TARGET, error = %e, "the shared session store failed");
     response::unavailable("the session store is unavailable; retry shortly")
 }
 
@@ -65,8 +68,8 @@ fn named(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// What a request's session lookup becomes when sessions are shared: a session held here
-/// brought up to date (or found gone), one opened elsewhere made again here. Without Redis
-/// the lookup stays as it is.
+/// brought up to date (or found gone), one opened elsewhere made again here. Sharing
+/// nothing, the lookup stays as it is.
 pub(crate) async fn resolve(
     shared: &Arc<Shared>,
     parts: &http::request::Parts,
@@ -74,16 +77,17 @@ pub(crate) async fn resolve(
     client: Option<std::net::IpAddr>,
     lookup: Lookup,
 ) -> Result<Lookup, Response<Body>> {
-    let Some(redis) = shared.server().redis() else {
+    let Some(sharing) = shared.server().sharing() else {
         return Ok(lookup);
     };
+    let store = sharing.sessions();
     let idle = shared.options.session_idle_timeout;
     match lookup {
         Lookup::Absent => Ok(Lookup::Absent),
         Lookup::Found(session) => {
             let applied = session.applied.load(Ordering::Acquire);
-            match redis
-                .sync_session(&session.id, applied, idle, false)
+            match store
+                .sync(&session.id, applied, idle, false)
                 .await
                 .map_err(|e| unavailable(&e))?
             {
@@ -91,8 +95,8 @@ pub(crate) async fn resolve(
                     shared.sessions.remove(&session.id);
                     Ok(Lookup::Unknown)
                 }
-                Some((_, changes)) => {
-                    apply(&session, &changes, identity);
+                Some(sync) => {
+                    apply(&session, &sync.changes, identity);
                     Ok(Lookup::Found(session))
                 }
             }
@@ -101,11 +105,14 @@ pub(crate) async fn resolve(
             let Some(id) = named(&parts.headers) else {
                 return Ok(Lookup::Unknown);
             };
-            let Some((Some(record), changes)) = redis
-                .sync_session(id, 0, idle, true)
+            let Some(sync) = store
+                .sync(id, 0, idle, true)
                 .await
                 .map_err(|e| unavailable(&e))?
             else {
+                return Ok(Lookup::Unknown);
+            };
+            let (Some(record), changes) = (sync.record, sync.changes) else {
                 return Ok(Lookup::Unknown);
             };
             // Another identity's session does not exist for this one.
@@ -195,24 +202,24 @@ fn replay_raw(
 
 /// Records a session opened here, so any instance can serve it.
 pub(crate) async fn opened(
-    redis: &RedisState,
+    sharing: &Sharing,
     shared: &Shared,
     session: &Session,
     identity: &Identity,
     init: Option<&RawValue>,
 ) -> Result<(), Response<Body>> {
     let init = init.map_or("{}", RawValue::get);
-    if init.len() > crate::shared::MAX_INIT_BYTES {
+    if init.len() > MAX_INIT_BYTES {
         return Err(response::message(
             http::StatusCode::PAYLOAD_TOO_LARGE,
             "initialize params this large cannot be shared with the server's other instances",
         ));
     }
-    redis
-        .create_session(
+    sharing
+        .sessions()
+        .create(
             &session.id,
-            identity.subject_name(),
-            init,
+            SessionRecord::new(identity.subject_name().map(str::to_owned), init),
             shared.options.session_idle_timeout,
             shared.options.max_session_lifetime,
         )
@@ -232,29 +239,35 @@ pub(crate) fn succeeded(line: &[u8]) -> bool {
 
 /// Records a state change served on a session, for the other instances.
 pub(crate) async fn changed(
-    redis: &RedisState,
+    sharing: &Sharing,
     shared: &Shared,
     session: &Session,
     method: &str,
     params: Option<&RawValue>,
 ) {
     let change = serde_json::to_string(&Change { method, params }).expect("JSON");
-    if let Err(e) = redis
-        .record_session_change(&session.id, &change, shared.options.session_idle_timeout)
+    if let Err(e) = sharing
+        .sessions()
+        .record_change(&session.id, change, shared.options.session_idle_timeout)
         .await
     {
-        tracing::warn!(target: crate::targets::REDIS_TARGET, session = %session.id, error = e, "a session's state change was not shared");
+        tracing::warn!(target: crate::targets::REDIS_TARGET, session = %session.id, error = %e, "a session's state change was not shared");
     }
 }
 
-/// Ends a session on every instance.
-pub(crate) async fn forget(redis: &RedisState, id: &str) -> Result<(), String> {
-    redis.forget_session(id).await
+/// Ends a session on every instance: it goes from the store, and the instances holding it
+/// are told.
+pub(crate) async fn forget(sharing: &Sharing, id: &str) -> Result<(), crate::context::Unavailable> {
+    sharing.sessions().forget(id).await?;
+    sharing
+        .bus()
+        .publish(SharedEvent::SessionClosed(id.to_owned()));
+    Ok(())
 }
 
 /// Passes a client's answer that nobody here waits for to the other instances.
 pub(crate) fn pass_on(
-    redis: &RedisState,
+    sharing: &Sharing,
     session: Option<&str>,
     id: &RequestId,
     outcome: Result<&RawValue, &RawValue>,
@@ -264,10 +277,10 @@ pub(crate) fn pass_on(
         Ok(result) => format!(r#"{{"id":{id},"result":{}}}"#, result.get()),
         Err(error) => format!(r#"{{"id":{id},"error":{}}}"#, error.get()),
     };
-    redis.publish(FleetEvent::Answer(
-        session.unwrap_or_default().to_owned(),
+    sharing.bus().publish(SharedEvent::Answer {
+        session: session.unwrap_or_default().to_owned(),
         message,
-    ));
+    });
 }
 
 /// A JSON-RPC response, as passed between instances.
@@ -283,12 +296,12 @@ struct Answer<'a> {
 /// Takes what other instances pass on for the sessions held here, for as long as the
 /// endpoint lives: answers to requests of ours, and sessions ended elsewhere.
 pub(crate) fn listen(shared: &Arc<Shared>) {
-    let Some(redis) = shared.server().redis() else {
+    let Some(sharing) = shared.server().sharing() else {
         return;
     };
-    let mut events = redis.events();
+    let mut events = sharing.bus().subscribe();
     let shared = Arc::downgrade(shared);
-    redis.spawn(async move {
+    sharing.spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
             let event = match events.recv().await {
@@ -300,10 +313,10 @@ pub(crate) fn listen(shared: &Arc<Shared>) {
                 return;
             };
             match event {
-                FleetEvent::SessionClosed(id) => {
+                SharedEvent::SessionClosed(id) => {
                     shared.sessions.remove(&id);
                 }
-                FleetEvent::Answer(session, message) => {
+                SharedEvent::Answer { session, message } => {
                     let Ok(answer) = serde_json::from_str::<Answer<'_>>(&message) else {
                         continue;
                     };

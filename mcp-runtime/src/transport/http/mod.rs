@@ -2,7 +2,6 @@
 
 mod access;
 mod auth;
-#[cfg(feature = "redis")]
 mod fleet;
 mod headers;
 mod limits;

@@ -226,7 +226,6 @@ where
         LegacyMode::Stateless => Lookup::Absent,
         LegacyMode::Sessionful => shared.sessions.lookup(&parts.headers, &identity),
     };
-    #[cfg(feature = "redis")]
     let lookup = match super::fleet::resolve(shared, &parts, &identity, client, lookup).await {
         Ok(lookup) => lookup,
         Err(refused) => return refused,
@@ -308,12 +307,11 @@ async fn serve(
             let dispatched = connection.request(id, &method, params, &checks, exchange);
             // A change of the session's state, repeated by the instances it reaches next:
             // only one that succeeded (these methods are answered at once).
-            #[cfg(feature = "redis")]
-            if let (Lookup::Found(s), Some(redis)) = (lookup, shared.server().redis())
+            if let (Lookup::Found(s), Some(sharing)) = (lookup, shared.server().sharing())
                 && super::fleet::changes_state(&method)
                 && matches!(&dispatched, Dispatched::Reply { line, .. } if super::fleet::succeeded(line))
             {
-                super::fleet::changed(redis, shared, s, &method, params).await;
+                super::fleet::changed(sharing, shared, s, &method, params).await;
             }
             match dispatched {
                 Dispatched::Reply { line, disposition } => {
@@ -326,11 +324,10 @@ async fn serve(
             Lookup::Unknown => response::message(StatusCode::NOT_FOUND, "session not found"),
             Lookup::Found(s) => {
                 s.connection.notification(&method, params);
-                #[cfg(feature = "redis")]
-                if let Some(redis) = shared.server().redis()
+                if let Some(sharing) = shared.server().sharing()
                     && super::fleet::changes_state(&method)
                 {
-                    super::fleet::changed(redis, shared, s, &method, params).await;
+                    super::fleet::changed(sharing, shared, s, &method, params).await;
                 }
                 response::accepted()
             }
@@ -355,12 +352,10 @@ async fn serve(
                 Lookup::Absent => (&shared.stateless, None),
             };
             if !connection.answered(&id, outcome) {
-                #[cfg(feature = "redis")]
-                if let Some(redis) = shared.server().redis() {
-                    super::fleet::pass_on(redis, session, &id, outcome);
+                if let Some(sharing) = shared.server().sharing() {
+                    super::fleet::pass_on(sharing, session, &id, outcome);
                     return response::accepted();
                 }
-                let _ = session;
                 tracing::debug!(%id, "ignoring a response to no request of ours that is waiting");
             }
             response::accepted()
@@ -408,9 +403,9 @@ async fn initialize(
             return response::unavailable("too many sessions are in use; retry later");
         }
     };
-    #[cfg(feature = "redis")]
-    if let Some(redis) = shared.server().redis()
-        && let Err(refused) = super::fleet::opened(redis, shared, &session, identity, params).await
+    if let Some(sharing) = shared.server().sharing()
+        && let Err(refused) =
+            super::fleet::opened(sharing, shared, &session, identity, params).await
     {
         shared.sessions.remove(&session.id);
         return refused;

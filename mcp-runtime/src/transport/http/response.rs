@@ -224,7 +224,6 @@ where
 }
 
 /// A stream of messages with event ids (a resumable stream), as an SSE response.
-#[cfg(feature = "redis")]
 pub(crate) fn sse_with_ids<S>(messages: S, keep_alive: Duration) -> Response<Body>
 where
     S: Stream<Item = (Option<String>, Vec<u8>)> + Send + 'static,

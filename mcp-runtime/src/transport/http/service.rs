@@ -63,7 +63,6 @@ impl McpHttpService {
     pub fn new(server: Server, options: HttpOptions) -> Self {
         let shared = Arc::new(Shared::new(server, options));
         // Instances sharing sessions pass each other what belongs to sessions held here.
-        #[cfg(feature = "redis")]
         super::fleet::listen(&shared);
         Self { shared }
     }

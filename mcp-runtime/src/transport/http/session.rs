@@ -57,7 +57,6 @@ pub(crate) struct Session {
     closing: CancellationToken,
     /// How many of the session's shared state changes (kept in Redis by the instance that
     /// served them) this copy has applied.
-    #[cfg(feature = "redis")]
     pub(crate) applied: AtomicUsize,
 }
 
@@ -211,7 +210,6 @@ impl Sessions {
             last_active: Mutex::new(now),
             busy: AtomicUsize::new(0),
             closing: CancellationToken::new(),
-            #[cfg(feature = "redis")]
             applied: AtomicUsize::new(0),
         });
         {
@@ -260,7 +258,6 @@ impl Sessions {
     }
 
     /// The session `id`, if held here.
-    #[cfg(feature = "redis")]
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
         lock(&self.map).get(id).cloned()
     }

@@ -31,7 +31,6 @@ pub(crate) async fn handle(
         );
     }
     let lookup = shared.sessions.lookup(&parts.headers, identity);
-    #[cfg(feature = "redis")]
     let lookup = match super::fleet::resolve(shared, parts, identity, client, lookup).await {
         Ok(lookup) => lookup,
         Err(refused) => return refused,
@@ -84,30 +83,29 @@ fn open_stream(
             "this session already has an open GET stream",
         );
     };
-    #[cfg(feature = "redis")]
-    if let Some(redis) = shared.server().redis() {
+    if let Some(sharing) = shared.server().sharing() {
         use futures::StreamExt as _;
-        let (from, id) = (redis.clone(), session.id.clone());
+        let (from, id) = (sharing.sessions().clone(), session.id.clone());
         let missed = futures::stream::once(async move {
             let Some(last) = last_event else {
                 return Vec::new();
             };
             from.events_after(&id, &last).await.unwrap_or_else(|e| {
-                tracing::warn!(target: crate::targets::REDIS_TARGET, session = %id, error = e, "missed messages could not be read");
+                tracing::warn!(target: crate::targets::REDIS_TARGET, session = %id, error = %e, "missed messages could not be read");
                 Vec::new()
             })
         })
         .flat_map(|missed| {
             futures::stream::iter(missed.into_iter().map(|(event, line)| (Some(event), line)))
         });
-        let (to, id) = (redis.clone(), session.id.clone());
+        let (to, id) = (sharing.sessions().clone(), session.id.clone());
         let live = stream.then(move |line| {
             let (to, id) = (to.clone(), id.clone());
             async move {
-                match to.append_event(&id, &line).await {
+                match to.append_event(&id, line.clone()).await {
                     Ok(event) => (Some(event), line),
                     Err(e) => {
-                        tracing::warn!(target: crate::targets::REDIS_TARGET, session = %id, error = e, "a message was sent without being kept for resumption");
+                        tracing::warn!(target: crate::targets::REDIS_TARGET, session = %id, error = %e, "a message was sent without being kept for resumption");
                         (None, line)
                     }
                 }
@@ -115,16 +113,14 @@ fn open_stream(
         });
         return response::sse_with_ids(missed.chain(live), shared.options.keep_alive);
     }
-    let _ = last_event;
     response::sse(stream, shared.options.keep_alive)
 }
 
 /// DELETE: ends the session (on every instance, when they share sessions).
 async fn delete(shared: &Shared, session: &Arc<Session>) -> Response<Body> {
     shared.sessions.remove(&session.id);
-    #[cfg(feature = "redis")]
-    if let Some(redis) = shared.server().redis()
-        && let Err(e) = super::fleet::forget(redis, &session.id).await
+    if let Some(sharing) = shared.server().sharing()
+        && let Err(e) = super::fleet::forget(sharing, &session.id).await
     {
         tracing::warn!(session = %session.id, error = %e, "the shared session could not be ended");
         return response::unavailable("the session store is unavailable; retry the DELETE");
