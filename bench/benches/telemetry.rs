@@ -18,8 +18,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_bench::InProcess;
-use mcp_runtime::pipeline::telemetry::{self, TelemetryOptions};
 use mcp_runtime::prelude::*;
+use mcp_runtime::telemetry::{self, TelemetryOptions};
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::data::ResourceMetrics;

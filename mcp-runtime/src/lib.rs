@@ -44,10 +44,13 @@
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
 //! resources, and registers them with a server; `net` (a feature) fetches URLs for tools and refuses
-//! the server's own network; `tls` (with `net`, `client-https` or `otel`) is the TLS client
+//! the server's own network; `tls` (the `tls` feature, which `net`, `client-https` and `otel` turn on) is the TLS client
 //! configuration they and the OTLP exporters use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
-//! sits on top: a server binary's command line and `main`. What instances of one server share is
+//! sits on top: a server binary's command line and `main`. [`telemetry`], over the
+//! context, is what the pipeline, the dispatcher, the transports and the launcher tell
+//! operators: the audit trail's sink and (the `otel` feature) OpenTelemetry's spans,
+//! metrics and exporters, the same calls doing nothing without it. What instances of one server share is
 //! behind one trait per concern in the layer that uses it (spent nonces in `context`, rate
 //! budgets and cached results in `pipeline`, the bus and legacy sessions in `server`, tasks
 //! in `task`; [`server::sharing`] lists them); `shared` implements them all for Redis (the
@@ -60,9 +63,8 @@
 //! `mcp_runtime::`, `use` groups, and names a module imports: `crate::input` is `context`)
 //! and fails on a reference outside test code that it does not allow, on a permission that
 //! nothing uses, and on a cycle among the modules of any folder, at any depth. The last
-//! column is debt, allowed until it is paid: `transport` reaches the pipeline only for its
-//! telemetry, and `fs`'s `FileResources` registers
-//! with a builder and refreshes a server's listing; each is to move behind a seam in the
+//! column is debt, allowed until it is paid: `fs`'s `FileResources` registers
+//! with a builder and refreshes a server's listing; it is to move behind a seam in the
 //! layer below.
 //!
 //! <!-- layering:start -->
@@ -78,10 +80,11 @@
 //! | `tool` | `protocol` `context` `task` |  |
 //! | `resource` | `protocol` `context` |  |
 //! | `prompt` | `protocol` `context` `tool` `targets` |  |
-//! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `tls` `targets` |  |
-//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `targets` |  |
+//! | `telemetry` | `protocol` `context` `tls` `targets` |  |
+//! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `telemetry` `targets` |  |
+//! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `telemetry` `targets` |  |
 //! | `shared` | `protocol` `context` `task` `pipeline` `server` `targets` |  |
-//! | `transport` | `protocol` `context` `server` `targets` | `pipeline` |
+//! | `transport` | `protocol` `context` `server` `telemetry` `targets` |  |
 //! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` | `server` |
 //! | `skill` | `protocol` `prompt` `fs` `server` `targets` |  |
 //! | `net` | `context` `tls` `targets` |  |
@@ -92,7 +95,7 @@
 //! | `prelude` | `protocol` `context` `tool` `resource` `prompt` `server` `transport` |  |
 //! | `client` | `protocol` `server` `transport` `tls` |  |
 //! | `testing` | `client` `server` |  |
-//! | `launch` | `pipeline` `server` `transport` `shared` `oauth` `targets` |  |
+//! | `launch` | `server` `transport` `shared` `oauth` `telemetry` `targets` |  |
 //! | `fuzzing` | `protocol` `context` `prompt` `resource` `server` `transport` `fs` `prelude` |  |
 //! <!-- layering:end -->
 //!
@@ -147,8 +150,9 @@
 //! | `redis` | off | state shared by many instances of one server, in Redis: `shared::RedisState` behind every seam of `server::sharing` (`ServerBuilder::share_through`), `--redis URL` (tasks, spent `requestState` nonces, the bus, legacy sessions, rate limits, optionally cached results) |
 //! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
 //! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
-//! | `otel` | off | OpenTelemetry: `pipeline::telemetry` (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
+//! | `otel` | off | OpenTelemetry: [`telemetry`] (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
 //! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
+//! | `tls` | off | the TLS client configuration of every connection the crate opens, `tls::client_config` (rustls on ring, Mozilla's roots and `SSL_CERT_FILE`'s); on with `client-https`, `net` and `otel` |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |
 //! | `otel-prometheus` | off | a Prometheus scrape endpoint for the request metrics (`OTEL_METRICS_EXPORTER=prometheus`: `/metrics` on `OTEL_EXPORTER_PROMETHEUS_HOST`:`..._PORT`, default localhost:9464) |
 //! | `prompt-watch` | off | reloading a prompt directory as its files change: `PromptTemplates::watch` (notify) |
@@ -210,11 +214,13 @@ pub mod skill;
 pub mod targets;
 #[cfg(feature = "server")]
 pub mod task;
+#[cfg(feature = "server")]
+pub mod telemetry;
 #[cfg(all(test, any(feature = "fs", feature = "net", feature = "command")))]
 mod test_log;
 #[cfg(feature = "server")]
 pub mod testing;
-#[cfg(any(feature = "client-https", feature = "net", feature = "otel"))]
+#[cfg(feature = "tls")]
 pub mod tls;
 #[cfg(feature = "server")]
 pub mod tool;

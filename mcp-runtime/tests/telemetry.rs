@@ -4,10 +4,10 @@
 #![cfg(feature = "otel")]
 
 use mcp_runtime::client::{Client, EraMode};
-use mcp_runtime::pipeline::telemetry::{self, TelemetryOptions};
 use mcp_runtime::prelude::*;
 use mcp_runtime::prompt::prompt_fn;
 use mcp_runtime::protocol::{PromptDefinition, ToolDefinition};
+use mcp_runtime::telemetry::{self, TelemetryOptions};
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData};

@@ -5,9 +5,9 @@
 //! while serving. One test: the telemetry switch is process-wide.
 #![cfg(feature = "otel")]
 
-use mcp_runtime::pipeline::telemetry::{self, TelemetryOptions};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::ToolDefinition;
+use mcp_runtime::telemetry::{self, TelemetryOptions};
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry_sdk::metrics::SdkMeterProvider;

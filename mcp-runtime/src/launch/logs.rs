@@ -40,7 +40,7 @@ pub fn init_tracing() -> LogGuard {
             .ok()
             .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "mcp-server".to_owned());
-        match crate::pipeline::telemetry::from_env(&service) {
+        match crate::telemetry::from_env(&service) {
             Ok(Some(providers)) => {
                 // The request spans stay on whatever `RUST_LOG` says about other logs: one
                 // span per request by default; their children (`validate arguments`, `tool`,
@@ -49,16 +49,14 @@ pub fn init_tracing() -> LogGuard {
                 // costs: three spans instead of one for every tool call (`OTEL=1
                 // bench/compare.sh`, stdio: 13.5 µs of server CPU a call with them, 8.8 µs
                 // without, 2.6 µs not exporting).
-                let target = crate::pipeline::telemetry::SPAN_TARGET;
+                let target = crate::telemetry::SPAN_TARGET;
                 let named = std::env::var("RUST_LOG").is_ok_and(|v| v.contains(target));
                 let env = if named {
                     env
                 } else {
                     env.add_directive(format!("{target}=info").parse().expect("a valid directive"))
                 };
-                let spans = providers
-                    .tracer_provider()
-                    .map(crate::pipeline::telemetry::layer);
+                let spans = providers.tracer_provider().map(crate::telemetry::layer);
                 // The log lines keep to `RUST_LOG` alone: without a filter of their own,
                 // stderr would get the request spans' debug events, and every request would
                 // pay for its span's fields formatted into text nobody prints.
@@ -142,7 +140,7 @@ pub struct LogGuard {
     /// The OpenTelemetry exporters, when the environment asked for them: flushed and shut
     /// down after the audit trail.
     #[cfg(feature = "otel")]
-    otel: Option<crate::pipeline::telemetry::Providers>,
+    otel: Option<crate::telemetry::Providers>,
 }
 
 impl LogGuard {

@@ -40,7 +40,7 @@
 //! - **A non-loopback `--bind` needs bearer tokens** (`--token-file`, `MCP_BEARER_TOKEN`) or an
 //!   explicit `--allow-unauthenticated`; tokens are never flags, where `ps` shows them (see
 //!   [`Access`]), or OAuth (`--oauth-issuer` and `--oauth-audience`, feature `oauth`: tokens
-//!   verified against the issuer's keys, see [`oauth`](crate::oauth)).
+//!   verified against the issuer's keys, see `oauth`).
 //! - **Deployment by environment.** Every flag a container or service manager sets has an
 //!   `MCP_*` variable (see [`ServeArgs`]); a flag on the command line wins over its variable.
 //!   `--allow-unauthenticated` has none: turning authentication off stays visible in the
@@ -76,7 +76,7 @@ pub use oauth::OAUTH_CLIENT_SECRET_ENV;
 #[cfg(test)]
 mod tests;
 
-pub use crate::pipeline::AuditSink;
+pub use crate::telemetry::AuditSink;
 pub use launcher::Launcher;
 pub use logs::{LogGuard, init_tracing};
 pub use runtime::RuntimeFlavor;

@@ -69,7 +69,7 @@
 //! # Audit and errors
 //!
 //! Every HTTP exchange (each redirect hop) is an audit event on target
-//! [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET): `operation = "http_request"`, `tool`,
+//! [`AUDIT_TARGET`]: `operation = "http_request"`, `tool`,
 //! `method`, `origin` (never the path or query, which can carry secrets; never headers),
 //! `status`, `bytes`, `duration_ms`, `outcome` (`ok`, `denied`, `error`) and `error` (the
 //! [`NetError::kind_label`]). Errors say what was refused and why (`refused: 10.0.0.5 is a

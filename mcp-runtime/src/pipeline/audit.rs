@@ -7,11 +7,11 @@
 //! through the redaction hook first. When no subscriber listens to [`AUDIT_TARGET`] at INFO the
 //! layer records nothing and costs one cached check per request.
 
-use super::audit_sink::RequestLine;
-use super::{AuditSink, BoxError, McpRequest, Outcome};
+use super::{BoxError, McpRequest, Outcome};
 use crate::context::RequestContext;
 use crate::protocol::{JsonObject, RequestId};
 use crate::targets::AUDIT_TARGET;
+use crate::telemetry::{self, AuditSink, RequestLine};
 use pin_project_lite::pin_project;
 use std::fmt;
 use std::future::Future;
@@ -124,16 +124,16 @@ where
     }
 
     fn call(&mut self, request: McpRequest) -> Self::Future {
-        // With telemetry on, the span is the semantic conventions' (see `telemetry.rs`).
-        #[cfg(feature = "otel")]
-        let telemetry = super::telemetry::start(&request, request.context());
-        #[cfg(feature = "otel")]
+        // With telemetry on, the span is the semantic conventions' (see `telemetry`).
+        let telemetry = telemetry::start(
+            request.method_spec(),
+            |filled| request.telemetry_target(filled),
+            request.context(),
+        );
         let (span, telemetry) = match telemetry {
             Some((span, call)) => (span, Some(call)),
             None => (Self::plain_span(&request), None),
         };
-        #[cfg(not(feature = "otel"))]
-        let span = Self::plain_span(&request);
         let record = tracing::enabled!(target: AUDIT_TARGET, tracing::Level::INFO).then(|| {
             let arguments = self.options.arguments.then(|| {
                 let mut arguments = request.arguments().clone();
@@ -143,8 +143,7 @@ where
                 serde_json::Value::Object(arguments).to_string()
             });
             Record {
-                #[cfg(feature = "otel")]
-                trace_id: telemetry.as_ref().and_then(|t| t.trace_id),
+                trace_id: telemetry.as_ref().and_then(telemetry::Call::trace_hex),
                 start: Instant::now(),
                 method: request.method(),
                 target: request.target_arc().clone(),
@@ -157,8 +156,6 @@ where
             let _entered = span.enter();
             self.inner.call(request)
         };
-        #[cfg(not(feature = "otel"))]
-        let telemetry = None;
         AuditFuture {
             inner,
             span,
@@ -180,10 +177,7 @@ impl<S> Audit<S> {
 }
 
 /// A request's telemetry (dropped unfinished, it records a cancellation).
-#[cfg(feature = "otel")]
-type TelemetryCall = super::telemetry::Call;
-#[cfg(not(feature = "otel"))]
-type TelemetryCall = std::convert::Infallible;
+type TelemetryCall = telemetry::Call;
 
 pin_project! {
     /// [`Audit`]'s future.
@@ -207,13 +201,11 @@ where
         let this = self.project();
         let out = {
             let _entered = this.span.enter();
-            #[cfg(feature = "otel")]
             let _context = this.telemetry.as_ref().and_then(TelemetryCall::attach);
             ready!(this.inner.poll(cx))
         };
-        #[cfg(feature = "otel")]
         if let Some(call) = this.telemetry.take() {
-            call.finish(out.as_ref().ok());
+            call.finish(out.as_ref().ok().map(Outcome::ended));
         }
         if let Some(record) = this.record.take() {
             let outcome = match &out {
@@ -237,9 +229,8 @@ struct Record {
     context: RequestContext,
     arguments: Option<String>,
     written: bool,
-    /// The request's trace, when telemetry is on: the audit line leads to it.
-    #[cfg(feature = "otel")]
-    trace_id: Option<opentelemetry::trace::TraceId>,
+    /// The request's trace id in hex, when telemetry is on: the audit line leads to it.
+    trace_id: Option<[u8; 32]>,
 }
 
 impl Record {
@@ -261,14 +252,10 @@ impl Record {
         let arguments = self.arguments.as_deref();
         let (method, target) = (self.method, &*self.target);
         // In hex on the stack: no `core::fmt` and no allocation, once per request.
-        #[cfg(feature = "otel")]
-        let hex = self.trace_id.map(super::telemetry::hex_trace_id);
-        #[cfg(feature = "otel")]
-        let trace_id = hex
+        let trace_id = self
+            .trace_id
             .as_ref()
             .map(|h| std::str::from_utf8(h).unwrap_or_default());
-        #[cfg(not(feature = "otel"))]
-        let trace_id: Option<&str> = None;
         // One event, two call sites: a number id is recorded as a number, a string id as text.
         macro_rules! event {
             ($id:expr) => {

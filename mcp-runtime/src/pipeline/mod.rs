@@ -71,29 +71,20 @@
 //! ```
 
 mod audit;
-
-mod audit_sink;
 mod cache;
 mod concurrency;
 mod fleet;
 mod invoke;
-#[cfg(feature = "otel-grpc")]
-mod otlp_grpc;
 mod output;
 mod panic;
-#[cfg(feature = "otel-prometheus")]
-mod prometheus;
 mod rate_limit;
 mod stack;
-#[cfg(feature = "otel")]
-pub mod telemetry;
 mod timeout;
 mod validate;
 
 pub use crate::targets::AUDIT_TARGET;
 pub(crate) use crate::targets::REQUEST_TARGET;
 pub use audit::{Audit, AuditLayer, AuditOptions};
-pub use audit_sink::{AuditSink, DEFAULT_CAPACITY, LINGER};
 pub use cache::{
     DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, ResultCache, ResultCacheLayer, ResultStore,
 };
@@ -210,8 +201,8 @@ impl McpRequest {
         &self.target
     }
 
-    /// What telemetry names the request by: the target, or the URI template a read matched.
-    #[cfg(feature = "otel")]
+    /// What telemetry names the request by: the target, or the URI template a read matched
+    /// (unless `filled`: then the URI itself).
     pub(crate) fn telemetry_target(&self, filled: bool) -> &Arc<str> {
         match &self.template {
             Some(template) if !filled => template,
@@ -244,6 +235,21 @@ impl Outcome {
     /// A refusal with `message` (audited as `refused`).
     pub fn refuse(message: impl Into<String>) -> Self {
         Self::Refused(Refusal::new("refused", message))
+    }
+
+    /// How it ended, as telemetry records it.
+    pub(crate) fn ended(&self) -> crate::telemetry::Ended {
+        use crate::telemetry::{EndKind, Ended};
+        let kind = match self {
+            Self::Tool(r) if r.is_error() => EndKind::ToolError,
+            Self::Refused(r) => EndKind::Refused(r.kind),
+            Self::Error(e) => EndKind::Error(e.code.0),
+            _ => EndKind::Answered,
+        };
+        Ended {
+            outcome: self.audit_outcome(),
+            kind,
+        }
     }
 
     /// The word the audit event records: `ok`, `error` (an `isError` result), a refusal's

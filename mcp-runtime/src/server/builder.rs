@@ -305,7 +305,7 @@ impl ServerBuilder {
 
     /// How long a line transport (stdio, in-memory) waits, after its input ends, for calls
     /// still running; then they are dropped and the transport returns. Default
-    /// [`DEFAULT_SHUTDOWN_GRACE`].
+    /// [`DEFAULT_SHUTDOWN_GRACE`](super::DEFAULT_SHUTDOWN_GRACE).
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.shutdown_grace = grace;
         self
@@ -316,7 +316,7 @@ impl ServerBuilder {
     /// holds more than this for its answer, whatever a tool returns (a file's text is sent
     /// twice for structured output, and a control byte takes six bytes as JSON). A tool
     /// result over it becomes an `isError` result telling the model to ask for less; a read
-    /// or a prompt over it, a `-32603` error. Default [`DEFAULT_MAX_RESPONSE_BYTES`].
+    /// or a prompt over it, a `-32603` error. Default [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES).
     pub fn max_response_bytes(mut self, bytes: usize) -> Self {
         self.max_response_bytes = bytes;
         self
@@ -379,7 +379,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Items per page of every list (default [`DEFAULT_PAGE_SIZE`]; at least 1).
+    /// Items per page of every list (default [`DEFAULT_PAGE_SIZE`](super::DEFAULT_PAGE_SIZE); at least 1).
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = size.max(1);
         self

@@ -23,7 +23,7 @@ pub(crate) mod registry;
 pub use crate::pipeline::AUDIT_TARGET;
 pub use builder::ServerBuilder;
 pub use dispatch::Connection;
-#[cfg(feature = "otel")]
+#[cfg(feature = "http")]
 pub(crate) use dispatch::traced_name;
 #[cfg(feature = "prompt-watch")]
 pub use prompt_watch::{PromptWatcher, WatchError};

@@ -4,12 +4,12 @@
 //! One instance needs none of this: every default is in memory. Several instances connect to
 //! one Redis with the same URL and share:
 //!
-//! - **Tasks** ([`RedisTaskStore`]): a task created on one instance is read, answered and
+//! - **Tasks** (`RedisTaskStore`): a task created on one instance is read, answered and
 //!   cancelled from any other. Its worker runs on the instance that created it and holds a
 //!   *lease* it renews; when that instance dies the lease runs out and the task is `failed`
 //!   with an error saying so (never `working` forever). A cancellation made elsewhere reaches
 //!   the worker through the bus at once (and through the store within
-//!   [`TaskOptions::store_poll`](crate::task::TaskOptions::store_poll) if a message is lost).
+//!   `TaskOptions::store_poll` if a message is lost).
 //! - **Single use of `requestState`**: the nonces of spent states live in Redis (`SET NX`
 //!   with the state's own expiry), so a state replayed on another instance is refused like
 //!   one replayed on the same.
@@ -17,7 +17,7 @@
 //!   is one budget across every instance (GCRA in a Lua script). With Redis unreachable,
 //!   each instance falls back to its own budget (the limit then holds per instance, and a
 //!   warning says so) rather than refusing every call. Tools' cached results can be shared
-//!   too ([`RedisOptions::share_result_cache`]).
+//!   too (`RedisOptions::share_result_cache`).
 //! - **A bus** (Redis pub/sub): `notifications/*/list_changed`, `notifications/resources/updated`
 //!   and task cancellations raised on one instance reach the listen streams and legacy GET
 //!   streams held by every other.
@@ -32,7 +32,7 @@
 //! # let _ = server; Ok(()) }
 //! ```
 //!
-//! A server binary built on [`launch`](crate::launch) takes `--redis URL` (or
+//! A server binary built on `launch` takes `--redis URL` (or
 //! `MCP_REDIS_URL`) instead.
 //!
 //! # Decisions
@@ -41,11 +41,11 @@
 //!   used async Redis client in Rust, maintained by the Redis organisation, one multiplexed
 //!   connection that reconnects by itself, Lua scripts with `EVALSHA` and a fallback to
 //!   `EVAL`. `fred` has more (pools, cluster routing) that one server does not need.
-//! - **Failing fast.** Every command is bounded by [`RedisOptions::timeout`] (default 2 s),
+//! - **Failing fast.** Every command is bounded by `RedisOptions::timeout` (default 2 s),
 //!   connecting included: with Redis gone, a request that needs it fails with a clear
 //!   error instead of hanging, requests that need nothing from it (a stateless
 //!   `tools/call`) never touch it, and the connection is made again by itself when Redis
-//!   returns. Unreachable at start, [`RedisState::connect`] fails with an error naming the
+//!   returns. Unreachable at start, `RedisState::connect` fails with an error naming the
 //!   URL (its password masked).
 //! - **Atomic changes.** Every change to a task is one Lua script, so two instances never
 //!   interleave halfway: a task is either created and visible or the caller got an error.
@@ -60,21 +60,21 @@
 //! - **One Redis, not a cluster**: scripts touch several keys of one server (a task and the
 //!   index of tasks), which Redis Cluster would need hash tags for. A primary with
 //!   replicas behind Sentinel or a managed endpoint works as one Redis does.
-//! - **Keys** start with [`RedisOptions::prefix`] (default `mcp:`), so servers can share a
+//! - **Keys** start with `RedisOptions::prefix` (default `mcp:`), so servers can share a
 //!   Redis without meeting: `{prefix}task:{id}` (a hash), `{prefix}tasks` and
 //!   `{prefix}owner:{identity}` (indexes by expiry), `{prefix}nonce:{nonce}`,
 //!   `{prefix}request-state-key` (see below), and the bus channel `{prefix}bus`.
 //! - **One requestState key for the fleet.** A round of an `input_required` call may come
 //!   back to any instance, so all must verify what any signed. Unless the server's keys are
-//!   configured ([`ServerBuilder::request_state_keys`](crate::ServerBuilder::request_state_keys)),
+//!   configured (`ServerBuilder::request_state_keys`),
 //!   the first instance to connect puts a random 256-bit key in Redis and every instance
 //!   signs with it. Whoever can write to this Redis can then forge states, as they could
 //!   forge tasks: Redis is trusted with the server's state, so keep it private.
 //!
 //! Each concern is a seam of the layer that uses it (see
-//! [`server::sharing`](crate::server::sharing)); this module implements them for Redis
-//! (`seams.rs`), and [`RedisState`] converts into the
-//! [`Sharing`](crate::server::sharing::Sharing) that installs them all. Without the `redis`
+//! `server::sharing`); this module implements them for Redis
+//! (`seams.rs`), and `RedisState` converts into the
+//! `Sharing` that installs them all. Without the `redis`
 //! feature this module holds only what tells a `--redis` on the command line which feature
 //! it needs.
 

@@ -4,7 +4,7 @@ use crate::task::TaskLimits;
 use redis::aio::ConnectionManagerConfig;
 use std::time::Duration;
 
-/// How the server uses Redis ([`RedisState::connect_with`]).
+/// How the server uses Redis ([`RedisState::connect_with`](super::RedisState::connect_with)).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct RedisOptions {

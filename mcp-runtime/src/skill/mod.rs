@@ -10,7 +10,7 @@
 //! - [`ServerBuilder::skills_dir`] loads every skill folder below a folder when the server
 //!   is built; [`ServerBuilder::skill`] adds a [`Skill`] declared in code. Either declares
 //!   the extension (`{"directoryRead": true}`) and the `resources` capability.
-//! - With the `skills-watch` feature, [`SkillsWatcher`] reloads a skills folder as it
+//! - With the `skills-watch` feature, `SkillsWatcher` reloads a skills folder as it
 //!   changes.
 //!
 //! # Decisions

@@ -17,7 +17,6 @@ pub mod state;
 pub use outgoing::MAX_OUTSTANDING;
 pub use state::{KeyError, MAX_STATE_TTL, RequestStateKeys};
 
-#[cfg(feature = "otel")]
 pub(crate) use outgoing::OUTGOING_TRACE;
 pub(crate) use outgoing::Outgoing;
 pub(crate) use state::{Binding, Carried, StateCodec};

@@ -16,9 +16,8 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// The trace context of the current request as `_meta` fields (`traceparent`, `tracestate`,
-/// `baggage`), set by the telemetry (`pipeline::telemetry::enable`) when it is on: requests
+/// `baggage`), set by the telemetry (`telemetry::enable`) when it is on: requests
 /// this server sends to its client carry it.
-#[cfg_attr(not(feature = "otel"), allow(dead_code))]
 pub(crate) static OUTGOING_TRACE: std::sync::OnceLock<TraceFields> = std::sync::OnceLock::new();
 
 /// The current trace context as `(key, value)` pairs for `_meta`.

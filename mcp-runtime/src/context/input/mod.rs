@@ -87,7 +87,8 @@ pub use super::channel::{
 };
 pub use log::ClientLogLayer;
 
-#[cfg(feature = "otel")]
+// Set by telemetry when it is on (the `otel` feature); nothing else names it.
+#[allow(unused_imports)]
 pub(crate) use super::channel::OUTGOING_TRACE;
 pub(crate) use super::channel::{
     BindingSource, Carried, Channel, LegacyLink, Outgoing, Round, StateCodec, TaskInput,

@@ -59,8 +59,7 @@ impl Connection {
                 client_info: Arc::new(p.client_info.retained(MAX_RETAINED_CLIENT_BYTES)),
                 initialized: AtomicBool::new(false),
                 log_level: AtomicU8::new(LEVEL_UNSET),
-                #[cfg(feature = "otel")]
-                _telemetry: crate::pipeline::telemetry::Session::start(negotiated),
+                _telemetry: crate::telemetry::Session::start(negotiated),
             }));
         }
         let server = &self.inner.server.inner;

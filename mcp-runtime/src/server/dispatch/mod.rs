@@ -118,8 +118,7 @@ struct LegacySession {
     log_level: AtomicU8,
     /// The session's duration and the active-session count, when telemetry is on: recorded
     /// when the session (the last holder of it) goes.
-    #[cfg(feature = "otel")]
-    _telemetry: Option<crate::pipeline::telemetry::Session>,
+    _telemetry: Option<crate::telemetry::Session>,
 }
 
 /// `LegacySession::log_level` before any `logging/setLevel`.
@@ -169,7 +168,6 @@ impl Routed {
 
 /// The name telemetry gives `method`: its own when the server serves it, `_OTHER`
 /// otherwise (a client's text never becomes a span's name).
-#[cfg(feature = "otel")]
 pub(crate) fn traced_name(method: &str) -> &'static str {
     table::lookup(method).map_or("_OTHER", |row| row.name)
 }
@@ -177,30 +175,24 @@ pub(crate) fn traced_name(method: &str) -> &'static str {
 /// The span of a request the dispatcher answers later itself (not through the pipeline),
 /// taken by the task that will deliver the answer (see `route_traced`); nothing without
 /// the `otel` feature or with telemetry off.
-struct Deferred(#[cfg(feature = "otel")] Option<crate::pipeline::telemetry::Immediate>);
+struct Deferred(Option<crate::telemetry::Immediate>);
 
 impl Deferred {
     /// The span `route_traced` left for the handler running on this thread.
     fn take() -> Self {
-        Self(
-            #[cfg(feature = "otel")]
-            crate::pipeline::telemetry::take_deferred(),
-        )
+        Self(crate::telemetry::take_deferred())
     }
 
     /// Ends the span with the answer delivered.
     fn answered(self, line: &[u8]) {
-        #[cfg(feature = "otel")]
         if let Some(span) = self.0 {
             span.finish_with(line);
         }
-        let _ = line;
     }
 
     /// Ends the span of a request dropped unanswered; `normal` for an end that is not a
     /// failure (a stream its client closed).
     fn dropped(self, normal: bool) {
-        #[cfg(feature = "otel")]
         if let Some(span) = self.0 {
             if normal {
                 span.finish(None);
@@ -208,7 +200,6 @@ impl Deferred {
                 span.cancelled();
             }
         }
-        let _ = normal;
     }
 }
 
@@ -284,8 +275,9 @@ impl Connection {
     pub async fn handle_line(&self, line: &[u8]) {
         let reply = match decode(line) {
             Err(e) => {
-                #[cfg(feature = "otel")]
-                if let Some(id) = &e.id {
+                if let Some(id) = &e.id
+                    && crate::telemetry::enabled()
+                {
                     self.trace_undecodable(line, id, e.error.code.0);
                 }
                 encode_error(e.id.as_ref(), &e.error)
@@ -416,8 +408,7 @@ impl Connection {
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
-        #[cfg(feature = "otel")]
-        if crate::pipeline::telemetry::enabled() {
+        if crate::telemetry::enabled() {
             return self.route_traced(id, method, params, scope);
         }
         self.route_untraced(id, method, params, scope)
@@ -433,7 +424,6 @@ impl Connection {
     /// params) gets one here too, made once it is answered. An unknown method is named
     /// `_OTHER` (as HTTP's conventions name unknown methods): its name is the client's to
     /// choose, and span names must stay few.
-    #[cfg(feature = "otel")]
     fn route_traced(
         &self,
         id: RequestId,
@@ -441,7 +431,7 @@ impl Connection {
         params: Option<&RawValue>,
         scope: Scope<'_>,
     ) -> Routed {
-        use crate::pipeline::telemetry;
+        use crate::telemetry;
         let session = || self.legacy_version();
         let row = table::lookup(method);
         let checks = scope.checks;
@@ -487,9 +477,10 @@ impl Connection {
                 let routed = self.route_untraced(id, method, params, scope);
                 if let Routed::Reply(line, _) = &routed
                     && telemetry::pipeline_spans() == before
-                    && let Some(traced) = started(&request_id)
+                    && let Some(mut traced) = started(&request_id)
                 {
-                    traced.since(start).finish_with(line);
+                    traced.since(start);
+                    traced.finish_with(line);
                 }
                 routed
             }
@@ -499,12 +490,11 @@ impl Connection {
     /// The span of a line that names its id but is not a request the server can read
     /// (`"jsonrpc": "1.0"`, a request with a `result`, ...), answered `code`: named by its
     /// `method` when it has one the server serves.
-    #[cfg(feature = "otel")]
     fn trace_undecodable(&self, line: &[u8], id: &RequestId, code: i32) {
-        let name = traced_name(&crate::pipeline::telemetry::method_of(line));
+        let name = traced_name(&crate::telemetry::method_of(line));
         let version = self.legacy_version();
         if let Some(span) =
-            crate::pipeline::telemetry::start_immediate(name, id, None, version.as_deref(), || None)
+            crate::telemetry::start_immediate(name, id, None, version.as_deref(), || None)
         {
             span.finish(Some(code));
         }

@@ -279,16 +279,12 @@ impl Connection {
                         "task created"
                     );
                     let _ = answer.send((handle, Disposition::Answered));
-                    #[cfg(feature = "otel")]
-                    let counted = crate::pipeline::telemetry::Task::start(&tool.name);
+                    let counted = crate::telemetry::Task::start(&tool.name);
                     let failed =
                         run_task(&hub, &task_id, &tool, call, cancel, budget, already_ended).await;
-                    #[cfg(feature = "otel")]
                     if let (Some(counted), Some(failed)) = (counted, failed) {
                         counted.end(failed);
                     }
-                    #[cfg(not(feature = "otel"))]
-                    let _ = failed;
                     cx.finish();
                     hub.unregister(&task_id);
                     return;

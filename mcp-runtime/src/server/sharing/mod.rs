@@ -8,10 +8,10 @@
 //!
 //! | concern | trait | used by | in memory |
 //! | --- | --- | --- | --- |
-//! | spent `requestState` nonces | [`SpentNonces`](crate::context::SpentNonces) | the input channel (`context`) | [`MemoryNonces`](crate::context::MemoryNonces) |
+//! | spent `requestState` nonces | [`SpentNonces`] | the input channel (`context`) | [`MemoryNonces`](crate::context::MemoryNonces) |
 //! | list, resource and task changes, answers passed on | [`EventBus`] | the registry, tasks, the HTTP transport | [`MemoryFleet`]'s bus |
-//! | rate-limit budgets | [`RateBudgets`](crate::pipeline::RateBudgets) | the pipeline | [`MemoryRateBudgets`](crate::pipeline::MemoryRateBudgets) |
-//! | tools' cached results (optional) | [`SharedResults`](crate::pipeline::SharedResults) | the pipeline | [`MemoryResults`](crate::pipeline::MemoryResults) |
+//! | rate-limit budgets | [`RateBudgets`] | the pipeline | [`MemoryRateBudgets`](crate::pipeline::MemoryRateBudgets) |
+//! | tools' cached results (optional) | [`SharedResults`] | the pipeline | [`MemoryResults`](crate::pipeline::MemoryResults) |
 //! | legacy sessions and their event streams | [`SessionStore`] | the HTTP transport | [`MemorySessions`] |
 //! | tasks | [`TaskStore`] | tasks | [`MemoryTaskStore`](crate::task::MemoryTaskStore) |
 //!

@@ -89,7 +89,6 @@ pub(crate) fn trace_context(headers: &HeaderMap) -> Option<crate::protocol::meta
 /// The method (`Mcp-Method`) and protocol version (`MCP-Protocol-Version`) `headers`
 /// name, each as this server knows it: `_OTHER` for a method it does not serve, no version
 /// for one it does not speak (the client's text never becomes an attribute).
-#[cfg(feature = "otel")]
 pub(crate) fn traced_names(headers: &HeaderMap) -> (&'static str, Option<&'static str>) {
     let text = |name: &HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     let method = crate::server::traced_name(text(&METHOD_HEADER).unwrap_or_default());

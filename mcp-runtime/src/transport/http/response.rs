@@ -42,19 +42,14 @@ pub(crate) fn error(
     id: Option<&RequestId>,
     error: &McpError,
 ) -> Response<Body> {
-    let resp = json(status, encode_error(id, error));
+    let mut resp = json(status, encode_error(id, error));
     // Kept for the refusal's span (`traced::Watch`).
-    #[cfg(feature = "otel")]
-    let resp = {
-        let mut resp = resp;
-        if crate::pipeline::telemetry::enabled() {
-            resp.extensions_mut().insert(super::traced::Refused {
-                code: error.code.0,
-                message: error.message.clone(),
-            });
-        }
-        resp
-    };
+    if crate::telemetry::enabled() {
+        resp.extensions_mut().insert(super::traced::Refused {
+            code: error.code.0,
+            message: error.message.clone(),
+        });
+    }
     resp
 }
 
@@ -208,10 +203,8 @@ where
 {
     use futures::StreamExt as _;
     // Counted as an open stream (telemetry) for as long as the body lives.
-    #[cfg(feature = "otel")]
-    let open = crate::pipeline::telemetry::OpenStream::start();
+    let open = crate::telemetry::OpenStream::start();
     let events = events.map(move |event| {
-        #[cfg(feature = "otel")]
         let _ = &open;
         Ok::<_, Infallible>(event)
     });

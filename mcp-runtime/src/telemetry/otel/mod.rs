@@ -5,7 +5,7 @@
 //! the standard `OTEL_*` environment asks for an exporter): until then a request pays one
 //! check of a `OnceLock`.
 //!
-//! **Spans.** The [`Audit`](super::Audit) layer's span, on target [`SPAN_TARGET`], named
+//! **Spans.** The [`Audit`](crate::pipeline::Audit) layer's span, on target [`SPAN_TARGET`], named
 //! `{mcp.method.name} {target}` (`tools/call get_weather`), kind server, with
 //! `mcp.method.name`, `gen_ai.tool.name` and `gen_ai.operation.name = "execute_tool"` (tool
 //! calls), `gen_ai.prompt.name` (prompts), `mcp.resource.uri` (reads: the URI template a read
@@ -81,7 +81,7 @@
 //! come from the server's registry (a request that reaches this layer names a registered
 //! tool or prompt), resource URIs are never metric attributes: cardinality stays bounded.
 
-use super::Outcome;
+use super::{EndKind, Ended};
 use crate::context::RequestContext;
 use crate::protocol::methods::Target;
 use opentelemetry::KeyValue;
@@ -95,10 +95,14 @@ mod counted;
 mod direct;
 mod export;
 mod immediate;
+#[cfg(feature = "otel-grpc")]
+mod otlp_grpc;
 mod otlp_http;
 mod otlp_proto;
 mod otlp_spans;
 mod own;
+#[cfg(feature = "otel-prometheus")]
+mod prometheus;
 mod series;
 #[cfg(feature = "http")]
 pub(crate) use counted::OpenStream;
@@ -128,7 +132,7 @@ pub(crate) fn pipeline_spans() -> u64 {
 }
 
 /// The `tracing` target of the request spans (and of their events).
-pub const SPAN_TARGET: &str = super::REQUEST_TARGET;
+pub const SPAN_TARGET: &str = crate::targets::REQUEST_TARGET;
 
 /// What the request telemetry records beyond the defaults.
 #[derive(Debug, Clone, Default)]
@@ -259,7 +263,7 @@ pub(crate) struct Call {
     version: &'static str,
     transport: &'static str,
     /// The request's trace (the audit line leads to it).
-    pub(crate) trace_id: Option<opentelemetry::trace::TraceId>,
+    trace_id: Option<opentelemetry::trace::TraceId>,
     span: Traced,
     finished: bool,
 }
@@ -275,6 +279,11 @@ enum Traced {
 }
 
 impl Call {
+    /// The request's trace id in lower-case hex (the audit line leads to it).
+    pub(crate) fn trace_hex(&self) -> Option<[u8; 32]> {
+        self.trace_id.map(hex_trace_id)
+    }
+
     /// Makes the request's OpenTelemetry context the current one until the guard drops
     /// (a span made by the SDK's tracer; a `tracing` span is entered instead).
     pub(crate) fn attach(&self) -> Option<opentelemetry::ContextGuard> {
@@ -286,15 +295,18 @@ impl Call {
 }
 
 /// The request's span and its telemetry, when [`enable`] was called.
-pub(crate) fn start(
-    request: &super::McpRequest,
+///
+/// `target` names what the request acts on, given whether a read is named by the URI it
+/// read (`true`, [`TelemetryOptions::record_resource_uri`]) or by the template it matched.
+pub(crate) fn start<'a>(
+    spec: &'static crate::protocol::methods::MethodSpec,
+    target: impl FnOnce(bool) -> &'a std::sync::Arc<str>,
     cx: &RequestContext,
 ) -> Option<(tracing::Span, Call)> {
     let instruments = INSTRUMENTS.get()?;
     PIPELINE_SPANS.with(|n| n.set(n.get().wrapping_add(1)));
-    let spec = request.method_spec();
     let method = spec.name;
-    let target = request.telemetry_target(instruments.options.record_resource_uri);
+    let target = target(instruments.options.record_resource_uri);
     let transport = if cx.caller().address().is_some() {
         "tcp"
     } else {
@@ -428,7 +440,7 @@ fn known_version(version: &str) -> &'static str {
 }
 
 /// `id` in lower-case hex, as the W3C trace context writes it.
-pub(crate) fn hex_trace_id(id: opentelemetry::trace::TraceId) -> [u8; 32] {
+fn hex_trace_id(id: opentelemetry::trace::TraceId) -> [u8; 32] {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut hex = [0; 32];
     for (i, byte) in id.to_bytes().into_iter().enumerate() {
@@ -444,31 +456,31 @@ pub(crate) fn hex_trace_id(id: opentelemetry::trace::TraceId) -> [u8; 32] {
 /// prompt's refusal: `-32602` for invalid arguments, else `-32603`), `cancelled` for a
 /// request dropped unanswered; `None` for a success. The refusal's own kind is the
 /// `mcp.server.refusals` counter's attribute.
-fn error_type(target: Option<Target>, outcome: Option<&Outcome>) -> Option<ErrorType> {
+fn error_type(target: Option<Target>, ended: Option<Ended>) -> Option<ErrorType> {
     use crate::protocol::ErrorCode;
-    match outcome {
+    match ended.map(|e| e.kind) {
         None => Some(ErrorType::Word("cancelled")),
-        Some(Outcome::Tool(r)) if r.is_error() => Some(ErrorType::Word("tool_error")),
-        Some(Outcome::Refused(_)) if target == Some(Target::Tool) => {
+        Some(EndKind::ToolError) => Some(ErrorType::Word("tool_error")),
+        Some(EndKind::Refused(_)) if target == Some(Target::Tool) => {
             Some(ErrorType::Word("tool_error"))
         }
-        Some(Outcome::Refused(r)) if r.kind() == "invalid_arguments" => {
+        Some(EndKind::Refused("invalid_arguments")) => {
             Some(ErrorType::Code(ErrorCode::INVALID_PARAMS.0))
         }
-        Some(Outcome::Refused(_)) => Some(ErrorType::Code(ErrorCode::INTERNAL_ERROR.0)),
-        Some(Outcome::Error(e)) => Some(ErrorType::Code(e.code.0)),
-        Some(_) => None,
+        Some(EndKind::Refused(_)) => Some(ErrorType::Code(ErrorCode::INTERNAL_ERROR.0)),
+        Some(EndKind::Error(code)) => Some(ErrorType::Code(code)),
+        Some(EndKind::Answered) => None,
     }
 }
 
 impl Call {
     /// Records the outcome (`None`: the request was dropped unanswered) on the span and in
     /// the metrics.
-    pub(crate) fn finish(mut self, outcome: Option<&Outcome>) {
-        self.record(outcome);
+    pub(crate) fn finish(mut self, ended: Option<Ended>) {
+        self.record(ended);
     }
 
-    fn record(&mut self, outcome: Option<&Outcome>) {
+    fn record(&mut self, outcome: Option<Ended>) {
         self.finished = true;
         let Some(instruments) = INSTRUMENTS.get() else {
             return;
@@ -494,15 +506,19 @@ impl Call {
             version: Some(self.version),
             transport: Some(self.transport),
             error,
-            outcome: outcome.map_or("cancelled", Outcome::audit_outcome),
+            outcome: outcome.map_or("cancelled", |e| e.outcome),
         }
         .record(elapsed.as_secs_f64());
-        if let Some(Outcome::Refused(r)) = outcome {
+        if let Some(Ended {
+            kind: EndKind::Refused(kind),
+            ..
+        }) = outcome
+        {
             instruments.refusals.add(
                 1,
                 &[
                     KeyValue::new("mcp.method.name", self.method),
-                    KeyValue::new("kind", r.kind()),
+                    KeyValue::new("kind", kind),
                 ],
             );
         }

@@ -189,10 +189,10 @@ impl Unrouted {
     /// transport's own words, which name no argument).
     pub(crate) fn finish(self, status: u16, code: i32, message: &str) {
         let trace = self.trace;
-        let span = immediate(self.method, self.id.as_ref(), self.version, || trace);
+        let mut span = immediate(self.method, self.id.as_ref(), self.version, || trace);
         span.span.record("http.response.status_code", status);
-        span.since(self.start)
-            .end(Some(ErrorType::Code(code)), "protocol_error", Some(message));
+        span.since(self.start);
+        span.end(Some(ErrorType::Code(code)), "protocol_error", Some(message));
     }
 }
 
@@ -204,9 +204,8 @@ impl Immediate {
 
     /// Counts the request's duration from `start` (a request whose span is made once it was
     /// refused: its duration is the refusal's).
-    pub(crate) fn since(mut self, start: Instant) -> Self {
+    pub(crate) fn since(&mut self, start: Instant) {
         self.start = start;
-        self
     }
 
     /// Ends the span with the answer `line`: a JSON-RPC error's code, or a success.

@@ -151,7 +151,7 @@ fn build_from_env(service: &str) -> Result<Option<Providers>, String> {
     }
     #[cfg(feature = "otel-grpc")]
     let grpc_runtime = if grpc(&traces_protocol) || grpc(&metrics_protocol) {
-        Some(crate::pipeline::otlp_grpc::runtime()?)
+        Some(super::otlp_grpc::runtime()?)
     } else {
         None
     };
@@ -169,7 +169,7 @@ fn build_from_env(service: &str) -> Result<Option<Providers>, String> {
             |e: opentelemetry_otlp::ExporterBuildError| format!("OTLP trace exporter: {e}");
         let provider = match (&traces_protocol, grpc(&traces_protocol)) {
             #[cfg(feature = "otel-grpc")]
-            (_, true) => provider.with_batch_exporter(crate::pipeline::otlp_grpc::spans(
+            (_, true) => provider.with_batch_exporter(super::otlp_grpc::spans(
                 grpc_runtime.as_ref().expect("started for grpc"),
             )?),
             // Protobuf (the default) through this crate's encoder (see `otlp_proto` for why).
@@ -215,7 +215,7 @@ fn build_from_env(service: &str) -> Result<Option<Providers>, String> {
             opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_resource(resource);
         #[cfg(feature = "otel-prometheus")]
         if prometheus {
-            let reader = crate::pipeline::prometheus::start()?;
+            let reader = super::prometheus::start()?;
             return finish(
                 tracer,
                 own_spans,
@@ -227,7 +227,7 @@ fn build_from_env(service: &str) -> Result<Option<Providers>, String> {
             |e: opentelemetry_otlp::ExporterBuildError| format!("OTLP metric exporter: {e}");
         let provider = match (&metrics_protocol, grpc(&metrics_protocol)) {
             #[cfg(feature = "otel-grpc")]
-            (_, true) => provider.with_reader(periodic(crate::pipeline::otlp_grpc::metrics(
+            (_, true) => provider.with_reader(periodic(super::otlp_grpc::metrics(
                 grpc_runtime.as_ref().expect("started for grpc"),
             )?)),
             (protocol, _) => provider.with_reader(periodic(

@@ -60,7 +60,7 @@ const FLUSH_WAIT: Duration = Duration::from_secs(2);
 pub const DEFAULT_CAPACITY: usize = 1 << 20;
 
 /// A `tracing` [`Layer`] that writes the events on [`AUDIT_TARGET`] (every level) as lines to
-/// a writer, off the request path (see the [module docs](self) for how and why). Events on
+/// a writer, off the request path (see the module's docs for how and why). Events on
 /// other targets are left to the subscriber's other layers.
 ///
 /// `launch::init_tracing` installs one writing to stderr. To keep the audit
@@ -194,7 +194,7 @@ impl AuditSink {
 
     /// Marks this sink as the only consumer of [`AUDIT_TARGET`] events in the subscriber it
     /// is installed in, as `launch::init_tracing` installs it: then the
-    /// [`Audit`](super::Audit) layer hands it each request's record directly, without a
+    /// [`Audit`](crate::pipeline::Audit) layer hands it each request's record directly, without a
     /// `tracing` event (the same line, for about a third of the instructions: no field
     /// visits, no dispatch through the other layers). Set it only when no other layer of the
     /// subscriber should see the requests' audit events.
