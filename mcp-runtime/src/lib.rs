@@ -43,7 +43,7 @@
 //! builder; the registry, one catalog per primitive; era classification and dispatch; the
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
 //! of the public contract only). [`fs`] confines file access for the file tools and
-//! resources, and registers them with a server; `net` (a feature) fetches URLs for tools and refuses
+//! resources, and registers them through the seams of [`resource`]; `net` (a feature) fetches URLs for tools and refuses
 //! the server's own network; `tls` (the `tls` feature, which `net`, `client-https` and `otel` turn on) is the TLS client
 //! configuration they and the OTLP exporters use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
 //! through it; [`client`] talks to any server; [`launch`]
@@ -63,9 +63,10 @@
 //! `mcp_runtime::`, `use` groups, and names a module imports: `crate::input` is `context`)
 //! and fails on a reference outside test code that it does not allow, on a permission that
 //! nothing uses, and on a cycle among the modules of any folder, at any depth. The last
-//! column is debt, allowed until it is paid: `fs`'s `FileResources` registers
-//! with a builder and refreshes a server's listing; it is to move behind a seam in the
-//! layer below.
+//! column is debt, allowed until it is paid (none is left: `fs`'s `FileResources`
+//! registers and refreshes through `resource`'s `ResourceSink` and `ResourceCatalog`, the
+//! transports' telemetry is [`telemetry`]'s, the Redis fleet is behind [`server::sharing`]'s
+//! seams).
 //!
 //! <!-- layering:start -->
 //! | module | may use | uses against the design, to go |
@@ -85,7 +86,7 @@
 //! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `telemetry` `targets` |  |
 //! | `shared` | `protocol` `context` `task` `pipeline` `server` `targets` |  |
 //! | `transport` | `protocol` `context` `server` `telemetry` `targets` |  |
-//! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` | `server` |
+//! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` |  |
 //! | `skill` | `protocol` `prompt` `fs` `server` `targets` |  |
 //! | `net` | `context` `tls` `targets` |  |
 //! | `command` | `context` `fs` `windows` `targets` |  |

@@ -128,6 +128,7 @@ mod audit;
 mod diff;
 mod edit;
 mod error;
+mod file_resource;
 mod format;
 mod info;
 pub(crate) mod path;
@@ -148,14 +149,12 @@ pub use atomic::{STALE_AFTER, TEMP_PREFIX};
 pub use audit::AUDIT_TARGET;
 pub use edit::{EditOutcome, TextEdit};
 pub use error::{FsError, FsErrorKind, FsResult};
+pub use file_resource::{FILE_URI_TEMPLATE, FileTemplate};
 pub use info::FileInfo;
 pub use path::FsPath;
 pub use policy::{DEFAULT_MAX_BYTES, FsPolicy, WalkLimits};
 pub use read::{LineRange, MediaFile, MediaKind, media_type};
-pub use resources::{
-    DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILES, FILE_URI_TEMPLATE, FileResources, FileTemplate,
-    ListingChange,
-};
+pub use resources::{DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILES, FileResources, ListingChange};
 pub use service::{FileService, MoveOutcome};
 pub use tools::FileTools;
 pub use walk::{

@@ -3,13 +3,13 @@
 //! The keys in `testdata/` were made for these tests and sign nothing else.
 
 use super::*;
-use crate::net::NetRequest;
+use crate::net::{NetPolicy, NetRequest, NetService};
 use crate::transport::http::{HttpOptions, HttpServer};
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::{get, post};
 use jsonwebtoken::jwk::Jwk;
-use jsonwebtoken::{EncodingKey, Header};
+use jsonwebtoken::{AlgorithmFamily, EncodingKey, Header};
 use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -18,10 +18,12 @@
 //!
 //! [`Json`]: crate::tool::Json
 
+mod catalog;
 mod contents;
 pub mod uri_template;
 
 pub use crate::context::ResourceError;
+pub use catalog::{ResourceCatalog, ResourceSink};
 pub use contents::IntoContents;
 pub use uri_template::{UriTemplate, UriTemplateError, Variables};
 

@@ -651,3 +651,14 @@ struct Registries {
     skills: registry::SkillRegistry,
     feed: ChangeFeed,
 }
+
+/// What a service that makes resources adds them through (`fs::FileResources::register`).
+impl crate::resource::ResourceSink for ServerBuilder {
+    fn add_resources(self, resources: Vec<Arc<dyn Resource>>) -> Self {
+        self.resources(resources)
+    }
+
+    fn add_template(self, template: Arc<dyn ResourceTemplate>) -> Self {
+        self.resource_templates([template])
+    }
+}

@@ -22,17 +22,8 @@
 //!   and task cancellations raised on one instance reach the listen streams and legacy GET
 //!   streams held by every other.
 //!
-//! ```no_run
-//! use mcp_runtime::prelude::*;
-//! use mcp_runtime::shared::RedisState;
-//!
-//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! let redis = RedisState::connect("redis://127.0.0.1:6379/").await?;
-//! let server = Server::builder("demo", "1.0.0").share_through(redis).build()?;
-//! # let _ = server; Ok(()) }
-//! ```
-//!
-//! A server binary built on `launch` takes `--redis URL` (or
+//! In code: `Server::builder(..).share_through(RedisState::connect(url).await?)` (see
+//! `RedisState`). A server binary built on `launch` takes `--redis URL` (or
 //! `MCP_REDIS_URL`) instead.
 //!
 //! # Decisions

@@ -31,8 +31,19 @@ pub enum RedisError {
 }
 
 /// A connection to the Redis that instances of one server share: give it to
-/// [`ServerBuilder::share_through`](crate::ServerBuilder::share_through). Cheap to clone (one connection,
-/// shared).
+/// [`ServerBuilder::share_through`](crate::ServerBuilder::share_through) (it converts into
+/// the [`Sharing`](crate::server::sharing::Sharing) of every seam). Cheap to clone (one
+/// connection, shared).
+///
+/// ```no_run
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::shared::RedisState;
+///
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// let redis = RedisState::connect("redis://127.0.0.1:6379/").await?;
+/// let server = Server::builder("demo", "1.0.0").share_through(redis).build()?;
+/// # let _ = server; Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct RedisState {
     inner: Arc<Inner>,

@@ -67,7 +67,7 @@ pub const DEFAULT_CAPACITY: usize = 1 << 20;
 /// trail in a file instead:
 ///
 /// ```no_run
-/// use mcp_runtime::pipeline::AuditSink;
+/// use mcp_runtime::telemetry::AuditSink;
 /// use tracing_subscriber::{filter::Targets, fmt, prelude::*};
 ///
 /// let file = std::fs::File::options().append(true).create(true).open("audit.log")?;

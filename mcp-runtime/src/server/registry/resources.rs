@@ -410,3 +410,23 @@ impl ResourceRegistry {
         self.templates.list_page(cursor, modern)
     }
 }
+
+/// What a service keeping resources up to date changes them through
+/// (`fs::FileResources::refresh`).
+impl crate::resource::ResourceCatalog for crate::server::Server {
+    type Error = RegistrationError;
+
+    fn add_resources(&self, resources: Vec<Arc<dyn Resource>>) -> Result<(), RegistrationError> {
+        self.resources()
+            .register_resources(resources)
+            .map_err(|mut errors| errors.remove(0))
+    }
+
+    fn remove_resource(&self, uri: &str) -> bool {
+        self.resources().remove(uri)
+    }
+
+    fn resource_updated(&self, uri: &str) {
+        self.resources().updated(uri);
+    }
+}

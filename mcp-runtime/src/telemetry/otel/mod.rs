@@ -100,6 +100,7 @@ mod otlp_grpc;
 mod otlp_http;
 mod otlp_proto;
 mod otlp_spans;
+mod otlp_wire;
 mod own;
 #[cfg(feature = "otel-prometheus")]
 mod prometheus;

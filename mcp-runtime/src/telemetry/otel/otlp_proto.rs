@@ -14,17 +14,15 @@
 //! value always; the unit tests decode the output with opentelemetry-proto's types and
 //! compare it with opentelemetry-otlp's conversion.
 
+use super::otlp_wire::{
+    FIXED64, LEN, VARINT, bytes, fixed32, fixed64, len_bytes, message, string, tag, varint,
+    varint_field, varint_len,
+};
 use opentelemetry::trace::{SpanId, SpanKind, Status};
 use opentelemetry::{Array, InstrumentationScope, Value};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SpanData;
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Wire types.
-const VARINT: u32 = 0;
-const FIXED64: u32 = 1;
-const LEN: u32 = 2;
-const FIXED32: u32 = 5;
 
 /// `SpanFlags`: the flags say whether the parent is remote.
 const HAS_IS_REMOTE: u32 = 0x100;
@@ -408,90 +406,6 @@ fn any_value(out: &mut Vec<u8>, value: &Value) {
 /// One `ArrayValue.values` element.
 fn element(out: &mut Vec<u8>, value: &Value) {
     message(out, 1, |out| any_value(out, value));
-}
-
-/// A nested message as field `field`: its body written by `body`, its length in front.
-fn message(out: &mut Vec<u8>, field: u32, body: impl FnOnce(&mut Vec<u8>)) {
-    tag(out, field, LEN);
-    let at = out.len();
-    out.push(0);
-    body(out);
-    let len = out.len() - at - 1;
-    if len < 0x80 {
-        out[at] = len as u8;
-        return;
-    }
-    // The length takes more than the byte kept for it: move the body up.
-    let mut prefix = [0u8; 10];
-    let mut n = 0;
-    let mut v = len as u64;
-    while v >= 0x80 {
-        prefix[n] = (v as u8) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    prefix[n] = v as u8;
-    n += 1;
-    let end = out.len();
-    out.resize(end + n - 1, 0);
-    out.copy_within(at + 1..end, at + n);
-    out[at..at + n].copy_from_slice(&prefix[..n]);
-}
-
-fn tag(out: &mut Vec<u8>, field: u32, wire: u32) {
-    varint(out, u64::from((field << 3) | wire));
-}
-
-/// How many bytes `v` takes as a varint.
-fn varint_len(v: usize) -> usize {
-    (usize::BITS - (v | 1).leading_zeros()).div_ceil(7) as usize
-}
-
-fn varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn len_bytes(out: &mut Vec<u8>, data: &[u8]) {
-    varint(out, data.len() as u64);
-    out.extend_from_slice(data);
-}
-
-/// A `string` or `bytes` field; left out when empty, as proto3 does.
-fn bytes(out: &mut Vec<u8>, field: u32, data: &[u8]) {
-    if !data.is_empty() {
-        tag(out, field, LEN);
-        len_bytes(out, data);
-    }
-}
-
-fn string(out: &mut Vec<u8>, field: u32, text: &str) {
-    bytes(out, field, text.as_bytes());
-}
-
-/// A varint field (`uint32`, an enum); left out at zero.
-fn varint_field(out: &mut Vec<u8>, field: u32, v: u64) {
-    if v != 0 {
-        tag(out, field, VARINT);
-        varint(out, v);
-    }
-}
-
-fn fixed64(out: &mut Vec<u8>, field: u32, v: u64) {
-    if v != 0 {
-        tag(out, field, FIXED64);
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-}
-
-fn fixed32(out: &mut Vec<u8>, field: u32, v: u32) {
-    if v != 0 {
-        tag(out, field, FIXED32);
-        out.extend_from_slice(&v.to_le_bytes());
-    }
 }
 
 fn nanos(time: SystemTime) -> u64 {
