@@ -62,7 +62,7 @@ impl Resource for FileResource {
     }
 }
 
-/// The template `file:///{+path}` over a [`FileService`]: see [`FileResources::template`].
+/// The template `file:///{+path}` over a [`FileService`]: see [`FileResources::template`](super::FileResources::template).
 #[derive(Debug, Clone)]
 pub struct FileTemplate {
     files: FileService,

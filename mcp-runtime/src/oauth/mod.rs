@@ -67,7 +67,7 @@
 //! authorization server's keys cannot be fetched. Keys whose `kty` or `alg` is not usable are
 //! skipped, not fatal.
 //!
-//! The issuer is reached through a [`NetService`] whose policy allows the issuer's own
+//! The issuer is reached through a [`NetService`](crate::net::NetService) whose policy allows the issuer's own
 //! origin (even on a loopback or private address: the operator configured it) and the public
 //! internet; a `jwks_uri` or `introspection_endpoint` on *another* non-public origin is
 //! refused unless [`OAuthBuilder::net`] is given a service that allows it. An `http://`
