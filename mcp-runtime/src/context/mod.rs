@@ -33,6 +33,6 @@ pub use extensions::Extensions;
 pub use extract::{FromContext, FromRef, MissingState, State};
 pub use json::Json;
 pub use peer::Peer;
+pub(crate) use request::{Home, RequestIo, ResourceReader};
 pub use request::{RequestContext, RequestContextParts};
-pub(crate) use request::{RequestIo, ResourceReader};
 pub use store::{MemoryNonces, SpentNonces, Unavailable};

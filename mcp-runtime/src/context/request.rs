@@ -22,6 +22,18 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     inner: Arc<ContextInner>,
+    /// The server whose item serves the request, when it is not the one the request came
+    /// to: a server mounted into another (`ServerBuilder::mount`) serves its items with its
+    /// own state and resources, over the same request (its client, progress, asks and
+    /// cancellation are the request's).
+    home: Option<Arc<Home>>,
+}
+
+/// A mounted server's own state and resources ([`RequestContext::at_home`]).
+#[derive(Debug)]
+pub(crate) struct Home {
+    pub(crate) extensions: Arc<Extensions>,
+    pub(crate) resources: Option<Arc<dyn ResourceReader>>,
 }
 
 #[derive(Debug)]
@@ -168,6 +180,15 @@ impl RequestContext {
                 missing_capability: Mutex::new(None),
                 asked: AtomicBool::new(false),
             }),
+            home: None,
+        }
+    }
+
+    /// The same request, served by a mounted server: its state and resources are `home`'s.
+    pub(crate) fn at_home(&self, home: Arc<Home>) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            home: Some(home),
         }
     }
 
@@ -196,7 +217,10 @@ impl RequestContext {
 
     /// The server's shared state (see [`State`](super::State)).
     pub fn extensions(&self) -> &Extensions {
-        &self.inner.extensions
+        match &self.home {
+            Some(home) => &home.extensions,
+            None => &self.inner.extensions,
+        }
     }
 
     /// The request's era.
@@ -440,7 +464,11 @@ impl RequestContext {
         &self,
         uri: &str,
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
-        match &self.inner.resources {
+        let resources = match &self.home {
+            Some(home) => &home.resources,
+            None => &self.inner.resources,
+        };
+        match resources {
             Some(resources) => resources.read(uri, self.clone()),
             None => Box::pin(std::future::ready(Err(ResourceError::NotFound))),
         }

@@ -197,6 +197,11 @@ impl McpRequest {
         &self.context
     }
 
+    /// The request, served by a mounted server (its state and resources).
+    pub(crate) fn rehome(&mut self, home: Arc<crate::context::Home>) {
+        self.context = self.context.at_home(home);
+    }
+
     pub(crate) fn target_arc(&self) -> &Arc<str> {
         &self.target
     }

@@ -59,6 +59,9 @@ impl fmt::Debug for ServerPolicies {
 #[derive(Clone)]
 pub(crate) struct ToolStack {
     stack: Stack,
+    /// The mounted server whose tool this is, when it is served by another
+    /// (`ServerBuilder::mount`): its calls run with that server's state and resources.
+    home: Option<Arc<crate::context::Home>>,
 }
 
 impl fmt::Debug for ToolStack {
@@ -117,12 +120,25 @@ impl ToolStack {
         };
         Self {
             stack: server.audit.layer(CatchPanicLayer.layer(inner)),
+            home: None,
         }
     }
 
     /// Sends `request` through the stack.
-    pub(crate) fn call(&self, request: McpRequest) -> Oneshot<Stack, McpRequest> {
+    pub(crate) fn call(&self, mut request: McpRequest) -> Oneshot<Stack, McpRequest> {
+        if let Some(home) = &self.home {
+            request.rehome(home.clone());
+        }
         self.stack.clone().oneshot(request)
+    }
+
+    /// The same stack, served by another server: calls run with `home`'s state and
+    /// resources.
+    pub(crate) fn at_home(&self, home: Arc<crate::context::Home>) -> Self {
+        Self {
+            stack: self.stack.clone(),
+            home: Some(home),
+        }
     }
 }
 

@@ -62,6 +62,8 @@ pub struct ServerBuilder {
     /// Whether skills were configured at all (then the extension is declared, even with
     /// none loaded).
     pub(super) skills_configured: bool,
+    /// Servers mounted into this one (`mount`, `merge`), in the order given.
+    pub(super) mounts: Vec<super::mount::Mount>,
 }
 
 impl fmt::Debug for ServerBuilder {
@@ -525,6 +527,7 @@ impl ServerBuilder {
             refused(resources.register_resources(skills.manifest_resources()));
             refused(resources.register_templates(vec![skills.files_template()]));
         }
+        super::mount::mount_all(std::mem::take(&mut self.mounts), &tools, errors);
         errors.extend(unknown_tool_layers(&tools));
         Registries {
             tools,

@@ -7,6 +7,7 @@
 mod builder;
 pub(crate) mod contract;
 mod dispatch;
+mod mount;
 mod problems;
 pub(crate) mod projection;
 #[cfg(feature = "prompt-watch")]
@@ -146,6 +147,7 @@ impl Server {
             sharing: None,
             skills: Vec::new(),
             skills_configured: false,
+            mounts: Vec::new(),
         }
     }
 

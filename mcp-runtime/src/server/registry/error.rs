@@ -76,6 +76,19 @@ pub enum RegistrationError {
         /// The types of the missing values, as `std::any::type_name` spells them.
         type_names: Vec<&'static str>,
     },
+    /// An item of a mounted server (`ServerBuilder::mount`) has the name (or URI) of
+    /// another: this server's own, or another mount's.
+    #[error(
+        "{primitive} `{name}` of the server mounted as {prefix:?} clashes with another of that name (this server's or another mount's)"
+    )]
+    MountClash {
+        /// Which kind of item.
+        primitive: Primitive,
+        /// The name (or URI) both have.
+        name: String,
+        /// The prefix of the mount that brought it (`""`: merged without one).
+        prefix: String,
+    },
     /// Another tool already has this name.
     #[error("a tool named `{name}` is already registered")]
     Duplicate {

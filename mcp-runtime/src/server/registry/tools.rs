@@ -35,6 +35,27 @@ pub(crate) struct RegisteredTool {
     legacy_definition: ToolDefinition,
 }
 
+impl RegisteredTool {
+    /// This tool as another server serves it (`ServerBuilder::mount`): named `name`, run by
+    /// its own stack (its server's policies) with its server's state and resources.
+    pub(crate) fn mounted(&self, name: &str, home: &Arc<crate::context::Home>) -> Self {
+        let mut modern_definition = self.modern_definition.clone();
+        modern_definition.name = name.to_owned();
+        let mut legacy_definition = self.legacy_definition.clone();
+        legacy_definition.name = name.to_owned();
+        Self {
+            name: name.into(),
+            stack: self.stack.at_home(home.clone()),
+            wrap_legacy_output: self.wrap_legacy_output,
+            header_params: self.header_params.clone(),
+            scopes: self.scopes.clone(),
+            task: self.task,
+            modern_definition,
+            legacy_definition,
+        }
+    }
+}
+
 impl fmt::Debug for RegisteredTool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RegisteredTool")
@@ -219,6 +240,15 @@ impl ToolRegistry {
             .map(|tool| prepare(tool, &self.policies, &self.extensions))
             .collect();
         self.catalog.insert_all(prepared)
+    }
+
+    /// Adds tools another server registered and built (`ServerBuilder::mount`): all or
+    /// none.
+    pub(crate) fn insert_mounted(
+        &self,
+        tools: Vec<RegisteredTool>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.catalog.insert_all(tools.into_iter().map(Ok).collect())
     }
 
     /// Registers one tool.

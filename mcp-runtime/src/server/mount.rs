@@ -1,0 +1,194 @@
+//! Servers mounted into another (`ServerBuilder::mount`, `ServerBuilder::merge`): one
+//! endpoint serving the items of several servers built in this process.
+//!
+//! # Decisions (work in progress on this branch: tools are mounted; resources, templates,
+//! prompts and list-change propagation are next)
+//!
+//! - **Names** are namespaced as FastMCP does it: a tool or prompt `name` of a server mounted
+//!   as `prefix` is `prefix_name`; a resource `scheme://rest` is `scheme://prefix/rest` (the
+//!   prefix is the URI's first segment after `://`, so the rewriting is reversible and a
+//!   template stays a template). An empty prefix ([`ServerBuilder::merge`]) keeps names.
+//!   A prefix must itself be a valid tool name, so every mounted name is one too.
+//! - **Clashes are build errors** naming the mount ([`RegistrationError::MountClash`]):
+//!   nothing is shadowed silently, whatever the order of `mount` calls.
+//! - **Each mounted server keeps its own policies and state**: its items are served by the
+//!   stacks it built (its validation, timeouts, rate limits, cache, layers and audit), with
+//!   its own state ([`State`](crate::context::State)) and resources
+//!   ([`RequestContext::read_resource`](crate::context::RequestContext::read_resource)),
+//!   over the request as it came (its client, progress, asks, cancellation and caller).
+//!   No JSON is made again between the two: a mounted call costs what a call of the mounted
+//!   server would, plus one pointer.
+
+use super::registry::{Primitive, RegistrationError};
+use super::{Server, ServerBuilder};
+use crate::context::Home;
+use std::sync::Arc;
+
+/// A server to mount, and under what prefix.
+#[derive(Debug)]
+pub(super) struct Mount {
+    prefix: String,
+    server: Server,
+}
+
+impl ServerBuilder {
+    /// Serves every tool of `server` as this server's own, named `{prefix}_{name}` (see the
+    /// naming rules in `server/mount.rs`), each with `server`'s own policies and state. A
+    /// name that clashes with one of this server's or another mount's is a build error.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let weather = Server::builder("weather", "1.0.0")
+    ///     .tool(tool_fn(
+    ///         ToolDefinition::new("forecast", "Tomorrow's weather.", json!({"type": "object"})),
+    ///         |_, _| async { "sunny" },
+    ///     ))
+    ///     .build()
+    ///     .unwrap();
+    /// let all = Server::builder("all", "1.0.0").mount("weather", weather).build().unwrap();
+    /// assert_eq!(all.tools().names(), ["weather_forecast"]);
+    /// ```
+    pub fn mount(mut self, prefix: impl Into<String>, server: Server) -> Self {
+        let prefix = prefix.into();
+        if let Some(reason) = (!prefix.is_empty())
+            .then(|| crate::tool::tool_name_problem(&prefix))
+            .flatten()
+        {
+            self.problems.push(RegistrationError::InvalidName {
+                name: prefix,
+                reason,
+            });
+            return self;
+        }
+        self.mounts.push(Mount { prefix, server });
+        self
+    }
+
+    /// Serves every tool of `server` under its own name: [`mount`](Self::mount) with no
+    /// prefix.
+    pub fn merge(self, server: Server) -> Self {
+        self.mount("", server)
+    }
+}
+
+/// `name` under `prefix`.
+fn prefixed(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}_{name}")
+    }
+}
+
+/// Adds the mounted servers' items to `tools`; a clash is reported naming the mount.
+pub(super) fn mount_all(
+    mounts: Vec<Mount>,
+    tools: &super::ToolRegistry,
+    errors: &mut Vec<RegistrationError>,
+) {
+    for Mount { prefix, server } in mounts {
+        let home = Arc::new(Home {
+            extensions: server.inner.extensions.clone(),
+            resources: Some(server.inner.clone()),
+        });
+        let mounted = server
+            .tools()
+            .snapshot()
+            .iter()
+            .map(|tool| tool.mounted(&prefixed(&prefix, &tool.name), &home))
+            .collect();
+        if let Err(found) = tools.insert_mounted(mounted) {
+            errors.extend(found.into_iter().map(|e| match e {
+                RegistrationError::Duplicate { name } => RegistrationError::MountClash {
+                    primitive: Primitive::Tools,
+                    name,
+                    prefix: prefix.clone(),
+                },
+                other => other,
+            }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::{Client, EraMode};
+    use crate::protocol::ToolDefinition;
+    use crate::tool::tool_fn;
+    use serde_json::json;
+
+    /// A server whose `whoami` tool answers with the text its own state holds.
+    fn named(state: &'static str) -> Server {
+        Server::builder(state, "1.0.0")
+            .state(state.to_owned())
+            .tool(tool_fn(
+                ToolDefinition::new(
+                    "whoami",
+                    "Says whose state it sees.",
+                    json!({"type": "object"}),
+                ),
+                |_, cx| async move {
+                    cx.extensions()
+                        .get::<String>()
+                        .cloned()
+                        .unwrap_or_else(|| "no state".into())
+                },
+            ))
+            .build()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn mounted_tools_are_prefixed_and_run_with_their_own_servers_state() {
+        let all = Server::builder("all", "1.0.0")
+            .state("the parent's".to_owned())
+            .mount("one", named("one's"))
+            .mount("two", named("two's"))
+            .build()
+            .unwrap();
+        assert_eq!(all.tools().names(), ["one_whoami", "two_whoami"]);
+        for era in [EraMode::Legacy, EraMode::Modern] {
+            let client = Client::memory(&all);
+            client.connect(era).await.unwrap();
+            for (tool, state) in [("one_whoami", "one's"), ("two_whoami", "two's")] {
+                let result = client.call_tool(tool, json!({})).await.unwrap();
+                assert_eq!(result.first_text(), Some(state), "{tool} in {era:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_clash_is_a_build_error_naming_the_mount_and_merge_keeps_names() {
+        let merged = Server::builder("all", "1.0.0")
+            .merge(named("one's"))
+            .build()
+            .unwrap();
+        assert_eq!(merged.tools().names(), ["whoami"]);
+        let clash = Server::builder("all", "1.0.0")
+            .merge(named("one's"))
+            .mount("", named("two's"))
+            .build()
+            .unwrap_err();
+        assert_eq!(
+            clash.errors,
+            [RegistrationError::MountClash {
+                primitive: Primitive::Tools,
+                name: "whoami".into(),
+                prefix: String::new(),
+            }]
+        );
+        assert!(clash.to_string().contains("mounted as \"\""), "{clash}");
+        let bad = Server::builder("all", "1.0.0")
+            .mount("not a name", named("one's"))
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(&bad.errors[..], [RegistrationError::InvalidName { name, .. }] if name == "not a name"),
+            "{bad}"
+        );
+    }
+}
