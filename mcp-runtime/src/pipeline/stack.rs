@@ -152,6 +152,8 @@ pub(crate) struct ItemStack<S> {
     /// Whether anything before the innermost service reads a request's arguments (a user
     /// layer, or the audit recording them).
     sees_arguments: bool,
+    /// The mounted server whose item this is (see [`ToolStack`]'s).
+    home: Option<Arc<crate::context::Home>>,
 }
 
 impl<S: Clone> Clone for ItemStack<S> {
@@ -159,6 +161,7 @@ impl<S: Clone> Clone for ItemStack<S> {
         Self {
             stack: self.stack.clone(),
             sees_arguments: self.sees_arguments,
+            home: self.home.clone(),
         }
     }
 }
@@ -191,6 +194,16 @@ where
         Self {
             stack: server.audit.layer(CatchPanicLayer.layer(inner)),
             sees_arguments: !server.layers.is_empty() || server.audit.logs_arguments(),
+            home: None,
+        }
+    }
+
+    /// The same stack, served by another server: requests run with `home`'s state and
+    /// resources.
+    pub(crate) fn at_home(&self, home: Arc<crate::context::Home>) -> Self {
+        Self {
+            home: Some(home),
+            ..self.clone()
         }
     }
 
@@ -202,8 +215,11 @@ where
     /// Sends `request` through the stack.
     pub(crate) fn call(
         &self,
-        request: McpRequest,
+        mut request: McpRequest,
     ) -> Oneshot<Audit<CatchPanic<Either<S, McpService>>>, McpRequest> {
+        if let Some(home) = &self.home {
+            request.rehome(home.clone());
+        }
         self.stack.clone().oneshot(request)
     }
 }

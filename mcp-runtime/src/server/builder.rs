@@ -527,7 +527,7 @@ impl ServerBuilder {
             refused(resources.register_resources(skills.manifest_resources()));
             refused(resources.register_templates(vec![skills.files_template()]));
         }
-        super::mount::mount_all(std::mem::take(&mut self.mounts), &tools, errors);
+        super::mount::mount_all(std::mem::take(&mut self.mounts), &tools, &prompts, errors);
         errors.extend(unknown_tool_layers(&tools));
         Registries {
             tools,

@@ -1,8 +1,9 @@
 //! Servers mounted into another (`ServerBuilder::mount`, `ServerBuilder::merge`): one
 //! endpoint serving the items of several servers built in this process.
 //!
-//! # Decisions (work in progress on this branch: tools are mounted; resources, templates,
-//! prompts and list-change propagation are next)
+//! # Decisions (work in progress on this branch: tools and prompts are mounted; resources,
+//! templates, completions with the mounted server's state and list-change propagation are
+//! next)
 //!
 //! - **Names** are namespaced as FastMCP does it: a tool or prompt `name` of a server mounted
 //!   as `prefix` is `prefix_name`; a resource `scheme://rest` is `scheme://prefix/rest` (the
@@ -87,6 +88,7 @@ fn prefixed(prefix: &str, name: &str) -> String {
 pub(super) fn mount_all(
     mounts: Vec<Mount>,
     tools: &super::ToolRegistry,
+    prompts: &super::PromptRegistry,
     errors: &mut Vec<RegistrationError>,
 ) {
     for Mount { prefix, server } in mounts {
@@ -100,15 +102,30 @@ pub(super) fn mount_all(
             .iter()
             .map(|tool| tool.mounted(&prefixed(&prefix, &tool.name), &home))
             .collect();
+        let clash = |e| match e {
+            RegistrationError::Duplicate { name } => RegistrationError::MountClash {
+                primitive: Primitive::Tools,
+                name,
+                prefix: prefix.clone(),
+            },
+            RegistrationError::DuplicatePrompt { name } => RegistrationError::MountClash {
+                primitive: Primitive::Prompts,
+                name,
+                prefix: prefix.clone(),
+            },
+            other => other,
+        };
         if let Err(found) = tools.insert_mounted(mounted) {
-            errors.extend(found.into_iter().map(|e| match e {
-                RegistrationError::Duplicate { name } => RegistrationError::MountClash {
-                    primitive: Primitive::Tools,
-                    name,
-                    prefix: prefix.clone(),
-                },
-                other => other,
-            }));
+            errors.extend(found.into_iter().map(clash));
+        }
+        let mounted = server
+            .prompts()
+            .snapshot()
+            .iter()
+            .map(|prompt| prompt.mounted(&prefixed(&prefix, &prompt.name), &home))
+            .collect();
+        if let Err(found) = prompts.insert_mounted(mounted) {
+            errors.extend(found.into_iter().map(clash));
         }
     }
 }
@@ -121,10 +138,20 @@ mod tests {
     use crate::tool::tool_fn;
     use serde_json::json;
 
-    /// A server whose `whoami` tool answers with the text its own state holds.
+    /// A server whose `whoami` tool and `greeting` prompt answer with the text its own
+    /// state holds.
     fn named(state: &'static str) -> Server {
         Server::builder(state, "1.0.0")
             .state(state.to_owned())
+            .prompt(crate::prompt::prompt_fn(
+                crate::protocol::PromptDefinition::new("greeting", "Greets from its state."),
+                |_, cx| async move {
+                    format!(
+                        "hello from {}",
+                        cx.extensions().get::<String>().cloned().unwrap_or_default()
+                    )
+                },
+            ))
             .tool(tool_fn(
                 ToolDefinition::new(
                     "whoami",
@@ -151,6 +178,7 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(all.tools().names(), ["one_whoami", "two_whoami"]);
+        assert_eq!(all.prompts().names(), ["one_greeting", "two_greeting"]);
         for era in [EraMode::Legacy, EraMode::Modern] {
             let client = Client::memory(&all);
             client.connect(era).await.unwrap();
@@ -158,6 +186,12 @@ mod tests {
                 let result = client.call_tool(tool, json!({})).await.unwrap();
                 assert_eq!(result.first_text(), Some(state), "{tool} in {era:?}");
             }
+            let got = client
+                .get_prompt("two_greeting", &Default::default())
+                .await
+                .unwrap();
+            let text = serde_json::to_value(&got.messages[0].content).unwrap();
+            assert_eq!(text["text"], "hello from two's", "{era:?}");
         }
     }
 
@@ -175,11 +209,18 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             clash.errors,
-            [RegistrationError::MountClash {
-                primitive: Primitive::Tools,
-                name: "whoami".into(),
-                prefix: String::new(),
-            }]
+            [
+                RegistrationError::MountClash {
+                    primitive: Primitive::Tools,
+                    name: "whoami".into(),
+                    prefix: String::new(),
+                },
+                RegistrationError::MountClash {
+                    primitive: Primitive::Prompts,
+                    name: "greeting".into(),
+                    prefix: String::new(),
+                },
+            ]
         );
         assert!(clash.to_string().contains("mounted as \"\""), "{clash}");
         let bad = Server::builder("all", "1.0.0")

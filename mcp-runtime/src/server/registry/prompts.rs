@@ -20,6 +20,19 @@ pub(crate) struct RegisteredPrompt {
 }
 
 impl RegisteredPrompt {
+    /// This prompt as another server serves it (`ServerBuilder::mount`): named `name`, got
+    /// through its own stack with its server's state and resources.
+    pub(crate) fn mounted(&self, name: &str, home: &Arc<crate::context::Home>) -> Self {
+        let mut definition = self.definition.clone();
+        definition.name = name.to_owned();
+        Self {
+            name: name.into(),
+            prompt: self.prompt.clone(),
+            stack: self.stack.at_home(home.clone()),
+            definition,
+        }
+    }
+
     /// Whether the prompt declares an argument named `name`.
     pub(crate) fn declares(&self, name: &str) -> bool {
         self.definition
@@ -197,6 +210,16 @@ impl PromptRegistry {
     }
 
     /// Registers prompts: all or none, every problem reported.
+    /// Adds prompts another server registered and built (`ServerBuilder::mount`): all or
+    /// none.
+    pub(crate) fn insert_mounted(
+        &self,
+        prompts: Vec<RegisteredPrompt>,
+    ) -> Result<(), Vec<RegistrationError>> {
+        self.catalog
+            .insert_all(prompts.into_iter().map(Ok).collect())
+    }
+
     pub(crate) fn register_all(
         &self,
         prompts: Vec<Arc<dyn Prompt>>,
@@ -259,6 +282,11 @@ impl PromptRegistry {
     /// The names of the registered prompts, in `prompts/list` order.
     pub fn names(&self) -> Vec<String> {
         self.catalog.keys()
+    }
+
+    /// Every prompt now, in `prompts/list` order.
+    pub(crate) fn snapshot(&self) -> Arc<super::catalog::Snapshot<Prompts>> {
+        self.catalog.snapshot()
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<Arc<RegisteredPrompt>> {
