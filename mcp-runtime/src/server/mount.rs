@@ -1,9 +1,26 @@
 //! Servers mounted into another (`ServerBuilder::mount`, `ServerBuilder::merge`): one
 //! endpoint serving the items of several servers built in this process.
 //!
-//! # Decisions (work in progress on this branch: tools and prompts are mounted; resources,
-//! templates, completions with the mounted server's state and list-change propagation are
-//! next)
+//! # Decisions (work in progress on this branch: tools and prompts are mounted)
+//!
+//! Next, in this order:
+//! 1. **Resources and templates**: `RegisteredResource::mounted` / `RegisteredTemplate::mounted`
+//!    with the URI rewritten (`scheme://prefix/rest`; a template's text the same way, parsed
+//!    again); the read's request carries the mounted server's own URI (its code sees the URIs
+//!    it knows), and the contents come back with theirs rewritten to the mounted form (a
+//!    `Home` field holding the prefix; the stack's `call` maps the outcome for mounted
+//!    stacks only, so an unmounted read pays nothing). Subscriptions: `updated` on the
+//!    mounted server's registry is forwarded with the URI rewritten.
+//! 2. **Completions** of a mounted prompt's or template's arguments run with its `Home`.
+//! 3. **List changes**: the parent subscribes to each mounted server's change feed and
+//!    re-syncs that mount's items (remove what went, insert what came: one snapshot swap per
+//!    primitive), so its clients hear `list_changed`; a clash then is logged and the item
+//!    left out (there is no build to fail).
+//! 4. **Proxy** (out of process) reuses the same naming: an `Upstream` (stdio child with
+//!    restart and backoff, or Streamable HTTP in either era) becomes a source whose items
+//!    are registered like mounted ones, each calling through a client session; see the
+//!    issue's list of what must pass through (progress, cancellation, logs, asks — MRTR in
+//!    the modern era —, tasks, `_meta`).
 //!
 //! - **Names** are namespaced as FastMCP does it: a tool or prompt `name` of a server mounted
 //!   as `prefix` is `prefix_name`; a resource `scheme://rest` is `scheme://prefix/rest` (the
