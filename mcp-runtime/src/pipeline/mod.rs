@@ -95,6 +95,7 @@ pub use invoke::{GetPrompt, Invoke, ReadResource};
 pub use output::OutputCheck;
 pub use panic::{CatchPanic, CatchPanicLayer};
 pub use rate_limit::{RateLimit, RateLimitLayer};
+pub(crate) use stack::Remap;
 pub use timeout::{Timeout, TimeoutLayer};
 pub use validate::Validate;
 

@@ -154,7 +154,20 @@ pub(crate) struct ItemStack<S> {
     sees_arguments: bool,
     /// The mounted server whose item this is (see [`ToolStack`]'s).
     home: Option<Arc<crate::context::Home>>,
+    /// What a mounted item's outcome becomes before the server serving it answers (a read's
+    /// URIs in the mounted form).
+    remap: Option<Remap>,
 }
+
+/// A request on its way through an [`ItemStack`] (boxed only for a mounted item whose
+/// outcome is rewritten).
+pub(crate) type ItemCall<S> = futures::future::Either<
+    Oneshot<Audit<CatchPanic<Either<S, McpService>>>, McpRequest>,
+    futures::future::BoxFuture<'static, Result<Outcome, BoxError>>,
+>;
+
+/// How a mounted item's outcome is rewritten ([`ItemStack::remapped`]).
+pub(crate) type Remap = Arc<dyn Fn(&mut Outcome) + Send + Sync>;
 
 impl<S: Clone> Clone for ItemStack<S> {
     fn clone(&self) -> Self {
@@ -162,6 +175,7 @@ impl<S: Clone> Clone for ItemStack<S> {
             stack: self.stack.clone(),
             sees_arguments: self.sees_arguments,
             home: self.home.clone(),
+            remap: self.remap.clone(),
         }
     }
 }
@@ -195,6 +209,15 @@ where
             stack: server.audit.layer(CatchPanicLayer.layer(inner)),
             sees_arguments: !server.layers.is_empty() || server.audit.logs_arguments(),
             home: None,
+            remap: None,
+        }
+    }
+
+    /// The same stack, its outcomes rewritten by `remap`.
+    pub(crate) fn remapped(&self, remap: Remap) -> Self {
+        Self {
+            remap: Some(remap),
+            ..self.clone()
         }
     }
 
@@ -213,14 +236,25 @@ where
     }
 
     /// Sends `request` through the stack.
-    pub(crate) fn call(
-        &self,
-        mut request: McpRequest,
-    ) -> Oneshot<Audit<CatchPanic<Either<S, McpService>>>, McpRequest> {
+    pub(crate) fn call(&self, mut request: McpRequest) -> ItemCall<S> {
         if let Some(home) = &self.home {
             request.rehome(home.clone());
         }
-        self.stack.clone().oneshot(request)
+        let call = self.stack.clone().oneshot(request);
+        match &self.remap {
+            None => futures::future::Either::Left(call),
+            Some(remap) => {
+                let remap = remap.clone();
+                use futures::FutureExt as _;
+                let mapped = call.map(move |out| {
+                    out.map(|mut out| {
+                        remap(&mut out);
+                        out
+                    })
+                });
+                futures::future::Either::Right(mapped.boxed())
+            }
+        }
     }
 }
 

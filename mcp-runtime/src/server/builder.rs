@@ -527,7 +527,13 @@ impl ServerBuilder {
             refused(resources.register_resources(skills.manifest_resources()));
             refused(resources.register_templates(vec![skills.files_template()]));
         }
-        super::mount::mount_all(std::mem::take(&mut self.mounts), &tools, &prompts, errors);
+        super::mount::mount_all(
+            std::mem::take(&mut self.mounts),
+            &tools,
+            &prompts,
+            &resources,
+            errors,
+        );
         errors.extend(unknown_tool_layers(&tools));
         Registries {
             tools,

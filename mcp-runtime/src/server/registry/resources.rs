@@ -19,16 +19,44 @@ use tokio::sync::broadcast;
 /// (it then gets the ones that follow; an update says only "read it again").
 const UPDATE_BACKLOG: usize = 1024;
 
+/// How a URI a mounted template matched becomes the one its server knows.
+pub(crate) type Unmount = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// A registered resource.
 pub(crate) struct RegisteredResource {
     pub(crate) uri: Arc<str>,
     pub(crate) stack: ItemStack<ReadResource>,
     definition: ResourceDefinition,
+    /// Its URI on the server it was mounted from (`ServerBuilder::mount`): what that
+    /// server's code sees.
+    own_uri: Option<Arc<str>>,
 }
 
 impl RegisteredResource {
+    /// This resource as another server serves it: at `uri`, read through its own stack
+    /// (with `home`'s state) as `self.uri`, the contents' URIs rewritten by `remap`.
+    pub(crate) fn mounted(
+        &self,
+        uri: String,
+        home: &Arc<crate::context::Home>,
+        remap: crate::pipeline::Remap,
+    ) -> Self {
+        let mut definition = self.definition.clone();
+        definition.uri = uri.clone();
+        Self {
+            uri: uri.into(),
+            stack: self.stack.at_home(home.clone()).remapped(remap),
+            definition,
+            own_uri: Some(self.own_uri.clone().unwrap_or_else(|| self.uri.clone())),
+        }
+    }
+
     /// The pipeline request of a read of this resource.
     pub(crate) fn request(&self, uri: impl Into<Arc<str>>, cx: RequestContext) -> McpRequest {
+        let uri = match &self.own_uri {
+            Some(own) => own.clone(),
+            None => uri.into(),
+        };
         McpRequest::new(
             crate::protocol::methods::RESOURCES_READ,
             uri,
@@ -49,6 +77,9 @@ pub(crate) struct RegisteredTemplate {
     /// The URI template as registered: what telemetry names a read by (a filled URI holds
     /// the caller's values).
     source: Arc<str>,
+    /// How a URI this template matched becomes the one the server it was mounted from
+    /// knows (`ServerBuilder::mount`).
+    unmount: Option<Unmount>,
 }
 
 impl RegisteredTemplate {
@@ -61,6 +92,11 @@ impl RegisteredTemplate {
         variables: Variables,
         cx: RequestContext,
     ) -> McpRequest {
+        let uri: Arc<str> = uri.into();
+        let uri = match self.unmount.as_ref().and_then(|unmount| unmount(&uri)) {
+            Some(own) => own.into(),
+            None => uri,
+        };
         let request = if self.stack.sees_arguments() {
             McpRequest::new(
                 crate::protocol::methods::RESOURCES_READ,
@@ -301,6 +337,7 @@ impl ResourceRegistry {
                         &self.policies,
                     ),
                     definition,
+                    own_uri: None,
                 })
             })
             .collect();
@@ -340,6 +377,7 @@ impl ResourceRegistry {
                     order: self.next_order.fetch_add(1, Ordering::Relaxed),
                     definition,
                     source: source.into(),
+                    unmount: None,
                 })
             })
             .collect();
@@ -372,6 +410,63 @@ impl ResourceRegistry {
 
     /// What `uri` resolves to: the resource with exactly this URI, else the first template
     /// (in registration order) that matches it.
+    /// Adds resources and templates another server registered and built
+    /// (`ServerBuilder::mount`): every resource at `mount(uri)`, every template at
+    /// `mount(template)` (matched URIs read as `unmount(uri)`), each through its own stack
+    /// with `home`'s state, the contents' URIs rewritten by `remap`. All or none per kind.
+    pub(crate) fn insert_mounted(
+        &self,
+        from: &ResourceRegistry,
+        mount: &dyn Fn(&str) -> String,
+        unmount: Unmount,
+        home: &Arc<crate::context::Home>,
+        remap: crate::pipeline::Remap,
+    ) -> Result<(), Vec<RegistrationError>> {
+        let mut errors = Vec::new();
+        let resources = from
+            .resources
+            .snapshot()
+            .iter()
+            .map(|r| Ok(r.mounted(mount(&r.uri), home, remap.clone())))
+            .collect();
+        if let Err(found) = self.resources.insert_all(resources) {
+            errors.extend(found);
+        }
+        let templates = from
+            .templates
+            .snapshot()
+            .iter()
+            .map(|t| {
+                let source = mount(&t.source);
+                let template = UriTemplate::parse(&source)
+                    .map_err(|e| RegistrationError::InvalidResource {
+                        uri: source.clone(),
+                        reason: e.to_string(),
+                    })?
+                    .allow_dot_segments(t.inner.allow_dot_segments());
+                let mut definition = t.definition.clone();
+                definition.uri_template = source.clone();
+                Ok(RegisteredTemplate {
+                    template,
+                    inner: t.inner.clone(),
+                    stack: t.stack.at_home(home.clone()).remapped(remap.clone()),
+                    order: self.next_order.fetch_add(1, Ordering::Relaxed),
+                    definition,
+                    source: source.into(),
+                    unmount: Some(unmount.clone()),
+                })
+            })
+            .collect();
+        if let Err(found) = self.templates.insert_all(templates) {
+            errors.extend(found);
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
     pub(crate) fn route(&self, uri: &str) -> Option<Route> {
         if let Some(r) = self.resources.snapshot().get(uri) {
             return Some(Route::Exact(r.clone()));
