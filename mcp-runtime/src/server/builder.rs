@@ -661,6 +661,41 @@ struct Registries {
     feed: ChangeFeed,
 }
 
+impl ServerBuilder {
+    /// Serves every tool of `server` as this server's own, named `{prefix}_{name}` (see the
+    /// naming rules in `server/mount.rs`), each with `server`'s own policies and state. A
+    /// name that clashes with one of this server's or another mount's is a build error.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::protocol::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let weather = Server::builder("weather", "1.0.0")
+    ///     .tool(tool_fn(
+    ///         ToolDefinition::new("forecast", "Tomorrow's weather.", json!({"type": "object"})),
+    ///         |_, _| async { "sunny" },
+    ///     ))
+    ///     .build()
+    ///     .unwrap();
+    /// let all = Server::builder("all", "1.0.0").mount("weather", weather).build().unwrap();
+    /// assert_eq!(all.tools().names(), ["weather_forecast"]);
+    /// ```
+    pub fn mount(mut self, prefix: impl Into<String>, server: Server) -> Self {
+        match super::mount::Mount::new(prefix.into(), server) {
+            Ok(mount) => self.mounts.push(mount),
+            Err(problem) => self.problems.push(problem),
+        }
+        self
+    }
+
+    /// Serves every tool of `server` under its own name: [`mount`](Self::mount) with no
+    /// prefix.
+    pub fn merge(self, server: Server) -> Self {
+        self.mount("", server)
+    }
+}
+
 /// What a service that makes resources adds them through (`fs::FileResources::register`).
 impl crate::resource::ResourceSink for ServerBuilder {
     fn add_resources(self, resources: Vec<Arc<dyn Resource>>) -> Self {

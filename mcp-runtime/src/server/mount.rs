@@ -12,7 +12,7 @@
 //! - **Names** are namespaced as FastMCP does it: a tool or prompt `name` of a server mounted
 //!   as `prefix` is `prefix_name`; a resource `scheme://rest` is `scheme://prefix/rest` (the
 //!   prefix is the URI's first segment after `://`, so the rewriting is reversible and a
-//!   template stays a template). An empty prefix ([`ServerBuilder::merge`]) keeps names.
+//!   template stays a template). An empty prefix (`ServerBuilder::merge`) keeps names.
 //!   A prefix must itself be a valid tool name, so every mounted name is one too.
 //! - **Clashes are build errors** naming the mount ([`RegistrationError::MountClash`]):
 //!   nothing is shadowed silently, whatever the order of `mount` calls.
@@ -38,8 +38,8 @@
 //!    issue's list of what must pass through (progress, cancellation, logs, asks — MRTR in
 //!    the modern era —, tasks, `_meta`).
 
+use super::Server;
 use super::registry::{Primitive, RegistrationError};
-use super::{Server, ServerBuilder};
 use crate::context::Home;
 use std::sync::Arc;
 
@@ -50,46 +50,19 @@ pub(super) struct Mount {
     server: Server,
 }
 
-impl ServerBuilder {
-    /// Serves every tool of `server` as this server's own, named `{prefix}_{name}` (see the
-    /// naming rules in `server/mount.rs`), each with `server`'s own policies and state. A
-    /// name that clashes with one of this server's or another mount's is a build error.
-    ///
-    /// ```
-    /// use mcp_runtime::prelude::*;
-    /// use mcp_runtime::protocol::ToolDefinition;
-    /// use serde_json::json;
-    ///
-    /// let weather = Server::builder("weather", "1.0.0")
-    ///     .tool(tool_fn(
-    ///         ToolDefinition::new("forecast", "Tomorrow's weather.", json!({"type": "object"})),
-    ///         |_, _| async { "sunny" },
-    ///     ))
-    ///     .build()
-    ///     .unwrap();
-    /// let all = Server::builder("all", "1.0.0").mount("weather", weather).build().unwrap();
-    /// assert_eq!(all.tools().names(), ["weather_forecast"]);
-    /// ```
-    pub fn mount(mut self, prefix: impl Into<String>, server: Server) -> Self {
-        let prefix = prefix.into();
-        if let Some(reason) = (!prefix.is_empty())
-            .then(|| crate::tool::tool_name_problem(&prefix))
-            .flatten()
+impl Mount {
+    /// `server` under `prefix`; a prefix that is not a valid tool name is refused (every
+    /// mounted name starts with it).
+    pub(super) fn new(prefix: String, server: Server) -> Result<Self, RegistrationError> {
+        if !prefix.is_empty()
+            && let Some(reason) = crate::tool::tool_name_problem(&prefix)
         {
-            self.problems.push(RegistrationError::InvalidName {
+            return Err(RegistrationError::InvalidName {
                 name: prefix,
                 reason,
             });
-            return self;
         }
-        self.mounts.push(Mount { prefix, server });
-        self
-    }
-
-    /// Serves every tool of `server` under its own name: [`mount`](Self::mount) with no
-    /// prefix.
-    pub fn merge(self, server: Server) -> Self {
-        self.mount("", server)
+        Ok(Self { prefix, server })
     }
 }
 
