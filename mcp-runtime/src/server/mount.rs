@@ -27,7 +27,8 @@
 //! Next, in this order:
 //! 1. **Subscriptions**: `updated` on a mounted server's registry forwarded with the URI
 //!    rewritten.
-//! 2. **Completions** of a mounted prompt's or template's arguments run with its `Home`.
+//! 2. (Completions need nothing: a prompt's or template's `complete` takes no context, so
+//!    a mounted one completes exactly as on its own server.)
 //! 3. **List changes**: the parent subscribes to each mounted server's change feed and
 //!    re-syncs that mount's items (remove what went, insert what came: one snapshot swap per
 //!    primitive), so its clients hear `list_changed`; a clash then is logged and the item
