@@ -465,13 +465,13 @@ impl ServerBuilder {
         // keys, every registration, the tasks' settings.
         let mut errors = std::mem::take(&mut self.problems);
         errors.extend(self.keys_problem());
-        let mut registries = self.registries(&server_info_raw, &extensions, &mut errors);
+        let (mut registries, mounts) = self.registries(&server_info_raw, &extensions, &mut errors);
         errors.extend(self.tasks_problem());
         if !errors.is_empty() {
             return Err(BuildError { errors });
         }
         let offer = self.offer(&mut registries);
-        Ok(self.assemble(registries, offer, server_info_raw, extensions))
+        Ok(self.assemble(registries, mounts, offer, server_info_raw, extensions))
     }
 
     /// The registries, with everything added to the builder registered (and the skills'
@@ -481,7 +481,7 @@ impl ServerBuilder {
         server_info: &Arc<RawValue>,
         extensions: &Arc<Extensions>,
         errors: &mut Vec<RegistrationError>,
-    ) -> Registries {
+    ) -> (Registry, Vec<super::mount::Mounted>) {
         let settings = PageSettings {
             server_info: server_info.clone(),
             cache: self.list_cache,
@@ -527,21 +527,10 @@ impl ServerBuilder {
             refused(resources.register_resources(skills.manifest_resources()));
             refused(resources.register_templates(vec![skills.files_template()]));
         }
-        super::mount::mount_all(
-            std::mem::take(&mut self.mounts),
-            &tools,
-            &prompts,
-            &resources,
-            errors,
-        );
-        errors.extend(unknown_tool_layers(&tools));
-        Registries {
-            tools,
-            resources,
-            prompts,
-            skills,
-            feed,
-        }
+        let registry = Registry::new(tools, resources, prompts, skills, feed);
+        let mounts = super::mount::mount_all(std::mem::take(&mut self.mounts), &registry, errors);
+        errors.extend(unknown_tool_layers(&registry.tools));
+        (registry, mounts)
     }
 
     /// What is wrong with the `requestState` keys given, if anything.
@@ -564,8 +553,8 @@ impl ServerBuilder {
 
     /// What the server offers, from what is registered and configured; the registries
     /// learn whether they are advertised.
-    fn offer(&self, registries: &mut Registries) -> Offer {
-        let Registries {
+    fn offer(&self, registries: &mut Registry) -> Offer {
+        let Registry {
             tools,
             resources,
             prompts,
@@ -597,7 +586,8 @@ impl ServerBuilder {
     /// its state shared when configured.
     fn assemble(
         self,
-        registries: Registries,
+        registry: Registry,
+        mounts: Vec<super::mount::Mounted>,
         offer: Offer,
         server_info_raw: Arc<RawValue>,
         extensions: Arc<Extensions>,
@@ -612,13 +602,6 @@ impl ServerBuilder {
         let discover =
             Modern::complete(&discover, &server_info_raw, Some(self.discover_cache), None);
         let discover_json: Arc<str> = to_raw(&discover).get().into();
-        let Registries {
-            tools,
-            resources,
-            prompts,
-            skills,
-            feed,
-        } = registries;
         let request_state_keys_configured = self.request_state_keys.is_some();
         let server = Server {
             inner: Arc::new(ServerInner {
@@ -626,7 +609,8 @@ impl ServerBuilder {
                 server_info_raw,
                 instructions: self.instructions,
                 capabilities,
-                registry: Registry::new(tools, resources, prompts, skills, feed),
+                registry,
+                mounts,
                 extensions,
                 discover_json,
                 shutdown_grace: self.shutdown_grace,
@@ -643,6 +627,7 @@ impl ServerBuilder {
                 request_state_keys_configured,
             }),
         };
+        super::mount::follow(&server.inner);
         if let Some(sharing) = self.sharing {
             server
                 .share_through(sharing)
@@ -652,19 +637,26 @@ impl ServerBuilder {
     }
 }
 
-/// The registries of a server being built.
-struct Registries {
-    tools: ToolRegistry,
-    resources: ResourceRegistry,
-    prompts: PromptRegistry,
-    skills: registry::SkillRegistry,
-    feed: ChangeFeed,
-}
-
 impl ServerBuilder {
-    /// Serves every tool of `server` as this server's own, named `{prefix}_{name}` (see the
-    /// naming rules in `server/mount.rs`), each with `server`'s own policies and state. A
-    /// name that clashes with one of this server's or another mount's is a build error.
+    /// Serves the tools, prompts, resources and templates of `server` as this server's own,
+    /// under `prefix` (FastMCP's naming):
+    ///
+    /// - a tool or prompt `name` is `{prefix}_{name}`;
+    /// - a resource or template URI `scheme://rest` is `scheme://{prefix}/rest` (`scheme:rest`
+    ///   is `scheme:{prefix}/rest`): reversible, so a read reaches `server` with the URI it
+    ///   knows and the contents come back with their mounted URIs.
+    ///
+    /// Each item runs through `server`'s own stack: its validation, timeouts, rate limits,
+    /// cache, layers and audit, with its own state, over the request as it came (progress,
+    /// asks, cancellation, the caller). A name or URI that clashes with one of this
+    /// server's or another mount's is a build error
+    /// ([`RegistrationError::MountClash`](crate::server::RegistrationError::MountClash)),
+    /// whatever the order of the calls; a prefix must be a valid tool name.
+    ///
+    /// Later changes to `server`'s lists reach this server's clients (`list_changed`), and so
+    /// do its resource updates, at the mounted URIs. An item added later whose name is
+    /// taken is left out and logged (target `mcp_runtime::server::mount`), and a kind of item
+    /// this server did not offer at build is not served: `advertise` it to make room.
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
@@ -689,8 +681,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves every tool of `server` under its own name: [`mount`](Self::mount) with no
-    /// prefix.
+    /// Serves every item of `server` under its own name and URI: [`mount`](Self::mount)
+    /// with no prefix (a clash is a build error all the same).
     pub fn merge(self, server: Server) -> Self {
         self.mount("", server)
     }

@@ -78,6 +78,8 @@ pub(crate) struct ServerInner {
     instructions: Option<String>,
     capabilities: ServerCapabilities,
     registry: Registry,
+    /// The servers mounted into this one (`ServerBuilder::mount`), kept in step.
+    mounts: Vec<mount::Mounted>,
     extensions: Arc<Extensions>,
     /// `server/discover`'s result, serialized once.
     discover_json: Arc<str>,

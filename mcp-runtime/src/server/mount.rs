@@ -1,13 +1,7 @@
 //! Servers mounted into another (`ServerBuilder::mount`, `ServerBuilder::merge`): one
 //! endpoint serving the items of several servers built in this process.
 //!
-//! # Decisions (work in progress on this branch: tools, prompts, resources and templates
-//! are mounted)
-//!
-//! - **Resources**: a resource is listed at its mounted URI and read, through its own
-//!   stack, as the URI its server knows (a template's match is turned back with
-//!   `unmount_uri`); the contents come back with their URIs in the mounted form (the
-//!   stack's `remap`, set for mounted items only: an unmounted read pays nothing).
+//! # Decisions
 //!
 //! - **Names** are namespaced as FastMCP does it: a tool or prompt `name` of a server mounted
 //!   as `prefix` is `prefix_name`; a resource `scheme://rest` is `scheme://prefix/rest` (the
@@ -23,26 +17,27 @@
 //!   over the request as it came (its client, progress, asks, cancellation and caller).
 //!   No JSON is made again between the two: a mounted call costs what a call of the mounted
 //!   server would, plus one pointer.
-//!
-//! Next, in this order:
-//! 1. **Subscriptions**: `updated` on a mounted server's registry forwarded with the URI
-//!    rewritten.
-//! 2. (Completions need nothing: a prompt's or template's `complete` takes no context, so
-//!    a mounted one completes exactly as on its own server.)
-//! 3. **List changes**: the parent subscribes to each mounted server's change feed and
-//!    re-syncs that mount's items (remove what went, insert what came: one snapshot swap per
-//!    primitive), so its clients hear `list_changed`; a clash then is logged and the item
-//!    left out (there is no build to fail).
-//! 4. **Proxy** (out of process) reuses the same naming: an `Upstream` (stdio child with
-//!    restart and backoff, or Streamable HTTP in either era) becomes a source whose items
-//!    are registered like mounted ones, each calling through a client session; see the
-//!    issue's list of what must pass through (progress, cancellation, logs, asks — MRTR in
-//!    the modern era —, tasks, `_meta`).
+//! - **Resources** are listed at their mounted URIs and read, through their own stacks, as
+//!   the URIs their server knows (a template's match is turned back with `unmount_uri`);
+//!   the contents come back with their URIs in the mounted form (the stack's `remap`, set
+//!   for mounted items only: an unmounted read pays nothing).
+//! - **Completions** need nothing: a prompt's or template's `complete` takes no context, so
+//!   a mounted one completes exactly as on its own server.
+//! - **Changes after the build** follow: the mounted server's change feed tells the server
+//!   it is mounted into, synchronously, which re-syncs that mount's items of the changed
+//!   kind (one swap, so its clients hear one `list_changed`); an item whose name another
+//!   source holds by then is left out and logged (there is no build to fail), and a kind
+//!   this server does not advertise is not served (logged; `ServerBuilder::advertise`
+//!   makes room). `ResourceRegistry::updated` on the mounted server is told to this
+//!   server's subscribers with the mounted URI. The mounted server holds this one weakly.
+//!   Two mounts re-syncing at the same instant with the same new name: the later swap
+//!   fails (logged) and that mount keeps its previous items until its next change.
 
-use super::Server;
-use super::registry::{Primitive, RegistrationError};
+use super::registry::resources::{MountedAs, MountedUris};
+use super::registry::{Change, Primitive, RegistrationError};
+use super::{Server, ServerInner};
 use crate::context::Home;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 /// A server to mount, and under what prefix.
 #[derive(Debug)]
@@ -65,6 +60,32 @@ impl Mount {
         }
         Ok(Self { prefix, server })
     }
+}
+
+/// A server mounted into another, as that one keeps it: what it added, to keep in step.
+pub(super) struct Mounted {
+    prefix: Arc<str>,
+    server: Server,
+    home: Arc<Home>,
+    resources_as: MountedAs,
+    /// The keys of the items it added, per catalog.
+    held: Mutex<Held>,
+}
+
+impl std::fmt::Debug for Mounted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mounted")
+            .field("prefix", &self.prefix)
+            .field("held", &self.held)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Default)]
+struct Held {
+    tools: Vec<String>,
+    prompts: Vec<String>,
+    resources: MountedUris,
 }
 
 /// `name` under `prefix`.
@@ -104,78 +125,154 @@ pub(super) fn unmount_uri(prefix: &str, uri: &str) -> Option<String> {
     Some(format!("{}{rest}", &uri[..at]))
 }
 
-/// Adds the mounted servers' items; a clash is reported naming the mount.
-pub(super) fn mount_all(
-    mounts: Vec<Mount>,
-    tools: &super::ToolRegistry,
-    prompts: &super::PromptRegistry,
-    resources: &super::ResourceRegistry,
-    errors: &mut Vec<RegistrationError>,
-) {
-    for Mount { prefix, server } in mounts {
+impl Mounted {
+    fn new(Mount { prefix, server }: Mount) -> Self {
+        let prefix: Arc<str> = prefix.into();
         let home = Arc::new(Home {
             extensions: server.inner.extensions.clone(),
             resources: Some(server.inner.clone()),
         });
-        let mounted = server
-            .tools()
-            .snapshot()
-            .iter()
-            .map(|tool| tool.mounted(&prefixed(&prefix, &tool.name), &home))
-            .collect();
-        let clash = |e| match e {
-            RegistrationError::Duplicate { name } => RegistrationError::MountClash {
-                primitive: Primitive::Tools,
-                name,
-                prefix: prefix.clone(),
-            },
-            RegistrationError::DuplicatePrompt { name } => RegistrationError::MountClash {
-                primitive: Primitive::Prompts,
-                name,
-                prefix: prefix.clone(),
-            },
-            RegistrationError::DuplicateResource { uri } => RegistrationError::MountClash {
-                primitive: Primitive::Resources,
-                name: uri,
-                prefix: prefix.clone(),
-            },
-            other => other,
-        };
-        if let Err(found) = tools.insert_mounted(mounted) {
-            errors.extend(found.into_iter().map(clash));
-        }
-        let mounted = server
-            .prompts()
-            .snapshot()
-            .iter()
-            .map(|prompt| prompt.mounted(&prefixed(&prefix, &prompt.name), &home))
-            .collect();
-        if let Err(found) = prompts.insert_mounted(mounted) {
-            errors.extend(found.into_iter().map(clash));
-        }
-        let shared: Arc<str> = prefix.as_str().into();
-        let (outward, inward) = (shared.clone(), shared.clone());
-        let remap: crate::pipeline::Remap = Arc::new(move |out| {
-            if let crate::pipeline::Outcome::Read(result) = out {
-                for contents in &mut result.contents {
-                    let uri = match contents {
-                        crate::protocol::ResourceContents::Text(t) => &mut t.uri,
-                        crate::protocol::ResourceContents::Blob(b) => &mut b.uri,
-                    };
-                    *uri = mount_uri(&outward, uri);
+        let (outward, inward, mount) = (prefix.clone(), prefix.clone(), prefix.clone());
+        let resources_as = MountedAs {
+            mount: Box::new(move |uri| mount_uri(&mount, uri)),
+            unmount: Arc::new(move |uri| unmount_uri(&inward, uri)),
+            home: home.clone(),
+            remap: Arc::new(move |out| {
+                if let crate::pipeline::Outcome::Read(result) = out {
+                    for contents in &mut result.contents {
+                        let uri = match contents {
+                            crate::protocol::ResourceContents::Text(t) => &mut t.uri,
+                            crate::protocol::ResourceContents::Blob(b) => &mut b.uri,
+                        };
+                        *uri = mount_uri(&outward, uri);
+                    }
                 }
-            }
-        });
-        let found = resources.insert_mounted(
-            server.resources(),
-            &|uri| mount_uri(&prefix, uri),
-            Arc::new(move |uri| unmount_uri(&inward, uri)),
-            &home,
-            remap,
-        );
-        if let Err(found) = found {
-            errors.extend(found.into_iter().map(clash));
+            }),
+        };
+        Self {
+            prefix,
+            server,
+            home,
+            resources_as,
+            held: Mutex::default(),
         }
+    }
+
+    /// Makes `into`'s copy of this server's `primitive` items what they are now. With
+    /// `leave_out_clashes` (keeping in step after the build) an item whose name another
+    /// source took is left out; at the build every clash is an error. Returns the problems,
+    /// each naming this mount.
+    fn sync(
+        &self,
+        primitive: Primitive,
+        into: &super::registry::Registry,
+        leave_out_clashes: bool,
+    ) -> Vec<RegistrationError> {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let problems = match primitive {
+            Primitive::Tools => {
+                let tools = self
+                    .server
+                    .tools()
+                    .snapshot()
+                    .iter()
+                    .map(|tool| tool.mounted(&prefixed(&self.prefix, &tool.name), &self.home))
+                    .collect();
+                into.tools
+                    .swap_mounted(&mut held.tools, tools, leave_out_clashes)
+            }
+            Primitive::Prompts => {
+                let prompts = self
+                    .server
+                    .prompts()
+                    .snapshot()
+                    .iter()
+                    .map(|p| p.mounted(&prefixed(&self.prefix, &p.name), &self.home))
+                    .collect();
+                into.prompts
+                    .swap_mounted(&mut held.prompts, prompts, leave_out_clashes)
+            }
+            Primitive::Resources => into.resources.swap_mounted(
+                self.server.resources(),
+                &mut held.resources,
+                &self.resources_as,
+                leave_out_clashes,
+            ),
+        };
+        problems.into_iter().map(|e| self.clash(e)).collect()
+    }
+
+    /// `problem`, naming this mount when it is a clash.
+    fn clash(&self, problem: RegistrationError) -> RegistrationError {
+        let (primitive, name) = match problem {
+            RegistrationError::Duplicate { name } => (Primitive::Tools, name),
+            RegistrationError::DuplicatePrompt { name } => (Primitive::Prompts, name),
+            RegistrationError::DuplicateResource { uri } => (Primitive::Resources, uri),
+            other => return other,
+        };
+        RegistrationError::MountClash {
+            primitive,
+            name,
+            prefix: self.prefix.to_string(),
+        }
+    }
+}
+
+/// Adds the mounted servers' items (every clash an error naming the mount), and returns
+/// them to be kept in step once the server is built ([`follow`]).
+pub(super) fn mount_all(
+    mounts: Vec<Mount>,
+    into: &super::registry::Registry,
+    errors: &mut Vec<RegistrationError>,
+) -> Vec<Mounted> {
+    mounts
+        .into_iter()
+        .map(|mount| {
+            let mounted = Mounted::new(mount);
+            for primitive in Primitive::ALL {
+                errors.extend(mounted.sync(primitive, into, false));
+            }
+            mounted
+        })
+        .collect()
+}
+
+/// Keeps `server`'s copies of its mounted servers' items in step: a change to a mounted
+/// server's list re-syncs that mount's items of that kind (one swap, one `list_changed`
+/// to this server's clients), and a mounted resource's update is told with its mounted
+/// URI. The mounted servers hold `server` weakly: mounting makes no cycle.
+pub(super) fn follow(server: &Arc<ServerInner>) {
+    for (index, mounted) in server.mounts.iter().enumerate() {
+        let into: Weak<ServerInner> = Arc::downgrade(server);
+        mounted
+            .server
+            .inner
+            .registry
+            .feed()
+            .follow(Arc::new(move |change| {
+                let Some(into) = into.upgrade() else { return };
+                let mounted = &into.mounts[index];
+                match change {
+                    Change::List(primitive) => {
+                        if !into.registry.advertises(primitive) {
+                            tracing::warn!(
+                                prefix = &*mounted.prefix,
+                                %primitive,
+                                "a mounted server's {primitive} changed, but this server does not offer {primitive} (see `ServerBuilder::advertise`): not served"
+                            );
+                            return;
+                        }
+                        for problem in mounted.sync(primitive, &into.registry, true) {
+                            tracing::warn!(prefix = &*mounted.prefix, "left out: {problem}");
+                        }
+                    }
+                    Change::ResourceUpdated(uri) => {
+                        into.registry
+                            .resources
+                            .updated(&mount_uri(&mounted.prefix, uri));
+                    }
+                }
+            }));
     }
 }
 
@@ -289,11 +386,6 @@ mod tests {
                     prefix: String::new(),
                 },
                 RegistrationError::MountClash {
-                    primitive: Primitive::Prompts,
-                    name: "greeting".into(),
-                    prefix: String::new(),
-                },
-                RegistrationError::MountClash {
                     primitive: Primitive::Resources,
                     name: "data://users".into(),
                     prefix: String::new(),
@@ -301,6 +393,11 @@ mod tests {
                 RegistrationError::MountClash {
                     primitive: Primitive::Resources,
                     name: "data://items/{id}".into(),
+                    prefix: String::new(),
+                },
+                RegistrationError::MountClash {
+                    primitive: Primitive::Prompts,
+                    name: "greeting".into(),
                     prefix: String::new(),
                 },
             ]
@@ -314,6 +411,95 @@ mod tests {
             matches!(&bad.errors[..], [RegistrationError::InvalidName { name, .. }] if name == "not a name"),
             "{bad}"
         );
+    }
+
+    /// A tool named `name` answering `text`.
+    fn answering(name: &str, text: &'static str) -> impl crate::tool::Tool {
+        tool_fn(
+            ToolDefinition::new(name, "Answers.", json!({"type": "object"})),
+            move |_, _| async move { text },
+        )
+    }
+
+    /// The next notification the client hears with this method.
+    async fn heard(
+        from: &mut tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>,
+        method: &str,
+    ) -> serde_json::Value {
+        loop {
+            let message = from.recv().await.expect("the connection is open");
+            if message["method"] == method {
+                return message;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_mounted_servers_changes_reach_the_clients_of_the_server_it_is_mounted_into() {
+        let one = named("one's");
+        let all = Server::builder("all", "1.0.0")
+            .tool(answering("one_own", "the parent's own"))
+            .mount("one", one.clone())
+            .build()
+            .unwrap();
+        let client = Client::memory(&all);
+        let mut heard_ = client.take_unrouted().unwrap();
+        client.connect(EraMode::Legacy).await.unwrap();
+        client
+            .request(
+                "resources/subscribe",
+                Some(json!({"uri": "data://one/users"})),
+            )
+            .await
+            .unwrap();
+
+        one.tools()
+            .register(answering("later", "added later"))
+            .unwrap();
+        heard(&mut heard_, "notifications/tools/list_changed").await;
+        assert_eq!(all.tools().names(), ["one_later", "one_own", "one_whoami"]);
+        let result = client.call_tool("one_later", json!({})).await.unwrap();
+        assert_eq!(result.first_text(), Some("added later"));
+
+        // A name another source holds is left out (logged), never shadowing it.
+        one.tools().register(answering("own", "shadowing")).unwrap();
+        heard(&mut heard_, "notifications/tools/list_changed").await;
+        let result = client.call_tool("one_own", json!({})).await.unwrap();
+        assert_eq!(result.first_text(), Some("the parent's own"));
+        assert!(one.tools().remove("own"));
+
+        assert!(one.tools().remove("whoami"));
+        heard(&mut heard_, "notifications/tools/list_changed").await;
+        assert_eq!(all.tools().names(), ["one_later", "one_own"]);
+        let gone = client.call_tool("one_whoami", json!({})).await.unwrap_err();
+        assert!(gone.to_string().contains("one_whoami"), "{gone}");
+
+        assert!(one.prompts().remove("greeting"));
+        heard(&mut heard_, "notifications/prompts/list_changed").await;
+        assert!(all.prompts().names().is_empty());
+
+        one.resources().updated("data://users");
+        let updated = heard(&mut heard_, "notifications/resources/updated").await;
+        assert_eq!(updated["params"]["uri"], "data://one/users");
+    }
+
+    #[test]
+    fn mounting_makes_no_cycle() {
+        let one = named("one's");
+        let all = Server::builder("all", "1.0.0")
+            .mount("one", one.clone())
+            .build()
+            .unwrap();
+        let parent = Arc::downgrade(&all.inner);
+        drop(all);
+        assert!(
+            parent.upgrade().is_none(),
+            "the parent outlives its last handle"
+        );
+        // The mounted server still changes freely; nobody is told.
+        one.tools()
+            .register(answering("later", "added later"))
+            .unwrap();
     }
 
     #[test]

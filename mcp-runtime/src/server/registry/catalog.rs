@@ -190,6 +190,38 @@ impl<K: Kind> Catalog<K> {
         Ok(())
     }
 
+    /// Replaces the items one source added (`held`: their keys, updated on success) with
+    /// `items`, as one change. With `leave_out_clashes`, an item whose key is already taken
+    /// by another source is left out rather than failing the swap; either way every
+    /// problem is returned. This is how a mounted server's items are added at build (all or
+    /// none) and kept in step after (`server::mount`).
+    pub(crate) fn swap_held(
+        &self,
+        held: &mut Vec<String>,
+        mut items: Vec<K::Item>,
+        leave_out_clashes: bool,
+    ) -> Vec<RegistrationError> {
+        let mut problems = Vec::new();
+        if leave_out_clashes {
+            let now = self.snapshot();
+            items.retain(|item| {
+                let key = K::key(item);
+                let free = now.get(key).is_none() || held.iter().any(|h| h == key);
+                if !free {
+                    problems.push(K::duplicate(key));
+                }
+                free
+            });
+        }
+        let keys = items.iter().map(|i| K::key(i).to_owned()).collect();
+        let remove: Vec<&str> = held.iter().map(String::as_str).collect();
+        match self.replace(&remove, items.into_iter().map(Ok).collect()) {
+            Ok(()) => *held = keys,
+            Err(found) => problems.extend(found),
+        }
+        problems
+    }
+
     /// Removes the item with this key; returns whether there was one.
     pub(crate) fn remove(&self, key: &str) -> bool {
         let mut guard = self.snapshot.write().unwrap_or_else(|p| p.into_inner());

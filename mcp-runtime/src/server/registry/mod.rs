@@ -103,6 +103,19 @@ impl Generations {
     }
 }
 
+/// A change a [`ChangeFeed`]'s followers hear of.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Change<'a> {
+    /// `primitive`'s list changed.
+    List(Primitive),
+    /// The resource at this URI changed (`ResourceRegistry::updated`).
+    ResourceUpdated(&'a str),
+}
+
+/// Told of every change, synchronously, by the thread that made it (after the catalog's
+/// lock is released): how a server this one is mounted into keeps its copy in step.
+pub(crate) type Follower = Arc<dyn Fn(Change<'_>) + Send + Sync>;
+
 /// Where catalogs announce their changes; cheap to clone.
 #[derive(Clone)]
 pub(crate) struct ChangeFeed {
@@ -110,6 +123,9 @@ pub(crate) struct ChangeFeed {
     /// The other instances sharing this server's state, once attached: changes made here
     /// are told to them too.
     fleet: Arc<std::sync::OnceLock<Arc<dyn EventBus>>>,
+    /// The servers this one is mounted into (`ServerBuilder::mount`); most servers have
+    /// none, and a change (rare) pays one uncontended read lock for them.
+    followers: Arc<std::sync::RwLock<Vec<Follower>>>,
 }
 
 impl fmt::Debug for ChangeFeed {
@@ -125,6 +141,30 @@ impl ChangeFeed {
         Self {
             tx: watch::channel(Generations::default()).0,
             fleet: Arc::default(),
+            followers: Arc::default(),
+        }
+    }
+
+    /// Tells `follower` of every later change.
+    pub(crate) fn follow(&self, follower: Follower) {
+        self.followers
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(follower);
+    }
+
+    /// Tells the followers of `change`.
+    pub(crate) fn tell(&self, change: Change<'_>) {
+        // Called without the lock: a follower may change a catalog that has followers.
+        let followers = {
+            let followers = self.followers.read().unwrap_or_else(|p| p.into_inner());
+            if followers.is_empty() {
+                return;
+            }
+            followers.clone()
+        };
+        for follower in followers {
+            follower(change);
         }
     }
 
@@ -137,6 +177,7 @@ impl ChangeFeed {
     /// Records a change to `primitive`'s list here only (one another instance told of).
     pub(crate) fn changed_here(&self, primitive: Primitive) {
         self.tx.send_modify(|g| g.0[primitive.index()] += 1);
+        self.tell(Change::List(primitive));
     }
 
     /// Tells the other instances, if there are any.

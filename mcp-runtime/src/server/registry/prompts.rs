@@ -209,17 +209,18 @@ impl PromptRegistry {
         self.catalog.is_empty()
     }
 
-    /// Registers prompts: all or none, every problem reported.
-    /// Adds prompts another server registered and built (`ServerBuilder::mount`): all or
-    /// none.
-    pub(crate) fn insert_mounted(
+    /// Replaces the prompts a mounted server added (`held`) with `add` (see
+    /// `Catalog::swap_held`).
+    pub(crate) fn swap_mounted(
         &self,
-        prompts: Vec<RegisteredPrompt>,
-    ) -> Result<(), Vec<RegistrationError>> {
-        self.catalog
-            .insert_all(prompts.into_iter().map(Ok).collect())
+        held: &mut Vec<String>,
+        add: Vec<RegisteredPrompt>,
+        leave_out_clashes: bool,
+    ) -> Vec<RegistrationError> {
+        self.catalog.swap_held(held, add, leave_out_clashes)
     }
 
+    /// Registers prompts: all or none, every problem reported.
     pub(crate) fn register_all(
         &self,
         prompts: Vec<Arc<dyn Prompt>>,

@@ -22,6 +22,25 @@ const UPDATE_BACKLOG: usize = 1024;
 /// How a URI a mounted template matched becomes the one its server knows.
 pub(crate) type Unmount = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
+/// How a mounted server's resources are served by the server it is mounted into.
+pub(crate) struct MountedAs {
+    /// Its URI (or URI template) there.
+    pub(crate) mount: Box<dyn Fn(&str) -> String + Send + Sync>,
+    /// The URI its own server knows, from one a mounted template matched.
+    pub(crate) unmount: Unmount,
+    /// Its own server's state and resources.
+    pub(crate) home: Arc<crate::context::Home>,
+    /// What is done to its read results (their contents' URIs mounted).
+    pub(crate) remap: crate::pipeline::Remap,
+}
+
+/// The URIs of the resources and templates one mounted server added.
+#[derive(Debug, Default)]
+pub(crate) struct MountedUris {
+    resources: Vec<String>,
+    templates: Vec<String>,
+}
+
 /// A registered resource.
 pub(crate) struct RegisteredResource {
     pub(crate) uri: Arc<str>,
@@ -265,6 +284,7 @@ impl ResourceRegistry {
         if let Some(updates) = self.updates.get() {
             let _ = updates.send(uri.into());
         }
+        self.feed.tell(super::Change::ResourceUpdated(uri));
     }
 
     /// A receiver of every later announced update.
@@ -408,65 +428,65 @@ impl ResourceRegistry {
             .map(|r| r.definition.clone())
     }
 
-    /// What `uri` resolves to: the resource with exactly this URI, else the first template
-    /// (in registration order) that matches it.
-    /// Adds resources and templates another server registered and built
-    /// (`ServerBuilder::mount`): every resource at `mount(uri)`, every template at
-    /// `mount(template)` (matched URIs read as `unmount(uri)`), each through its own stack
-    /// with `home`'s state, the contents' URIs rewritten by `remap`. All or none per kind.
-    pub(crate) fn insert_mounted(
+    /// Replaces the resources and templates a mounted server added (`held`) with those
+    /// `from` has now (see `Catalog::swap_held`): every resource at `how.mount(uri)`, every
+    /// template at `how.mount(template)` (matched URIs read as `how.unmount(uri)`), each
+    /// through its own stack with `how.home`'s state, the contents' URIs rewritten by
+    /// `how.remap`.
+    pub(crate) fn swap_mounted(
         &self,
         from: &ResourceRegistry,
-        mount: &dyn Fn(&str) -> String,
-        unmount: Unmount,
-        home: &Arc<crate::context::Home>,
-        remap: crate::pipeline::Remap,
-    ) -> Result<(), Vec<RegistrationError>> {
-        let mut errors = Vec::new();
+        held: &mut MountedUris,
+        how: &MountedAs,
+        leave_out_clashes: bool,
+    ) -> Vec<RegistrationError> {
         let resources = from
             .resources
             .snapshot()
             .iter()
-            .map(|r| Ok(r.mounted(mount(&r.uri), home, remap.clone())))
+            .map(|r| r.mounted((how.mount)(&r.uri), &how.home, how.remap.clone()))
             .collect();
-        if let Err(found) = self.resources.insert_all(resources) {
-            errors.extend(found);
-        }
-        let templates = from
-            .templates
-            .snapshot()
-            .iter()
-            .map(|t| {
-                let source = mount(&t.source);
-                let template = UriTemplate::parse(&source)
-                    .map_err(|e| RegistrationError::InvalidResource {
-                        uri: source.clone(),
+        let mut problems =
+            self.resources
+                .swap_held(&mut held.resources, resources, leave_out_clashes);
+        let mut templates = Vec::new();
+        for t in from.templates.snapshot().iter() {
+            let source = (how.mount)(&t.source);
+            let template = match UriTemplate::parse(&source) {
+                Ok(template) => template.allow_dot_segments(t.inner.allow_dot_segments()),
+                Err(e) => {
+                    problems.push(RegistrationError::InvalidResource {
+                        uri: source,
                         reason: e.to_string(),
-                    })?
-                    .allow_dot_segments(t.inner.allow_dot_segments());
-                let mut definition = t.definition.clone();
-                definition.uri_template = source.clone();
-                Ok(RegisteredTemplate {
-                    template,
-                    inner: t.inner.clone(),
-                    stack: t.stack.at_home(home.clone()).remapped(remap.clone()),
-                    order: self.next_order.fetch_add(1, Ordering::Relaxed),
-                    definition,
-                    source: source.into(),
-                    unmount: Some(unmount.clone()),
-                })
-            })
-            .collect();
-        if let Err(found) = self.templates.insert_all(templates) {
-            errors.extend(found);
+                    });
+                    continue;
+                }
+            };
+            let mut definition = t.definition.clone();
+            definition.uri_template = source.clone();
+            templates.push(RegisteredTemplate {
+                template,
+                inner: t.inner.clone(),
+                stack: t
+                    .stack
+                    .at_home(how.home.clone())
+                    .remapped(how.remap.clone()),
+                order: self.next_order.fetch_add(1, Ordering::Relaxed),
+                definition,
+                source: source.into(),
+                unmount: Some(how.unmount.clone()),
+            });
         }
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(errors)
-        }
+        problems.extend(self.templates.swap_held(
+            &mut held.templates,
+            templates,
+            leave_out_clashes,
+        ));
+        problems
     }
 
+    /// What `uri` resolves to: the resource with exactly this URI, else the first template
+    /// (in registration order) that matches it.
     pub(crate) fn route(&self, uri: &str) -> Option<Route> {
         if let Some(r) = self.resources.snapshot().get(uri) {
             return Some(Route::Exact(r.clone()));

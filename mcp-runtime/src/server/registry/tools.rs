@@ -242,13 +242,15 @@ impl ToolRegistry {
         self.catalog.insert_all(prepared)
     }
 
-    /// Adds tools another server registered and built (`ServerBuilder::mount`): all or
-    /// none.
-    pub(crate) fn insert_mounted(
+    /// Replaces the tools a mounted server added (`held`) with `add` (see
+    /// `Catalog::swap_held`).
+    pub(crate) fn swap_mounted(
         &self,
-        tools: Vec<RegisteredTool>,
-    ) -> Result<(), Vec<RegistrationError>> {
-        self.catalog.insert_all(tools.into_iter().map(Ok).collect())
+        held: &mut Vec<String>,
+        add: Vec<RegisteredTool>,
+        leave_out_clashes: bool,
+    ) -> Vec<RegistrationError> {
+        self.catalog.swap_held(held, add, leave_out_clashes)
     }
 
     /// Registers one tool.
