@@ -96,6 +96,7 @@
 //! | `prelude` | `protocol` `context` `tool` `resource` `prompt` `server` `transport` |  |
 //! | `client` | `protocol` `server` `transport` `tls` |  |
 //! | `testing` | `client` `server` |  |
+//! | `proxy` | `protocol` `context` `tool` `resource` `prompt` `server` `client` |  |
 //! | `launch` | `server` `transport` `shared` `oauth` `telemetry` `targets` |  |
 //! | `fuzzing` | `protocol` `context` `prompt` `resource` `server` `transport` `fs` `prelude` |  |
 //! <!-- layering:end -->
@@ -203,6 +204,8 @@ pub mod pipeline;
 #[cfg(feature = "server")]
 pub mod prompt;
 pub mod protocol;
+#[cfg(feature = "server")]
+pub mod proxy;
 #[cfg(feature = "server")]
 pub mod resource;
 #[cfg(feature = "server")]

@@ -127,7 +127,12 @@ struct ClientInner {
     input: SharedHandler,
     /// Whether modern envelopes declare the tasks extension.
     tasks: std::sync::atomic::AtomicBool,
+    /// Where the progress of requests that asked for it goes, by progress token.
+    progress: Arc<ProgressRoutes>,
 }
+
+/// Progress tokens of requests under way, and where each one's notifications go.
+type ProgressRoutes = Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>;
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -148,6 +153,8 @@ impl Client {
         let (unrouted_tx, unrouted_rx) = mpsc::unbounded_channel();
         let routes = pending.clone();
         let input = SharedHandler::default();
+        let progress = Arc::new(ProgressRoutes::default());
+        let progress_routes = progress.clone();
         // Weak, so an idle router never keeps the connection open (a child's stdin).
         let mut answers = Answers {
             input: input.clone(),
@@ -156,7 +163,7 @@ impl Client {
         };
         tokio::spawn(async move {
             while let Some(line) = from_server.recv().await {
-                route(&routes, &unrouted_tx, &mut answers, &line);
+                route(&routes, &progress_routes, &unrouted_tx, &mut answers, &line);
             }
             for task in answers.running.values() {
                 task.abort();
@@ -175,6 +182,7 @@ impl Client {
                 child: Mutex::new(None),
                 input,
                 tasks: std::sync::atomic::AtomicBool::new(true),
+                progress,
             }),
         }
     }
@@ -442,7 +450,76 @@ impl Client {
         method: &str,
         params: Option<Value>,
     ) -> Result<Value, ClientError> {
+        let answer = self.send_request(method, params).await?;
+        Self::answered(answer.await)
+    }
+
+    /// Sends a request in the connected era (with the modern envelope when modern; a modern
+    /// `input_required` answer is returned as it is, for the caller to relay) and returns its
+    /// raw result. Dropping the future before the answer tells the server with
+    /// `notifications/cancelled`, so its work stops: how a proxy forwards a call whose own
+    /// caller may cancel it or time out.
+    ///
+    /// With `progress`, the request carries a progress token of the client's, and the
+    /// server's `notifications/progress` for it (their `params`) go there, every one of
+    /// them before the answer is returned.
+    pub async fn request_cancellable(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        progress: Option<mpsc::UnboundedSender<Value>>,
+    ) -> Result<Value, ClientError> {
+        let mut params = match self.era() {
+            Some(Era::Modern) => Some(self.with_envelope(params)),
+            _ => params,
+        };
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let route = progress.map(|to| {
+            let token = format!("progress-{id}");
+            if let Value::Object(params) = params.get_or_insert_with(|| json!({})) {
+                let meta = params.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.insert("progressToken".into(), token.clone().into());
+                }
+            }
+            self.inner
+                .progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(token.clone(), to);
+            ProgressRoute {
+                routes: &self.inner.progress,
+                token,
+            }
+        });
+        let answer = self.send_request_as(id.clone(), method, params).await?;
+        let mut guard = CancelOnDrop {
+            client: self,
+            id: Some(id),
+        };
+        let answer = answer.await;
+        guard.id = None;
+        drop(route);
+        Self::answered(answer)
+    }
+
+    /// Sends a request and returns where its answer will come.
+    async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<oneshot::Receiver<Result<Value, McpError>>, ClientError> {
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        self.send_request_as(id, method, params).await
+    }
+
+    /// Sends a request with the id `id` and returns where its answer will come.
+    async fn send_request_as(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<oneshot::Receiver<Result<Value, McpError>>, ClientError> {
         let (tx, rx) = oneshot::channel();
         self.inner
             .pending
@@ -459,18 +536,29 @@ impl Client {
         })
         .map_err(|e| ClientError::Decode(e.to_string()))?;
         if let Err(e) = self.send_raw(line).await {
-            if let Some(waiting) = self
-                .inner
-                .pending
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .as_mut()
-            {
-                waiting.remove(&id);
-            }
+            self.forget(&id);
             return Err(e);
         }
-        match rx.await {
+        Ok(rx)
+    }
+
+    /// Stops waiting for the answer to `id`.
+    fn forget(&self, id: &RequestId) {
+        if let Some(waiting) = self
+            .inner
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            waiting.remove(id);
+        }
+    }
+
+    fn answered(
+        answer: Result<Result<Value, McpError>, oneshot::error::RecvError>,
+    ) -> Result<Value, ClientError> {
+        match answer {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(e)) => Err(ClientError::Protocol(e)),
             Err(_) => Err(ClientError::Closed),
@@ -551,6 +639,41 @@ impl Client {
     }
 }
 
+/// A progress token routed to its request's channel until dropped.
+struct ProgressRoute<'a> {
+    routes: &'a ProgressRoutes,
+    token: String,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.token);
+    }
+}
+
+/// Cancels a request still unanswered when dropped ([`Client::request_cancellable`]).
+struct CancelOnDrop<'a> {
+    client: &'a Client,
+    id: Option<RequestId>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            self.client.forget(&id);
+            // `try_send`: a drop cannot wait; with the queue full the server is not reading
+            // anyway, and the answer, when it comes, goes nowhere.
+            let _ = self.client.inner.to_server.try_send(encode_notification(
+                methods::CANCELLED.name,
+                Some(json!({ "requestId": id, "reason": "the caller cancelled the request" })),
+            ));
+        }
+    }
+}
+
 /// What answers a legacy server's requests: the handler, a way back to the server, and the
 /// answers under way (so `notifications/cancelled` can stop one).
 struct Answers {
@@ -603,6 +726,7 @@ impl Answers {
 
 fn route(
     pending: &Pending,
+    progress: &ProgressRoutes,
     unrouted: &mpsc::UnboundedSender<Value>,
     answers: &mut Answers,
     line: &[u8],
@@ -614,6 +738,20 @@ fn route(
     match (message.get("method"), message.get("id")) {
         (Some(_), Some(_)) if answers.start(&message) => return,
         (Some(method), None) if method == methods::CANCELLED.name => answers.cancel(&message),
+        (Some(method), None) if method == methods::PROGRESS.name => {
+            // Routed here, in the order of the wire: a request's progress is in its channel
+            // before its answer reaches it.
+            let params = message.get("params");
+            let routes = progress.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(to) = params
+                .and_then(|p| p.get("progressToken"))
+                .and_then(Value::as_str)
+                .and_then(|token| routes.get(token))
+            {
+                let _ = to.send(params.cloned().unwrap_or_default());
+                return;
+            }
+        }
         _ => {}
     }
     let id = message

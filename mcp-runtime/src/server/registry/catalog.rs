@@ -190,6 +190,32 @@ impl<K: Kind> Catalog<K> {
         Ok(())
     }
 
+    /// Makes the catalog exactly the good items of `prepared`, as one change: an item that
+    /// failed its preparation, or repeats a key met before it, is left out and its problem
+    /// returned. How a proxy mirrors its upstream's list (`crate::proxy`), where one bad
+    /// item must not hide the others.
+    pub(crate) fn replace_all_lenient(
+        &self,
+        prepared: Vec<Result<K::Item, RegistrationError>>,
+    ) -> Vec<RegistrationError> {
+        let mut problems = Vec::new();
+        let mut keys = std::collections::HashSet::new();
+        let mut items = Vec::with_capacity(prepared.len());
+        for p in prepared {
+            match p {
+                Ok(item) if keys.insert(K::key(&item).to_owned()) => items.push(Ok(item)),
+                Ok(item) => problems.push(K::duplicate(K::key(&item))),
+                Err(e) => problems.push(e),
+            }
+        }
+        let current = self.keys();
+        let remove: Vec<&str> = current.iter().map(String::as_str).collect();
+        if let Err(found) = self.replace(&remove, items) {
+            problems.extend(found);
+        }
+        problems
+    }
+
     /// Replaces the items one source added (`held`: their keys, updated on success) with
     /// `items`, as one change. With `leave_out_clashes`, an item whose key is already taken
     /// by another source is left out rather than failing the swap; either way every

@@ -209,6 +209,17 @@ impl PromptRegistry {
         self.catalog.is_empty()
     }
 
+    /// Makes the prompts exactly `prompts` (one change), leaving out (and returning the problem
+    /// of) any that does not register: how a proxy mirrors its upstream's list.
+    pub(crate) fn mirror(&self, prompts: Vec<Arc<dyn Prompt>>) -> Vec<RegistrationError> {
+        self.catalog.replace_all_lenient(
+            prompts
+                .into_iter()
+                .map(|item| prepare(item, &self.policies))
+                .collect(),
+        )
+    }
+
     /// Replaces the prompts a mounted server added (`held`) with `add` (see
     /// `Catalog::swap_held`).
     pub(crate) fn swap_mounted(

@@ -334,32 +334,7 @@ impl ResourceRegistry {
         self.check_advertised(!add.is_empty())?;
         let prepared = add
             .into_iter()
-            .map(|resource| {
-                let definition = resource.definition();
-                let uri = definition.uri.clone();
-                if uri.is_empty() || uri.chars().any(char::is_whitespace) || !uri.contains(':') {
-                    return Err(RegistrationError::InvalidResource {
-                        uri,
-                        reason: "a resource URI needs a scheme (`config://app`) and no spaces"
-                            .into(),
-                    });
-                }
-                if !has_name(&definition.name) {
-                    return Err(RegistrationError::InvalidResource {
-                        uri,
-                        reason: "a resource needs a name".into(),
-                    });
-                }
-                Ok(RegisteredResource {
-                    uri: uri.into(),
-                    stack: ItemStack::new(
-                        ReadResource::new(ReadTarget::Resource(resource)),
-                        &self.policies,
-                    ),
-                    definition,
-                    own_uri: None,
-                })
-            })
+            .map(|resource| self.prepare_resource(resource))
             .collect();
         self.resources.replace(remove, prepared)
     }
@@ -372,36 +347,100 @@ impl ResourceRegistry {
         self.check_advertised(!templates.is_empty())?;
         let prepared = templates
             .into_iter()
-            .map(|inner| {
-                let definition = inner.definition();
-                let source = definition.uri_template.clone();
-                let template = UriTemplate::parse(&source)
-                    .map_err(|e| RegistrationError::InvalidResource {
-                        uri: source.clone(),
-                        reason: e.to_string(),
-                    })?
-                    .allow_dot_segments(inner.allow_dot_segments());
-                if !has_name(&definition.name) {
-                    return Err(RegistrationError::InvalidResource {
-                        uri: source,
-                        reason: "a resource template needs a name".into(),
-                    });
-                }
-                Ok(RegisteredTemplate {
-                    template,
-                    stack: ItemStack::new(
-                        ReadResource::new(ReadTarget::Template(inner.clone())),
-                        &self.policies,
-                    ),
-                    inner,
-                    order: self.next_order.fetch_add(1, Ordering::Relaxed),
-                    definition,
-                    source: source.into(),
-                    unmount: None,
-                })
-            })
+            .map(|inner| self.prepare_template(inner))
             .collect();
         self.templates.insert_all(prepared)
+    }
+
+    /// A resource checked and ready to list: its URI needs a scheme and no spaces, and it
+    /// needs a name.
+    fn prepare_resource(
+        &self,
+        resource: Arc<dyn Resource>,
+    ) -> Result<RegisteredResource, RegistrationError> {
+        let definition = resource.definition();
+        let uri = definition.uri.clone();
+        if uri.is_empty() || uri.chars().any(char::is_whitespace) || !uri.contains(':') {
+            return Err(RegistrationError::InvalidResource {
+                uri,
+                reason: "a resource URI needs a scheme (`config://app`) and no spaces".into(),
+            });
+        }
+        if !has_name(&definition.name) {
+            return Err(RegistrationError::InvalidResource {
+                uri,
+                reason: "a resource needs a name".into(),
+            });
+        }
+        Ok(RegisteredResource {
+            uri: uri.into(),
+            stack: ItemStack::new(
+                ReadResource::new(ReadTarget::Resource(resource)),
+                &self.policies,
+            ),
+            definition,
+            own_uri: None,
+        })
+    }
+
+    /// A template checked and ready to list: its `uriTemplate` must parse, and it needs a
+    /// name.
+    fn prepare_template(
+        &self,
+        inner: Arc<dyn ResourceTemplate>,
+    ) -> Result<RegisteredTemplate, RegistrationError> {
+        let definition = inner.definition();
+        let source = definition.uri_template.clone();
+        let template = UriTemplate::parse(&source)
+            .map_err(|e| RegistrationError::InvalidResource {
+                uri: source.clone(),
+                reason: e.to_string(),
+            })?
+            .allow_dot_segments(inner.allow_dot_segments());
+        if !has_name(&definition.name) {
+            return Err(RegistrationError::InvalidResource {
+                uri: source,
+                reason: "a resource template needs a name".into(),
+            });
+        }
+        Ok(RegisteredTemplate {
+            template,
+            stack: ItemStack::new(
+                ReadResource::new(ReadTarget::Template(inner.clone())),
+                &self.policies,
+            ),
+            inner,
+            order: self.next_order.fetch_add(1, Ordering::Relaxed),
+            definition,
+            source: source.into(),
+            unmount: None,
+        })
+    }
+
+    /// Makes the resources and templates exactly `resources` and `templates` (one change
+    /// each), leaving out (and returning the problem of) any that does not register: how a
+    /// proxy mirrors its upstream's lists, where an upstream's bad item must not hide the
+    /// good ones.
+    pub(crate) fn mirror(
+        &self,
+        resources: Vec<Arc<dyn Resource>>,
+        templates: Vec<Arc<dyn ResourceTemplate>>,
+    ) -> Vec<RegistrationError> {
+        let mut problems = self.resources.replace_all_lenient(
+            resources
+                .into_iter()
+                .map(|r| self.prepare_resource(r))
+                .collect(),
+        );
+        problems.extend(
+            self.templates.replace_all_lenient(
+                templates
+                    .into_iter()
+                    .map(|t| self.prepare_template(t))
+                    .collect(),
+            ),
+        );
+        problems
     }
 
     /// Removes the resource with this URI, or the template with this URI template; returns

@@ -242,6 +242,17 @@ impl ToolRegistry {
         self.catalog.insert_all(prepared)
     }
 
+    /// Makes the tools exactly `tools` (one change), leaving out (and returning the problem
+    /// of) any that does not register: how a proxy mirrors its upstream's list.
+    pub(crate) fn mirror(&self, tools: Vec<Arc<dyn Tool>>) -> Vec<RegistrationError> {
+        self.catalog.replace_all_lenient(
+            tools
+                .into_iter()
+                .map(|item| prepare(item, &self.policies, &self.extensions))
+                .collect(),
+        )
+    }
+
     /// Replaces the tools a mounted server added (`held`) with `add` (see
     /// `Catalog::swap_held`).
     pub(crate) fn swap_mounted(

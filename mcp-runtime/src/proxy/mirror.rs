@@ -1,0 +1,360 @@
+//! The mirror's items: each forwards to the upstream through the link's current
+//! connection, and [`sync`] makes the mirror's lists the upstream's.
+
+use super::{Link, MAX_LIST_ITEMS, MAX_LIST_PAGES, failed};
+use crate::client::Client;
+use crate::context::RequestContext;
+use crate::prompt::{Prompt, PromptArguments, PromptError};
+use crate::protocol::{
+    CallToolResult, GetPromptResult, JsonObject, PromptDefinition, ReadResourceResult,
+    ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, methods,
+};
+use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
+use crate::server::{Primitive, Server};
+use crate::tool::Tool;
+use futures::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// Makes the mirror's lists of `kinds` what the upstream lists now. An item that does not
+/// register is left out and logged; a list that cannot be read leaves the mirror's as it
+/// was.
+pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kinds: &[Primitive]) {
+    let name = &link.upstream.name;
+    let warn = |what: &str, problem: &dyn std::fmt::Display| {
+        tracing::warn!(upstream = %name, "{what}: {problem}");
+    };
+    for kind in kinds {
+        let problems = match kind {
+            Primitive::Tools => {
+                match list::<ToolDefinition>(client, &methods::TOOLS_LIST.name, "tools").await {
+                    Ok(tools) => mirror.tools().mirror(
+                        tools
+                            .into_iter()
+                            .map(|definition| {
+                                Arc::new(ProxiedTool {
+                                    definition: described(definition),
+                                    link: link.clone(),
+                                }) as Arc<dyn Tool>
+                            })
+                            .collect(),
+                    ),
+                    Err(e) => {
+                        warn("cannot list its tools", &e);
+                        continue;
+                    }
+                }
+            }
+            Primitive::Prompts => {
+                match list::<PromptDefinition>(client, methods::PROMPTS_LIST.name, "prompts").await
+                {
+                    Ok(prompts) => mirror.prompts().mirror(
+                        prompts
+                            .into_iter()
+                            .map(|mut definition| {
+                                if definition
+                                    .description
+                                    .as_deref()
+                                    .is_none_or(|d| d.trim().is_empty())
+                                {
+                                    definition.description = Some(definition.name.clone());
+                                }
+                                Arc::new(ProxiedPrompt {
+                                    definition,
+                                    link: link.clone(),
+                                }) as Arc<dyn Prompt>
+                            })
+                            .collect(),
+                    ),
+                    Err(e) => {
+                        warn("cannot list its prompts", &e);
+                        continue;
+                    }
+                }
+            }
+            Primitive::Resources => {
+                let resources =
+                    list::<ResourceDefinition>(client, methods::RESOURCES_LIST.name, "resources")
+                        .await;
+                let templates = list::<ResourceTemplateDefinition>(
+                    client,
+                    methods::RESOURCES_TEMPLATES_LIST.name,
+                    "resourceTemplates",
+                )
+                .await;
+                let (resources, templates) = match (resources, templates) {
+                    (Ok(r), Ok(t)) => (r, t),
+                    (Err(e), _) | (_, Err(e)) => {
+                        warn("cannot list its resources", &e);
+                        continue;
+                    }
+                };
+                mirror.resources().mirror(
+                    resources
+                        .into_iter()
+                        .map(|definition| {
+                            Arc::new(ProxiedResource {
+                                definition,
+                                link: link.clone(),
+                            }) as Arc<dyn Resource>
+                        })
+                        .collect(),
+                    templates
+                        .into_iter()
+                        .map(|definition| {
+                            Arc::new(ProxiedTemplate {
+                                definition,
+                                link: link.clone(),
+                            }) as Arc<dyn ResourceTemplate>
+                        })
+                        .collect(),
+                )
+            }
+        };
+        for problem in problems {
+            warn("left out", &problem);
+        }
+    }
+}
+
+/// Every item of a list, page by page, within [`MAX_LIST_PAGES`] and [`MAX_LIST_ITEMS`].
+/// An upstream that does not offer the list (`-32601`) has none.
+async fn list<T: DeserializeOwned>(
+    client: &Client,
+    method: &str,
+    field: &str,
+) -> Result<Vec<T>, String> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+        let page = match client.request(method, params).await {
+            Ok(page) => page,
+            Err(e) if e.as_protocol().is_some_and(|e| e.code.0 == -32601) => {
+                return Ok(Vec::new());
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        let Some(Value::Array(list)) = page.get(field) else {
+            return Err(format!("its `{method}` result has no `{field}` list"));
+        };
+        for item in list {
+            if items.len() == MAX_LIST_ITEMS {
+                return Ok(items);
+            }
+            // An item that is not one is skipped, not the list.
+            if let Ok(item) = serde_json::from_value(item.clone()) {
+                items.push(item);
+            }
+        }
+        match page.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if Some(next) != cursor.as_deref() => cursor = Some(next.to_owned()),
+            _ => return Ok(items),
+        }
+    }
+    Ok(items)
+}
+
+/// A definition with a description, which our registration requires: the upstream's, else
+/// its title, else its name.
+fn described(mut definition: ToolDefinition) -> ToolDefinition {
+    if definition
+        .description
+        .as_deref()
+        .is_none_or(|d| d.trim().is_empty())
+    {
+        definition.description = Some(
+            definition
+                .title
+                .clone()
+                .unwrap_or_else(|| definition.name.clone()),
+        );
+    }
+    definition
+}
+
+/// Sends `method` with `params` to the upstream, relaying its progress to `cx`'s caller,
+/// cancelled upstream when dropped.
+async fn forward(
+    link: &Arc<Link>,
+    method: &str,
+    params: Map<String, Value>,
+    cx: &RequestContext,
+) -> Result<Value, Failure> {
+    let client = link.client().map_err(|e| Failure::Other(e.to_string()))?;
+    let (to_caller, mut progress) = mpsc::unbounded_channel::<Value>();
+    let to_caller = cx.progress_token().is_some().then_some(to_caller);
+    let call = client.request_cancellable(method, Some(Value::Object(params)), to_caller);
+    tokio::pin!(call);
+    let answer = loop {
+        tokio::select! {
+            biased;
+            Some(p) = progress.recv() => relay(&p, cx).await,
+            answer = &mut call => break answer,
+        }
+    };
+    // What came before the answer, and was not relayed yet.
+    while let Ok(p) = progress.try_recv() {
+        relay(&p, cx).await;
+    }
+    answer.map_err(|e| match e {
+        crate::client::ClientError::Protocol(e) => Failure::Upstream(e),
+        other => Failure::Other(failed(link, &other)),
+    })
+}
+
+/// Relays one `notifications/progress` (its `params`) to `cx`'s caller.
+async fn relay(params: &Value, cx: &RequestContext) {
+    if let Some(progress) = params.get("progress").and_then(Value::as_f64) {
+        cx.progress(
+            progress,
+            params.get("total").and_then(Value::as_f64),
+            params.get("message").and_then(Value::as_str),
+        )
+        .await;
+    }
+}
+
+/// Why a forwarded request failed.
+#[derive(Debug)]
+enum Failure {
+    /// The upstream answered with this error.
+    Upstream(crate::protocol::McpError),
+    /// It could not be asked, or did not answer.
+    Other(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Upstream(e) => f.write_str(&e.message),
+            Failure::Other(message) => f.write_str(message),
+        }
+    }
+}
+
+struct ProxiedTool {
+    definition: ToolDefinition,
+    link: Arc<Link>,
+}
+
+impl Tool for ProxiedTool {
+    fn definition(&self) -> ToolDefinition {
+        self.definition.clone()
+    }
+
+    fn call(
+        &self,
+        arguments: JsonObject,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, CallToolResult> {
+        let (link, name) = (self.link.clone(), self.definition.name.clone());
+        Box::pin(async move {
+            let mut params = Map::new();
+            params.insert("name".into(), name.into());
+            params.insert("arguments".into(), Value::Object(arguments));
+            match forward(&link, methods::TOOLS_CALL.name, params, &cx).await {
+                Ok(result) => serde_json::from_value(result).unwrap_or_else(|e| {
+                    CallToolResult::error(format!(
+                        "the upstream server `{}` answered with something that is not a tool result: {e}",
+                        link.upstream.name
+                    ))
+                }),
+                Err(failure) => CallToolResult::error(failure.to_string()),
+            }
+        })
+    }
+}
+
+struct ProxiedPrompt {
+    definition: PromptDefinition,
+    link: Arc<Link>,
+}
+
+impl Prompt for ProxiedPrompt {
+    fn definition(&self) -> PromptDefinition {
+        self.definition.clone()
+    }
+
+    fn get(
+        &self,
+        arguments: PromptArguments,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<GetPromptResult, PromptError>> {
+        let (link, name) = (self.link.clone(), self.definition.name.clone());
+        Box::pin(async move {
+            let mut params = Map::new();
+            params.insert("name".into(), name.into());
+            params.insert("arguments".into(), json!(arguments));
+            let result = forward(&link, methods::PROMPTS_GET.name, params, &cx)
+                .await
+                .map_err(PromptError::failed)?;
+            serde_json::from_value(result).map_err(PromptError::failed)
+        })
+    }
+}
+
+/// Reads `uri` upstream.
+async fn read(
+    link: &Arc<Link>,
+    uri: String,
+    cx: &RequestContext,
+) -> Result<Vec<ResourceContents>, ResourceError> {
+    let mut params = Map::new();
+    params.insert("uri".into(), uri.into());
+    let result = forward(link, methods::RESOURCES_READ.name, params, cx)
+        .await
+        .map_err(|failure| match failure {
+            // "Not found" in either era's code stays "not found" (the proxy answers in its
+            // caller's era).
+            Failure::Upstream(e) if matches!(e.code.0, -32002 | -32602) => {
+                ResourceError::not_found()
+            }
+            other => ResourceError::failed(other),
+        })?;
+    let result: ReadResourceResult =
+        serde_json::from_value(result).map_err(ResourceError::failed)?;
+    Ok(result.contents)
+}
+
+struct ProxiedResource {
+    definition: ResourceDefinition,
+    link: Arc<Link>,
+}
+
+impl Resource for ProxiedResource {
+    fn definition(&self) -> ResourceDefinition {
+        self.definition.clone()
+    }
+
+    fn read(
+        &self,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+        let (link, uri) = (self.link.clone(), self.definition.uri.clone());
+        Box::pin(async move { read(&link, uri, &cx).await })
+    }
+}
+
+struct ProxiedTemplate {
+    definition: ResourceTemplateDefinition,
+    link: Arc<Link>,
+}
+
+impl ResourceTemplate for ProxiedTemplate {
+    fn definition(&self) -> ResourceTemplateDefinition {
+        self.definition.clone()
+    }
+
+    fn read(
+        &self,
+        uri: String,
+        _variables: Variables,
+        cx: RequestContext,
+    ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
+        let link = self.link.clone();
+        Box::pin(async move { read(&link, uri, &cx).await })
+    }
+}

@@ -1,0 +1,561 @@
+//! Serving another server's items as this server's own: an [`Upstream`] (a child process
+//! over stdio, or a Streamable HTTP endpoint) becomes a [`Proxy`], whose
+//! [`server`](Proxy::server) is mounted like any other (`ServerBuilder::mount`) and
+//! so goes through the same pipeline on the way in (validation, timeouts, rate limits,
+//! audit, telemetry).
+//!
+//! # Decisions
+//!
+//! - **A mirror server.** The proxy keeps a [`Server`] whose tools, prompts, resources and
+//!   templates are the upstream's, each forwarding to it. Lists are the mirror's (served
+//!   from memory, cached per page like any server's) and re-listed when the upstream says
+//!   they changed, so a client of the proxy hears `list_changed` through the mount.
+//! - **An upstream's items are data, never configuration.** An item that would not
+//!   register on a server of ours (a bad name, a schema that is not a schema, a repeated
+//!   name) is left out and logged, never failing the others; lists are read with a bound on
+//!   pages and items; a message over [`Upstream::max_message_bytes`] closes the
+//!   connection (the child is restarted), so a greedy upstream cannot grow the proxy's
+//!   memory. Names are rewritten only by the mount: an upstream cannot name an item into
+//!   another mount's prefix, since every name it gives gets its own prefix in front.
+//! - **Down is per upstream.** While an upstream is down (not started yet, crashed, being
+//!   restarted) its items stay listed and a call gets an `isError` result (a read or a
+//!   prompt a `-32603` error) naming the upstream and why, while every other source keeps
+//!   serving. A child that exits is restarted with exponential backoff (0.5 s doubling to
+//!   30 s, reset after a connection that lived a minute), its stderr logged line by line
+//!   (target `mcp_runtime::proxy`, field `upstream`).
+//! - **What passes through now**: calls with their arguments, progress (the caller's
+//!   progress token is replaced by one of the proxy's, and the upstream's notifications
+//!   are relayed to the caller in order), cancellation (a call dropped by its caller, its
+//!   timeout or its cancellation sends `notifications/cancelled` upstream), list changes
+//!   and resource updates (re-list; `updated` at the mounted URI), the upstream's log
+//!   messages (to the proxy's log). The proxy speaks 2025-11-25 to its upstreams by
+//!   default ([`Upstream::era`]): over stdio its notifications arrive without a listen
+//!   stream; the proxy's own clients use either era.
+//! - **Not yet** (the rest of the gateway's work): the upstream's questions (elicitation,
+//!   sampling, roots) are refused with an error rather than relayed to the caller; tasks
+//!   and `_meta` other than the progress token are not forwarded; completions are empty;
+//!   an HTTP upstream's answers are not yet size-bounded, and its list changes are not
+//!   heard (it is listed once, at connection).
+
+mod mirror;
+
+use crate::client::{Client, ClientError, EraMode};
+use crate::protocol::methods;
+use crate::server::{Primitive, Server, ServerBuilder};
+use serde_json::Value;
+use std::ffi::OsString;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+/// The default bound on one message from an upstream ([`Upstream::max_message_bytes`]).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many list pages, and items in all, a list of an upstream may have: past them the
+/// rest is left out (and logged).
+const MAX_LIST_PAGES: usize = 100;
+const MAX_LIST_ITEMS: usize = 10_000;
+
+/// Where an upstream server is and how to talk to it.
+#[derive(Clone)]
+pub struct Upstream {
+    name: String,
+    target: Target,
+    era: EraMode,
+    max_message_bytes: usize,
+}
+
+#[derive(Clone)]
+enum Target {
+    Command {
+        program: OsString,
+        args: Vec<OsString>,
+        env: Vec<(OsString, OsString)>,
+        dir: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        token: Option<String>,
+    },
+    /// A server in this process, over the in-memory transport (the module's tests).
+    #[cfg(test)]
+    Memory(Server),
+}
+
+impl fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("Upstream");
+        s.field("name", &self.name);
+        match &self.target {
+            Target::Command { program, args, .. } => {
+                s.field("program", program).field("args", args);
+            }
+            // The token is a secret: never in a debug print.
+            Target::Http { url, token } => {
+                s.field("url", url)
+                    .field("token", &token.as_ref().map(|_| "…"));
+            }
+            #[cfg(test)]
+            Target::Memory(_) => {}
+        }
+        s.finish_non_exhaustive()
+    }
+}
+
+impl Upstream {
+    /// A server run as `program` with `args` (no shell), spoken to over its stdin and
+    /// stdout. Its environment is the proxy's plus [`env`](Self::env); its stderr goes to
+    /// the proxy's log.
+    pub fn command<I, S>(program: impl Into<OsString>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        let program = program.into();
+        Self {
+            name: program.to_string_lossy().into_owned(),
+            target: Target::Command {
+                program,
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+                dir: None,
+            },
+            era: EraMode::Legacy,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+
+    /// A server at a Streamable HTTP endpoint (`http://`, or `https://` with the
+    /// `client-https` feature).
+    pub fn http(url: impl Into<String>) -> Self {
+        let url = url.into();
+        Self {
+            name: url.clone(),
+            target: Target::Http { url, token: None },
+            era: EraMode::Legacy,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+
+    /// The name the proxy's log and errors call it (by default the program or the URL).
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Sets an environment variable of the child (a command upstream; ignored otherwise).
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        if let Target::Command { env, .. } = &mut self.target {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// The child's working directory (a command upstream; ignored otherwise).
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Target::Command { dir: d, .. } = &mut self.target {
+            *d = Some(dir.into());
+        }
+        self
+    }
+
+    /// Sends `Authorization: Bearer {token}` to an HTTP upstream. This is the upstream's
+    /// own credential: a caller's token is never forwarded (the MCP authorization spec
+    /// forbids passing tokens through).
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let Target::Http { token: t, .. } = &mut self.target {
+            *t = Some(token.into());
+        }
+        self
+    }
+
+    /// Which era the proxy speaks to the upstream: `Legacy` (2025-11-25, the default),
+    /// `Modern` or `Auto`.
+    pub fn era(mut self, era: EraMode) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// The longest message the upstream may send (16 MiB by default): a longer one closes
+    /// the connection, as a broken upstream.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes;
+        self
+    }
+}
+
+/// Why an upstream cannot be used right now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProxyError {
+    /// It is not connected: starting, restarting, or unreachable; the text says why.
+    #[error("the upstream server `{upstream}` is unavailable: {reason}")]
+    Unavailable {
+        /// The upstream's name.
+        upstream: String,
+        /// What happened last.
+        reason: String,
+    },
+}
+
+/// A connected (or connecting) upstream, and the server that mirrors its items.
+#[derive(Clone)]
+pub struct Proxy {
+    link: Arc<Link>,
+    mirror: Server,
+}
+
+impl fmt::Debug for Proxy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Proxy")
+            .field("upstream", &self.link.upstream)
+            .field("connected", &self.connected())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the mirror's items share: the current connection, and the progress routes.
+pub(crate) struct Link {
+    upstream: Upstream,
+    /// The connection, or why there is none.
+    client: RwLock<Result<Client, String>>,
+    /// Ends the supervisor when the last `Proxy` is dropped.
+    stop: CancellationToken,
+    /// How many connections have been made (0: none yet).
+    connections: watch::Sender<u64>,
+}
+
+impl Link {
+    /// The current connection, or the error a caller gets.
+    fn client(&self) -> Result<Client, ProxyError> {
+        match &*self.client.read().unwrap_or_else(|p| p.into_inner()) {
+            Ok(client) => Ok(client.clone()),
+            Err(reason) => Err(ProxyError::Unavailable {
+                upstream: self.upstream.name.clone(),
+                reason: reason.clone(),
+            }),
+        }
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Proxy {
+    /// Starts proxying `upstream`: connects in the background (and reconnects whenever the
+    /// connection ends), mirroring its items on a server built from
+    /// `Server::builder("proxy", version)`. Must be called inside a Tokio runtime.
+    pub fn start(upstream: Upstream) -> Self {
+        Self::start_with(
+            upstream,
+            Server::builder("proxy", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    /// Like [`start`](Self::start), on a server built from `builder`: its policies, layers
+    /// and audit apply to every forwarded item (it must have no items of its own).
+    pub fn start_with(upstream: Upstream, builder: ServerBuilder) -> Self {
+        let mirror = builder
+            .advertise(Primitive::Tools)
+            .advertise(Primitive::Prompts)
+            .advertise(Primitive::Resources)
+            .build()
+            .expect("a server with no items builds");
+        let link = Arc::new(Link {
+            client: RwLock::new(Err("not connected yet".into())),
+            upstream,
+            stop: CancellationToken::new(),
+            connections: watch::channel(0).0,
+        });
+        let weak = Arc::downgrade(&link);
+        let stop = link.stop.clone();
+        let mirror_for_supervisor = mirror.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = supervise(weak, mirror_for_supervisor) => {}
+                () = stop.cancelled() => {}
+            }
+        });
+        Self { link, mirror }
+    }
+
+    /// The server mirroring the upstream's items: mount it (`ServerBuilder::mount`) or
+    /// serve it as it is.
+    pub fn server(&self) -> &Server {
+        &self.mirror
+    }
+
+    /// Whether the upstream is connected now.
+    pub fn connected(&self) -> bool {
+        self.link
+            .client
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_ok()
+    }
+
+    /// Waits until the upstream has been connected (and its items listed) `n` times in
+    /// all: `1` for the first connection, `2` for the first restart, …
+    pub async fn connected_times(&self, n: u64) {
+        let mut connections = self.link.connections.subscribe();
+        let _ = connections.wait_for(|c| *c >= n).await;
+    }
+}
+
+/// Connects, mirrors, follows the upstream's notifications, and starts again when the
+/// connection ends, until the proxy is gone.
+async fn supervise(link: std::sync::Weak<Link>, mirror: Server) {
+    let mut delay = Duration::from_millis(500);
+    loop {
+        let Some(strong) = link.upgrade() else { return };
+        let upstream = strong.upstream.clone();
+        drop(strong);
+        let began = std::time::Instant::now();
+        let outcome = match connect(&upstream).await {
+            Ok((client, notes, process)) => {
+                let Some(strong) = link.upgrade() else { return };
+                mirror::sync(&strong, &client, &mirror, &Primitive::ALL).await;
+                *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Ok(client.clone());
+                strong.connections.send_modify(|c| *c += 1);
+                drop(strong);
+                let why = follow(&link, &client, notes, &mirror).await;
+                drop(process);
+                why
+            }
+            Err(e) => e,
+        };
+        let Some(strong) = link.upgrade() else { return };
+        tracing::warn!(
+            upstream = %upstream.name,
+            "upstream unavailable: {outcome}; reconnecting in {delay:?}"
+        );
+        *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Err(outcome);
+        drop(strong);
+        if began.elapsed() > Duration::from_secs(60) {
+            delay = Duration::from_millis(500);
+        }
+        tokio::time::sleep(delay).await;
+        delay = (delay * 2).min(Duration::from_secs(30));
+    }
+}
+
+/// Handles the upstream's notifications and requests until the connection ends; returns
+/// why it ended.
+async fn follow(
+    link: &std::sync::Weak<Link>,
+    client: &Client,
+    mut notes: mpsc::UnboundedReceiver<Value>,
+    mirror: &Server,
+) -> String {
+    while let Some(note) = notes.recv().await {
+        let Some(link) = link.upgrade() else {
+            return "the proxy stopped".into();
+        };
+        let method = note.get("method").and_then(Value::as_str).unwrap_or("");
+        let params = note.get("params").cloned().unwrap_or(Value::Null);
+        if let Some(id) = note.get("id").filter(|_| !method.is_empty()) {
+            // A question for the client (elicitation, sampling, roots): not relayed yet
+            // (see the module's docs), refused so the upstream does not wait.
+            let error = crate::protocol::McpError::new(
+                crate::protocol::ErrorCode::METHOD_NOT_FOUND,
+                format!("the proxy does not relay `{method}` to its clients"),
+            );
+            if let Ok(id) = serde_json::from_value(id.clone()) {
+                let _ = client
+                    .send_raw(crate::protocol::jsonrpc::encode_error(Some(&id), &error))
+                    .await;
+            }
+            continue;
+        }
+        match method {
+            m if m == methods::TOOLS_LIST_CHANGED.name => {
+                mirror::sync(&link, client, mirror, &[Primitive::Tools]).await;
+            }
+            m if m == methods::PROMPTS_LIST_CHANGED.name => {
+                mirror::sync(&link, client, mirror, &[Primitive::Prompts]).await;
+            }
+            m if m == methods::RESOURCES_LIST_CHANGED.name => {
+                mirror::sync(&link, client, mirror, &[Primitive::Resources]).await;
+            }
+            m if m == methods::RESOURCES_UPDATED.name => {
+                if let Some(uri) = params.get("uri").and_then(Value::as_str) {
+                    mirror.resources().updated(uri);
+                }
+            }
+            m if m == methods::MESSAGE.name => {
+                tracing::info!(upstream = %link.upstream.name, "upstream log: {params}");
+            }
+            _ if note.get("unparsable").is_some() => {
+                tracing::warn!(upstream = %link.upstream.name, "upstream sent a line that is not JSON");
+            }
+            _ => {}
+        }
+    }
+    "the connection closed".into()
+}
+
+/// A running child process; killed when dropped.
+struct Process(Option<tokio::process::Child>);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            let _ = child.start_kill();
+        }
+    }
+}
+
+/// Connects to `upstream` and makes the handshake of its era.
+async fn connect(
+    upstream: &Upstream,
+) -> Result<(Client, mpsc::UnboundedReceiver<Value>, Process), String> {
+    let (client, process) = match &upstream.target {
+        Target::Command {
+            program,
+            args,
+            env,
+            dir,
+        } => {
+            let mut command = tokio::process::Command::new(program);
+            command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+            if let Some(dir) = dir {
+                command.current_dir(dir);
+            }
+            let (client, child) = spawn(command, upstream)
+                .map_err(|e| format!("cannot start {:?}: {e}", program.to_string_lossy()))?;
+            (client, Process(Some(child)))
+        }
+        #[cfg(feature = "client-http")]
+        Target::Http { url, token } => {
+            let client = match token {
+                Some(token) => Client::http_with_token(url, token),
+                None => Client::http(url),
+            }
+            .map_err(|e| e.to_string())?;
+            (client, Process(None))
+        }
+        #[cfg(not(feature = "client-http"))]
+        Target::Http { .. } => {
+            return Err("an HTTP upstream needs mcp-runtime's `client-http` feature".into());
+        }
+        #[cfg(test)]
+        Target::Memory(server) => (Client::memory(server), Process(None)),
+    };
+    let notes = client
+        .take_unrouted()
+        .expect("a new client's notifications are untaken");
+    client
+        .connect(upstream.era)
+        .await
+        .map_err(|e| format!("the handshake failed: {e}"))?;
+    Ok((client, notes, process))
+}
+
+/// Starts the child with piped stdio: its stdout read as bounded lines, its stderr logged.
+fn spawn(
+    mut command: tokio::process::Command,
+    upstream: &Upstream,
+) -> std::io::Result<(Client, tokio::process::Child)> {
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    let (mut stdin, stdout, stderr) = (
+        child.stdin.take().expect("piped"),
+        child.stdout.take().expect("piped"),
+        child.stderr.take().expect("piped"),
+    );
+    let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
+    let (lines, from_server) = mpsc::channel::<Vec<u8>>(256);
+    tokio::spawn(async move {
+        while let Some(mut message) = outgoing.recv().await {
+            if message.last() != Some(&b'\n') {
+                message.push(b'\n');
+            }
+            if stdin.write_all(&message).await.is_err() || stdin.flush().await.is_err() {
+                return;
+            }
+        }
+    });
+    let (name, max) = (upstream.name.clone(), upstream.max_message_bytes);
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stdout);
+        loop {
+            match read_line(&mut reader, max).await {
+                Ok(Some(line)) => {
+                    if lines.send(line).await.is_err() {
+                        return;
+                    }
+                }
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(upstream = %name, "closing the upstream: {e}");
+                    return;
+                }
+            }
+        }
+    });
+    let name = upstream.name.clone();
+    tokio::spawn(async move {
+        let mut reader = BufReader::new(stderr);
+        // Stderr lines are bounded too, at 64 KiB each: a log line longer is cut.
+        while let Ok(Some(line)) = read_line(&mut reader, 64 * 1024).await {
+            let line = String::from_utf8_lossy(&line);
+            tracing::info!(upstream = %name, "{}", line.trim_end());
+        }
+    });
+    Ok((Client::from_channels(to_server, from_server), child))
+}
+
+/// One line of at most `max` bytes (without its newline); `None` at the end. A longer line
+/// is an error: its bytes are never all held.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok((!line.is_empty()).then_some(line));
+        }
+        let (taken, done) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if line.len() + taken > max.saturating_add(1) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a message longer than {max} bytes"),
+            ));
+        }
+        line.extend_from_slice(&available[..taken]);
+        reader.consume(taken);
+        if done {
+            return Ok(Some(line));
+        }
+    }
+}
+
+/// The error text of a failed forwarded request.
+fn failed(link: &Link, error: &ClientError) -> String {
+    match error {
+        ClientError::Protocol(e) => e.message.to_string(),
+        other => format!(
+            "the upstream server `{}` failed: {other}",
+            link.upstream.name
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

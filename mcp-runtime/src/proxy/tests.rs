@@ -1,0 +1,243 @@
+use super::*;
+use crate::client::Client;
+use crate::prompt::prompt_fn;
+use crate::protocol::{
+    PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition,
+};
+use crate::resource::{resource_fn, template_fn};
+use crate::tool::tool_fn;
+use serde_json::json;
+
+impl Upstream {
+    /// `server`, over the in-memory transport.
+    fn memory(server: Server) -> Self {
+        Self {
+            name: "memory".into(),
+            target: Target::Memory(server),
+            era: EraMode::Legacy,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+/// The upstream: a tool echoing `text`, one reporting progress, a prompt, a resource and a
+/// template.
+fn upstream() -> Server {
+    Server::builder("upstream", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new(
+                "echo",
+                "Says it back.",
+                json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+            ),
+            |args, _| async move { args["text"].as_str().unwrap_or_default().to_owned() },
+        ))
+        .tool(tool_fn(
+            ToolDefinition::new("count", "Counts to three.", json!({"type": "object"})),
+            |_, cx| async move {
+                for i in 1..=3 {
+                    cx.progress(f64::from(i), Some(3.0), Some("counting")).await;
+                }
+                "counted"
+            },
+        ))
+        .prompt(prompt_fn(
+            PromptDefinition::new("greet", "Greets."),
+            |_, _| async { "hello" },
+        ))
+        .resource(resource_fn(
+            ResourceDefinition::new("data://readme", "readme"),
+            |_| async { "read me" },
+        ))
+        .resource_template(template_fn(
+            ResourceTemplateDefinition::new("data://items/{id}", "items"),
+            |vars, _| async move { format!("item {}", vars.get("id").unwrap_or("?")) },
+        ))
+        .build()
+        .unwrap()
+}
+
+/// A gateway mounting `proxy` as `up`, offering every primitive.
+fn gateway(proxy: &Proxy) -> Server {
+    Server::builder("gateway", "1.0.0")
+        .advertise(Primitive::Tools)
+        .advertise(Primitive::Prompts)
+        .advertise(Primitive::Resources)
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_proxied_servers_items_are_served_under_the_mount_in_both_eras() {
+    let proxy = Proxy::start(Upstream::memory(upstream()));
+    proxy.connected_times(1).await;
+    let gateway = gateway(&proxy);
+    assert_eq!(gateway.tools().names(), ["up_count", "up_echo"]);
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let client = Client::memory(&gateway);
+        client.connect(era).await.unwrap();
+        let echoed = client
+            .call_tool("up_echo", json!({"text": "hi"}))
+            .await
+            .unwrap();
+        assert_eq!(echoed.first_text(), Some("hi"), "{era:?}");
+        // The upstream's schema is checked on the way in, by the gateway.
+        let refused = client.call_tool("up_echo", json!({})).await;
+        let refused = format!("{refused:?}");
+        assert!(refused.contains("text"), "{era:?}: {refused}");
+        let read = client.read_resource("data://up/readme").await.unwrap();
+        let contents = serde_json::to_value(&read.contents[0]).unwrap();
+        assert_eq!(contents["uri"], "data://up/readme", "{era:?}");
+        assert_eq!(contents["text"], "read me", "{era:?}");
+        let read = client.read_resource("data://up/items/7").await.unwrap();
+        let contents = serde_json::to_value(&read.contents[0]).unwrap();
+        assert_eq!(contents["uri"], "data://up/items/7", "{era:?}");
+        assert_eq!(contents["text"], "item 7", "{era:?}");
+        let got = client
+            .get_prompt("up_greet", &Default::default())
+            .await
+            .unwrap();
+        let text = serde_json::to_value(&got.messages[0].content).unwrap();
+        assert_eq!(text["text"], "hello", "{era:?}");
+        let missing = client.read_resource("data://up/nothing").await.unwrap_err();
+        assert!(
+            missing.as_protocol().is_some(),
+            "{era:?}: a read of nothing is a protocol error: {missing}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn progress_is_relayed_to_the_caller_in_order() {
+    let proxy = Proxy::start(Upstream::memory(upstream()));
+    proxy.connected_times(1).await;
+    let gateway = gateway(&proxy);
+    let client = Client::memory(&gateway);
+    let mut heard = client.take_unrouted().unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    let result = client
+        .request(
+            "tools/call",
+            Some(json!({"name": "up_count", "arguments": {}, "_meta": {"progressToken": "mine"}})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "counted");
+    let mut progress = Vec::new();
+    while let Ok(note) = heard.try_recv() {
+        if note["method"] == "notifications/progress" {
+            assert_eq!(note["params"]["progressToken"], "mine", "{note}");
+            progress.push(note["params"]["progress"].as_f64().unwrap());
+        }
+    }
+    assert_eq!(progress, [1.0, 2.0, 3.0]);
+}
+
+#[tokio::test]
+async fn the_upstreams_list_changes_reach_the_gateways_clients() {
+    let upstream = upstream();
+    let proxy = Proxy::start(Upstream::memory(upstream.clone()));
+    proxy.connected_times(1).await;
+    let gateway = gateway(&proxy);
+    let client = Client::memory(&gateway);
+    let mut heard = client.take_unrouted().unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    upstream
+        .tools()
+        .register(tool_fn(
+            ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
+            |_, _| async { "later" },
+        ))
+        .unwrap();
+    loop {
+        let note = heard.recv().await.unwrap();
+        if note["method"] == "notifications/tools/list_changed" {
+            break;
+        }
+    }
+    assert_eq!(gateway.tools().names(), ["up_count", "up_echo", "up_later"]);
+    let result = client.call_tool("up_later", json!({})).await.unwrap();
+    assert_eq!(result.first_text(), Some("later"));
+}
+
+#[tokio::test]
+async fn an_unreachable_upstream_tells_its_callers_why() {
+    let proxy = Proxy::start(Upstream::command(
+        "/this/program/does/not/exist",
+        Vec::<String>::new(),
+    ));
+    assert!(!proxy.connected());
+    // "not connected yet", until the first attempt failed; then why it failed.
+    let unavailable = loop {
+        let unavailable = proxy.link.client().unwrap_err().to_string();
+        if !unavailable.contains("not connected yet") {
+            break unavailable;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
+    assert!(
+        unavailable.contains("unavailable") && unavailable.contains("/this/program/does/not/exist"),
+        "{unavailable}"
+    );
+}
+
+#[tokio::test]
+async fn a_call_cancelled_at_the_gateway_is_cancelled_upstream() {
+    let (started, stopped) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let (starting, told) = (started.clone(), stopped.clone());
+    let upstream = Server::builder("upstream", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("wait", "Waits to be cancelled.", json!({"type": "object"})),
+            move |_, cx| {
+                let (starting, told) = (starting.clone(), told.clone());
+                async move {
+                    starting.notify_one();
+                    cx.cancellation().cancelled().await;
+                    told.notify_one();
+                    "cancelled"
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    let proxy = Proxy::start(Upstream::memory(upstream));
+    proxy.connected_times(1).await;
+    let gateway = gateway(&proxy);
+    let client = Client::memory(&gateway);
+    client.connect(EraMode::Legacy).await.unwrap();
+    let call = client.request_cancellable(
+        "tools/call",
+        Some(json!({"name": "up_wait", "arguments": {}})),
+        None,
+    );
+    let mut call = Box::pin(call);
+    // Dropped once the upstream runs it (its answer never comes by itself).
+    tokio::select! {
+        () = started.notified() => {}
+        ended = &mut call => panic!("the call cannot end by itself: {ended:?}"),
+    }
+    drop(call);
+    stopped.notified().await;
+}
+
+#[tokio::test]
+async fn lines_past_the_bound_are_refused_without_being_held() {
+    let data = b"short\nthis line is far too long for the bound\nok\n".to_vec();
+    let mut reader = BufReader::with_capacity(8, &data[..]);
+    assert_eq!(
+        read_line(&mut reader, 10).await.unwrap().unwrap(),
+        b"short\n"
+    );
+    let long = read_line(&mut reader, 10).await.unwrap_err();
+    assert_eq!(long.kind(), std::io::ErrorKind::InvalidData);
+    let mut last = BufReader::new(&b"no newline"[..]);
+    assert_eq!(
+        read_line(&mut last, 10).await.unwrap().unwrap(),
+        b"no newline"
+    );
+    assert_eq!(read_line(&mut last, 10).await.unwrap(), None);
+}
