@@ -33,6 +33,7 @@ mod policies;
 mod primitives;
 mod prompt_macro;
 mod prompt_templates;
+mod proxy;
 mod redis_fleet;
 mod redis_scale;
 mod redis_store;

@@ -29,7 +29,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
     for kind in kinds {
         let problems = match kind {
             Primitive::Tools => {
-                match list::<ToolDefinition>(client, &methods::TOOLS_LIST.name, "tools").await {
+                match list::<ToolDefinition>(client, methods::TOOLS_LIST.name, "tools").await {
                     Ok(tools) => mirror.tools().mirror(
                         tools
                             .into_iter()

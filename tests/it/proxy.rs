@@ -1,0 +1,119 @@
+//! The proxy (`mcp_runtime::proxy`) in front of real child processes: three upstreams
+//! mounted under prefixes, one of them hostile (`hostile-server`): names stay in their
+//! prefixes, bad items are left out, a 100 MB answer, a crash mid-call and a call that is
+//! never answered each cost that upstream's caller an error and nothing else, and the
+//! upstream is restarted.
+
+use mcp_runtime::client::{Client, EraMode};
+use mcp_runtime::protocol::CallToolResult;
+use mcp_runtime::proxy::{Proxy, Upstream};
+use mcp_runtime::server::{Primitive, Server};
+use mcp_tests::example_bin;
+use serde_json::json;
+use std::time::Duration;
+
+const HOSTILE: &str = env!("CARGO_BIN_EXE_hostile-server");
+
+fn gateway(mounts: &[(&str, &Proxy)]) -> Server {
+    let mut builder = Server::builder("gateway", "1.0.0")
+        .advertise(Primitive::Tools)
+        .advertise(Primitive::Prompts)
+        .advertise(Primitive::Resources);
+    for (prefix, proxy) in mounts {
+        builder = builder.mount(*prefix, proxy.server().clone());
+    }
+    builder.build().expect("the gateway builds")
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.first_text().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_upstreams_under_prefixes_one_of_them_hostile() {
+    let echo = example_bin("echo-server");
+    let a = Proxy::start(
+        Upstream::command(HOSTILE, Vec::<String>::new())
+            .name("a")
+            .max_message_bytes(1 << 20),
+    );
+    let b = Proxy::start(Upstream::command(&echo, Vec::<String>::new()).name("b"));
+    let c = Proxy::start(Upstream::command(&echo, Vec::<String>::new()).name("c"));
+    for proxy in [&a, &b, &c] {
+        proxy.connected_times(1).await;
+    }
+    let gateway = gateway(&[("a", &a), ("b", &b), ("c", &c)]);
+    let names = gateway.tools().names();
+    for name in ["a_ok", "a_b_echo", "b_echo", "b_add", "c_echo"] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    // Items that would not register on a server of ours are left out, the others kept.
+    assert!(!names.iter().any(|n| n.starts_with("a_bad")), "{names:?}");
+    assert_eq!(
+        gateway.resources().uris(),
+        [
+            "echo://b/logo",
+            "echo://b/readme",
+            "echo://c/logo",
+            "echo://c/readme"
+        ]
+    );
+
+    let client = Client::memory(&gateway);
+    client.connect(EraMode::Legacy).await.unwrap();
+    // The hostile upstream's `b_echo` is `a_b_echo`: it cannot shadow b's `echo`.
+    let echoed = client
+        .call_tool("b_echo", json!({"text": "from b"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&echoed), "from b");
+    let hostile = client.call_tool("a_b_echo", json!({})).await.unwrap();
+    assert_eq!(text(&hostile), "hostile");
+
+    // 100 MB: the connection is closed at the bound, the caller told, a restarted.
+    let huge = client.call_tool("a_huge", json!({})).await.unwrap();
+    assert_eq!(huge.is_error, Some(true), "{huge:?}");
+    assert!(text(&huge).contains("`a`"), "{huge:?}");
+    a.connected_times(2).await;
+    let fine = client.call_tool("a_ok", json!({})).await.unwrap();
+    assert_eq!(text(&fine), "fine");
+
+    // A crash mid-call, with a call to another upstream under way.
+    let (crashed, other) = tokio::join!(
+        client.call_tool("a_crash", json!({})),
+        client.call_tool("c_echo", json!({"text": "from c"})),
+    );
+    let crashed = crashed.unwrap();
+    assert_eq!(crashed.is_error, Some(true), "{crashed:?}");
+    assert!(text(&crashed).contains("`a`"), "{crashed:?}");
+    assert_eq!(text(&other.unwrap()), "from c");
+    a.connected_times(3).await;
+    let fine = client.call_tool("a_ok", json!({})).await.unwrap();
+    assert_eq!(text(&fine), "fine");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_never_answers_costs_its_caller_the_timeout_only() {
+    let a = Proxy::start_with(
+        Upstream::command(HOSTILE, Vec::<String>::new()).name("a"),
+        Server::builder("a", "1.0.0").default_timeout(Duration::from_millis(300)),
+    );
+    let b =
+        Proxy::start(Upstream::command(example_bin("echo-server"), Vec::<String>::new()).name("b"));
+    a.connected_times(1).await;
+    b.connected_times(1).await;
+    let gateway = gateway(&[("a", &a), ("b", &b)]);
+    let client = Client::memory(&gateway);
+    client.connect(EraMode::Modern).await.unwrap();
+    let (never, other) = tokio::join!(
+        client.call_tool("a_never", json!({})),
+        client.call_tool("b_echo", json!({"text": "meanwhile"})),
+    );
+    let never = never.unwrap();
+    assert_eq!(never.is_error, Some(true), "{never:?}");
+    assert!(text(&never).contains("timed out"), "{never:?}");
+    assert_eq!(text(&other.unwrap()), "meanwhile");
+    // The upstream was told, and still serves.
+    let fine = client.call_tool("a_ok", json!({})).await.unwrap();
+    assert_eq!(text(&fine), "fine");
+}
