@@ -142,7 +142,9 @@ fn from_flag(flag: &str, timeout: Duration) -> Result<Planned, String> {
     } else {
         let words = shlex::split(target)
             .filter(|w| !w.is_empty())
-            .ok_or_else(|| format!("--upstream {flag:?}: not a command line (unbalanced quotes?)"))?;
+            .ok_or_else(|| {
+                format!("--upstream {flag:?}: not a command line (unbalanced quotes?)")
+            })?;
         Upstream::command(&words[0], &words[1..])
     };
     planned(prefix, target, upstream, timeout)
@@ -173,7 +175,10 @@ fn from_table(table: UpstreamConfig, timeout: Duration, at: &Path) -> Result<Pla
             if let Some(dir) = &table.cwd {
                 upstream = upstream.current_dir(dir);
             }
-            (upstream, shlex::try_join(words.iter().map(String::as_str)).unwrap_or_default())
+            (
+                upstream,
+                shlex::try_join(words.iter().map(String::as_str)).unwrap_or_default(),
+            )
         }
         (None, Some(url)) if is_url(url) => {
             let mut upstream = Upstream::http(url);
@@ -231,7 +236,11 @@ fn planned(
         None => default_prefix(target)
             .ok_or_else(|| format!("cannot name the upstream {target:?}: give it PREFIX="))?,
     };
-    let name = if prefix.is_empty() { target.to_owned() } else { prefix.clone() };
+    let name = if prefix.is_empty() {
+        target.to_owned()
+    } else {
+        prefix.clone()
+    };
     Ok(Planned {
         prefix,
         upstream: upstream.name(name),
@@ -273,7 +282,13 @@ fn default_prefix(target: &str) -> Option<String> {
     };
     let name: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     (!name.is_empty()).then_some(name)
 }
@@ -361,12 +376,21 @@ mod tests {
     #[test]
     fn prefixes_default_to_the_upstreams_name() {
         for (target, prefix) in [
-            ("npx -y @modelcontextprotocol/server-everything", "server-everything"),
-            ("npx -y @modelcontextprotocol/server-filesystem@1.2 /data", "server-filesystem"),
+            (
+                "npx -y @modelcontextprotocol/server-everything",
+                "server-everything",
+            ),
+            (
+                "npx -y @modelcontextprotocol/server-filesystem@1.2 /data",
+                "server-filesystem",
+            ),
             ("uvx mcp-server-fetch", "mcp-server-fetch"),
             ("python3 -m weather", "weather"),
             ("node build/index.js", "index"),
-            ("/usr/local/bin/echo-server --transport stdio", "echo-server"),
+            (
+                "/usr/local/bin/echo-server --transport stdio",
+                "echo-server",
+            ),
             ("'C:\\Program Files\\tools\\notes.exe'", "notes"),
             ("https://mcp.example.com/mcp", "mcp"),
             ("http://127.0.0.1:8000/mcp", "127"),
@@ -410,14 +434,21 @@ mod tests {
             .into_iter()
             .map(|t| from_table(t, Duration::from_secs(1), at).unwrap());
         let files = planned.next().unwrap();
-        assert_eq!((files.prefix.as_str(), files.timeout), ("files", Duration::from_secs(300)));
+        assert_eq!(
+            (files.prefix.as_str(), files.timeout),
+            ("files", Duration::from_secs(300))
+        );
         let weather = planned.next().unwrap();
         assert_eq!(weather.prefix, "weather");
         let unknown = toml::from_str::<Config>("[[upstream]]\ncomand = \"x\"\n").unwrap_err();
         assert!(unknown.to_string().contains("comand"), "{unknown}");
         let both: Config =
             toml::from_str("[[upstream]]\ncommand = \"x\"\nurl = \"http://h/\"\n").unwrap();
-        let both = from_table(both.upstream.into_iter().next().unwrap(), Duration::ZERO, at);
+        let both = from_table(
+            both.upstream.into_iter().next().unwrap(),
+            Duration::ZERO,
+            at,
+        );
         assert!(both.err().unwrap().contains("exactly one"));
     }
 }

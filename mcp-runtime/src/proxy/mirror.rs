@@ -180,9 +180,23 @@ fn described(mut definition: ToolDefinition) -> ToolDefinition {
 async fn forward(
     link: &Arc<Link>,
     method: &str,
-    params: Map<String, Value>,
+    mut params: Map<String, Value>,
     cx: &RequestContext,
 ) -> Result<Value, Failure> {
+    // The caller's trace goes on upstream (W3C trace context in `_meta`, as SEP-414 has it).
+    if let Some(trace) = cx.trace_context() {
+        let mut meta = Map::new();
+        for (key, value) in [
+            ("traceparent", &trace.traceparent),
+            ("tracestate", &trace.tracestate),
+            ("baggage", &trace.baggage),
+        ] {
+            if let Some(value) = value {
+                meta.insert(key.into(), value.clone().into());
+            }
+        }
+        params.insert("_meta".into(), Value::Object(meta));
+    }
     let client = link.client().map_err(|e| Failure::Other(e.to_string()))?;
     let (to_caller, mut progress) = mpsc::unbounded_channel::<Value>();
     let to_caller = cx.progress_token().is_some().then_some(to_caller);
@@ -233,6 +247,31 @@ impl std::fmt::Display for Failure {
             Failure::Other(message) => f.write_str(message),
         }
     }
+}
+
+/// The upstream's completion for `reference`'s `argument`; none when it is down or fails.
+async fn complete(
+    link: Arc<Link>,
+    reference: Value,
+    argument: &str,
+    value: &str,
+    chosen: &std::collections::BTreeMap<String, String>,
+) -> crate::protocol::Completion {
+    let Ok(client) = link.client() else {
+        return crate::protocol::Completion::default();
+    };
+    let params = json!({
+        "ref": reference,
+        "argument": {"name": argument, "value": value},
+        "context": {"arguments": chosen},
+    });
+    let answer = client
+        .request_cancellable(methods::COMPLETION_COMPLETE.name, Some(params), None)
+        .await;
+    answer
+        .ok()
+        .and_then(|result| serde_json::from_value(result.get("completion")?.clone()).ok())
+        .unwrap_or_default()
 }
 
 struct ProxiedTool {
@@ -293,6 +332,18 @@ impl Prompt for ProxiedPrompt {
                 .map_err(PromptError::failed)?;
             serde_json::from_value(result).map_err(PromptError::failed)
         })
+    }
+
+    fn complete(
+        &self,
+        argument: &str,
+        value: &str,
+        chosen: &PromptArguments,
+    ) -> BoxFuture<'static, crate::protocol::Completion> {
+        let reference = json!({"type": "ref/prompt", "name": self.definition.name});
+        let (argument, value, chosen) = (argument.to_owned(), value.to_owned(), chosen.clone());
+        let link = self.link.clone();
+        Box::pin(async move { complete(link, reference, &argument, &value, &chosen).await })
     }
 }
 
@@ -356,5 +407,17 @@ impl ResourceTemplate for ProxiedTemplate {
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>> {
         let link = self.link.clone();
         Box::pin(async move { read(&link, uri, &cx).await })
+    }
+
+    fn complete(
+        &self,
+        variable: &str,
+        value: &str,
+        chosen: &std::collections::BTreeMap<String, String>,
+    ) -> BoxFuture<'static, crate::protocol::Completion> {
+        let reference = json!({"type": "ref/resource", "uri": self.definition.uri_template});
+        let (variable, value, chosen) = (variable.to_owned(), value.to_owned(), chosen.clone());
+        let link = self.link.clone();
+        Box::pin(async move { complete(link, reference, &variable, &value, &chosen).await })
     }
 }

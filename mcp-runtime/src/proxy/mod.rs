@@ -23,19 +23,22 @@
 //!   serving. A child that exits is restarted with exponential backoff (0.5 s doubling to
 //!   30 s, reset after a connection that lived a minute), its stderr logged line by line
 //!   (target `mcp_runtime::proxy`, field `upstream`).
-//! - **What passes through now**: calls with their arguments, progress (the caller's
-//!   progress token is replaced by one of the proxy's, and the upstream's notifications
-//!   are relayed to the caller in order), cancellation (a call dropped by its caller, its
-//!   timeout or its cancellation sends `notifications/cancelled` upstream), list changes
-//!   and resource updates (re-list; `updated` at the mounted URI), the upstream's log
-//!   messages (to the proxy's log). The proxy speaks 2025-11-25 to its upstreams by
-//!   default ([`Upstream::era`]): over stdio its notifications arrive without a listen
-//!   stream; the proxy's own clients use either era.
-//! - **Not yet** (the rest of the gateway's work): the upstream's questions (elicitation,
-//!   sampling, roots) are refused with an error rather than relayed to the caller; tasks
-//!   and `_meta` other than the progress token are not forwarded; completions are empty;
-//!   an HTTP upstream's answers are not yet size-bounded, and its list changes are not
-//!   heard (it is listed once, at connection).
+//! - **What passes through now**: calls with their arguments, progress (the client gives
+//!   the upstream a progress token of its own and routes the upstream's notifications, in
+//!   wire order, to the caller: every one before the answer), cancellation (a call dropped
+//!   by its caller, its timeout or its cancellation sends `notifications/cancelled`
+//!   upstream), completions (prompt arguments and template variables), the caller's trace
+//!   context (`traceparent`, `tracestate`, `baggage` in `_meta`), list changes and
+//!   resource updates (re-list; `updated` at the mounted URI), the upstream's log messages
+//!   (to the proxy's log). The proxy speaks 2025-11-25 to its upstreams by default
+//!   ([`Upstream::era`]): over stdio its notifications arrive without a listen stream; the
+//!   proxy's own clients use either era.
+//! - **Not yet** (the rest of the gateway's work, issue #44): the upstream's questions
+//!   (elicitation, sampling, roots) are refused with an error rather than relayed to the
+//!   caller, and its log messages are not relayed to the caller (both need the upstream
+//!   connection tied to one caller: a stdio server has one client); tasks and `_meta`
+//!   other than the above are not forwarded; an HTTP upstream's answers are not yet
+//!   size-bounded, and its list changes are not heard (it is listed at each connection).
 
 mod mirror;
 

@@ -4,7 +4,7 @@ use crate::prompt::prompt_fn;
 use crate::protocol::{
     PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition,
 };
-use crate::resource::{resource_fn, template_fn};
+use crate::resource::resource_fn;
 use crate::tool::tool_fn;
 use serde_json::json;
 
@@ -49,12 +49,48 @@ fn upstream() -> Server {
             ResourceDefinition::new("data://readme", "readme"),
             |_| async { "read me" },
         ))
-        .resource_template(template_fn(
-            ResourceTemplateDefinition::new("data://items/{id}", "items"),
-            |vars, _| async move { format!("item {}", vars.get("id").unwrap_or("?")) },
-        ))
+        .resource_template(Items)
         .build()
         .unwrap()
+}
+
+/// `data://items/{id}`: "item {id}", ids completed from one to three.
+struct Items;
+
+impl crate::resource::ResourceTemplate for Items {
+    fn definition(&self) -> ResourceTemplateDefinition {
+        ResourceTemplateDefinition::new("data://items/{id}", "items")
+    }
+
+    fn read(
+        &self,
+        uri: String,
+        variables: crate::resource::Variables,
+        _: crate::context::RequestContext,
+    ) -> futures::future::BoxFuture<
+        'static,
+        Result<Vec<crate::protocol::ResourceContents>, crate::resource::ResourceError>,
+    > {
+        let text = format!("item {}", variables.get("id").unwrap_or("?"));
+        Box::pin(async move {
+            use crate::resource::IntoContents as _;
+            text.into_contents(&uri, None)
+        })
+    }
+
+    fn complete(
+        &self,
+        _: &str,
+        value: &str,
+        _: &std::collections::BTreeMap<String, String>,
+    ) -> futures::future::BoxFuture<'static, crate::protocol::Completion> {
+        let values: Vec<String> = ["one", "three", "two"]
+            .into_iter()
+            .filter(|v| v.starts_with(value))
+            .map(str::to_owned)
+            .collect();
+        Box::pin(async move { crate::protocol::Completion::from_all(values) })
+    }
 }
 
 /// A gateway mounting `proxy` as `up`, offering every primitive.
@@ -100,6 +136,18 @@ async fn a_proxied_servers_items_are_served_under_the_mount_in_both_eras() {
             .unwrap();
         let text = serde_json::to_value(&got.messages[0].content).unwrap();
         assert_eq!(text["text"], "hello", "{era:?}");
+        let completed = client
+            .complete(
+                &crate::protocol::CompletionReference::Resource {
+                    uri: "data://up/items/{id}".into(),
+                },
+                "id",
+                "t",
+                &Default::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(completed.values, ["three", "two"], "{era:?}");
         let missing = client.read_resource("data://up/nothing").await.unwrap_err();
         assert!(
             missing.as_protocol().is_some(),
@@ -182,6 +230,15 @@ async fn an_unreachable_upstream_tells_its_callers_why() {
     );
 }
 
+/// Notifies when dropped.
+struct NotifyOnDrop(Arc<tokio::sync::Notify>);
+
+impl Drop for NotifyOnDrop {
+    fn drop(&mut self) {
+        self.0.notify_one();
+    }
+}
+
 #[tokio::test]
 async fn a_call_cancelled_at_the_gateway_is_cancelled_upstream() {
     let (started, stopped) = (
@@ -191,14 +248,15 @@ async fn a_call_cancelled_at_the_gateway_is_cancelled_upstream() {
     let (starting, told) = (started.clone(), stopped.clone());
     let upstream = Server::builder("upstream", "1.0.0")
         .tool(tool_fn(
-            ToolDefinition::new("wait", "Waits to be cancelled.", json!({"type": "object"})),
-            move |_, cx| {
+            ToolDefinition::new("wait", "Waits until cancelled.", json!({"type": "object"})),
+            move |_, _| {
                 let (starting, told) = (starting.clone(), told.clone());
                 async move {
+                    // The upstream's pipeline drops the call when it is cancelled: the
+                    // guard's drop is how this tool learns of it.
+                    let _told = NotifyOnDrop(told);
                     starting.notify_one();
-                    cx.cancellation().cancelled().await;
-                    told.notify_one();
-                    "cancelled"
+                    std::future::pending::<&str>().await
                 }
             },
         ))
