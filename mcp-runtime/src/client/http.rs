@@ -33,6 +33,10 @@ use std::sync::{Arc, Mutex};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+/// The longest answer [`Client::http`] and [`Client::http_with_token`] read: 64 MiB
+/// ([`Client::http_bounded`] sets another).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+
 /// What the bridge learns from the traffic it carries.
 #[derive(Debug, Default)]
 struct Learnt {
@@ -56,6 +60,8 @@ struct Endpoint {
     tls: Option<Tls>,
     /// `Bearer …`, sent with every request when the client was given a token.
     authorization: Option<::http::HeaderValue>,
+    /// The longest answer (a body, or one event) read.
+    max_message_bytes: usize,
     learnt: Mutex<Learnt>,
 }
 
@@ -68,7 +74,7 @@ impl Client {
     /// is checked against Mozilla's roots and those of the file `SSL_CERT_FILE` names). Must
     /// be called inside a Tokio runtime.
     pub fn http(url: &str) -> Result<Self, ClientError> {
-        Self::http_endpoint(url, None)
+        Self::http_endpoint(url, None, DEFAULT_MAX_MESSAGE_BYTES)
     }
 
     /// Like [`Client::http`], sending `Authorization: Bearer {token}` with every request
@@ -85,6 +91,22 @@ impl Client {
     /// # Ok(()) }
     /// ```
     pub fn http_with_token(url: &str, token: &str) -> Result<Self, ClientError> {
+        Self::http_bounded(url, Some(token), DEFAULT_MAX_MESSAGE_BYTES)
+    }
+
+    /// Like [`Client::http`] (with a bearer `token` when given), answering a request whose
+    /// answer (a JSON body, or one event of a stream) is longer than `max_message_bytes`
+    /// with a local error (`-32603`, `data: {"transport": "http"}`) at that length, without
+    /// holding the rest: how a proxy keeps a greedy upstream from growing its memory. The
+    /// other constructors bound messages at [`DEFAULT_MAX_MESSAGE_BYTES`].
+    pub fn http_bounded(
+        url: &str,
+        token: Option<&str>,
+        max_message_bytes: usize,
+    ) -> Result<Self, ClientError> {
+        let Some(token) = token else {
+            return Self::http_endpoint(url, None, max_message_bytes);
+        };
         let mut value =
             ::http::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
                 ClientError::Io(std::io::Error::new(
@@ -93,12 +115,13 @@ impl Client {
                 ))
             })?;
         value.set_sensitive(true);
-        Self::http_endpoint(url, Some(value))
+        Self::http_endpoint(url, Some(value), max_message_bytes)
     }
 
     fn http_endpoint(
         url: &str,
         authorization: Option<::http::HeaderValue>,
+        max_message_bytes: usize,
     ) -> Result<Self, ClientError> {
         let uri: Uri = url.parse().map_err(|e| {
             ClientError::Io(std::io::Error::new(
@@ -136,6 +159,7 @@ impl Client {
             address,
             tls,
             authorization,
+            max_message_bytes,
             learnt: Mutex::default(),
         });
         let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
@@ -199,6 +223,12 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
         let mut answered = false;
+        let too_long = || {
+            format!(
+                "the server's answer is longer than this client's limit of {} bytes",
+                self.max_message_bytes
+            )
+        };
         if is_sse {
             let mut events = SseReader::default();
             let mut body = response.into_body();
@@ -210,13 +240,27 @@ impl Endpoint {
                 for data in events.push(chunk) {
                     answered |= self.forward(&method, data, &id, &incoming).await;
                 }
+                if events.held() > self.max_message_bytes {
+                    if let Some(id) = &id
+                        && !answered
+                    {
+                        let _ = incoming.send(local_error(id, &too_long())).await;
+                    }
+                    return;
+                }
             }
         } else {
-            let bytes = match response.into_body().collect().await {
+            let limited =
+                http_body_util::Limited::new(response.into_body(), self.max_message_bytes);
+            let bytes = match limited.collect().await {
                 Ok(collected) => collected.to_bytes(),
                 Err(e) => {
                     if let Some(id) = &id {
-                        let why = format!("reading the answer failed: {e}");
+                        let why = if e.is::<http_body_util::LengthLimitError>() {
+                            too_long()
+                        } else {
+                            format!("reading the answer failed: {e}")
+                        };
                         let _ = incoming.send(local_error(id, &why)).await;
                     }
                     return;
@@ -460,6 +504,11 @@ struct SseReader {
 }
 
 impl SseReader {
+    /// How many bytes it holds of events not yet complete.
+    fn held(&self) -> usize {
+        self.pending.len() + self.data.len()
+    }
+
     /// Feeds a chunk; returns the data of every event it completes.
     fn push(&mut self, chunk: &[u8]) -> Vec<Vec<u8>> {
         self.pending.extend_from_slice(chunk);

@@ -35,6 +35,8 @@ mod task;
 #[cfg(feature = "client-https")]
 mod tls;
 
+#[cfg(feature = "client-http")]
+pub use http::DEFAULT_MAX_MESSAGE_BYTES;
 pub use input::{InputHandler, MAX_INPUT_ROUNDS};
 
 /// How the client picks an era.

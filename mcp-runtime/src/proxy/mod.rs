@@ -13,9 +13,9 @@
 //! - **An upstream's items are data, never configuration.** An item that would not
 //!   register on a server of ours (a bad name, a schema that is not a schema, a repeated
 //!   name) is left out and logged, never failing the others; lists are read with a bound on
-//!   pages and items; a message over [`Upstream::max_message_bytes`] closes the
-//!   connection (the child is restarted), so a greedy upstream cannot grow the proxy's
-//!   memory. Names are rewritten only by the mount: an upstream cannot name an item into
+//!   pages and items; a message over [`Upstream::max_message_bytes`] closes a child's
+//!   connection (the child is restarted) and fails an HTTP upstream's request at that
+//!   length, so a greedy upstream cannot grow the proxy's memory. Names are rewritten only by the mount: an upstream cannot name an item into
 //!   another mount's prefix, since every name it gives gets its own prefix in front.
 //! - **Down is per upstream.** While an upstream is down (not started yet, crashed, being
 //!   restarted) its items stay listed and a call gets an `isError` result (a read or a
@@ -37,8 +37,8 @@
 //!   (elicitation, sampling, roots) are refused with an error rather than relayed to the
 //!   caller, and its log messages are not relayed to the caller (both need the upstream
 //!   connection tied to one caller: a stdio server has one client); tasks and `_meta`
-//!   other than the above are not forwarded; an HTTP upstream's answers are not yet
-//!   size-bounded, and its list changes are not heard (it is listed at each connection).
+//!   other than the above are not forwarded; an HTTP upstream's list changes are not
+//!   heard (it is listed at each connection).
 
 mod mirror;
 
@@ -437,11 +437,8 @@ async fn connect(
         }
         #[cfg(feature = "client-http")]
         Target::Http { url, token } => {
-            let client = match token {
-                Some(token) => Client::http_with_token(url, token),
-                None => Client::http(url),
-            }
-            .map_err(|e| e.to_string())?;
+            let client = Client::http_bounded(url, token.as_deref(), upstream.max_message_bytes)
+                .map_err(|e| e.to_string())?;
             (client, Process(None))
         }
         #[cfg(not(feature = "client-http"))]

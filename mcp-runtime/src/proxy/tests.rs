@@ -299,3 +299,43 @@ async fn lines_past_the_bound_are_refused_without_being_held() {
     );
     assert_eq!(read_line(&mut last, 10).await.unwrap(), None);
 }
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn an_http_upstream_is_proxied_and_its_answers_bounded() {
+    let upstream = Server::builder("upstream", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("big", "Two MiB of text.", json!({"type": "object"})),
+            |_, _| async { "x".repeat(2 << 20) },
+        ))
+        .tool(tool_fn(
+            ToolDefinition::new("small", "A word.", json!({"type": "object"})),
+            |_, _| async { "small" },
+        ))
+        .build()
+        .unwrap();
+    let http = crate::transport::http::HttpServer::bind(
+        "127.0.0.1:0",
+        upstream,
+        crate::transport::http::HttpOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = http.url();
+    tokio::spawn(http.run_until(std::future::pending()));
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let proxy = Proxy::start(Upstream::http(&url).era(era).max_message_bytes(1 << 20));
+        proxy.connected_times(1).await;
+        let gateway = gateway(&proxy);
+        let client = Client::memory(&gateway);
+        client.connect(EraMode::Legacy).await.unwrap();
+        let small = client.call_tool("up_small", json!({})).await.unwrap();
+        assert_eq!(small.first_text(), Some("small"), "{era:?}");
+        let big = client.call_tool("up_big", json!({})).await.unwrap();
+        assert_eq!(big.is_error, Some(true), "{era:?}");
+        let text = big.first_text().unwrap_or_default();
+        assert!(text.contains("limit of 1048576 bytes"), "{era:?}: {text}");
+        let small = client.call_tool("up_small", json!({})).await.unwrap();
+        assert_eq!(small.first_text(), Some("small"), "{era:?}");
+    }
+}
