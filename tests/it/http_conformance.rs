@@ -299,3 +299,23 @@ fn suite_alpha_12_all_passes_against_the_stateless_endpoint() {
         &["server-sse-multiple-streams", "server-sse-polling"],
     );
 }
+
+/// The 0.1.16 suite through `gateway` fronting `conformance-server` as a stdio child,
+/// mounted flat: the same verdict as against `conformance-server` directly (the upstream's
+/// elicitation, sampling and log messages relayed to the suite's client).
+#[test]
+fn the_legacy_suite_passes_through_the_gateway_with_a_stdio_upstream() {
+    let upstream = mcp_tests::example_bin("conformance-server");
+    let target = format!("='{}'", upstream.display());
+    let gateway = Spawned::start("gateway", &["--upstream", &target]);
+    legacy_suite_at("gateway, stdio upstream", &gateway.url);
+}
+
+/// The same with `conformance-server` as a Streamable HTTP upstream.
+#[test]
+fn the_legacy_suite_passes_through_the_gateway_with_an_http_upstream() {
+    let upstream = Spawned::start("conformance-server", &["--legacy-mode", "sessionful"]);
+    let target = format!("={}", upstream.url);
+    let gateway = Spawned::start("gateway", &["--upstream", &target]);
+    legacy_suite_at("gateway, HTTP upstream", &gateway.url);
+}

@@ -222,9 +222,21 @@ impl Client {
 
     /// The capabilities this client declares.
     pub(super) fn declared_capabilities(&self) -> Value {
+        if let Some(declared) = self.inner.declared.get() {
+            return declared.clone();
+        }
         self.input_handler()
             .map(|h| h.capabilities())
             .unwrap_or_else(|| json!({}))
+    }
+
+    /// Declares `capabilities` (a `ClientCapabilities` object) in the handshake and in
+    /// modern envelopes instead of those of the [`InputHandler`]: for a client that answers
+    /// the server's requests itself, from the messages [`take_unrouted`](Self::take_unrouted)
+    /// yields (a proxy relaying them to its own callers). Set it before connecting; the
+    /// first declaration stays.
+    pub fn declare_capabilities(&self, capabilities: Value) {
+        let _ = self.inner.declared.set(capabilities);
     }
 
     /// Sends a modern request and, while it comes back `input_required` and a handler is

@@ -131,6 +131,8 @@ struct ClientInner {
     tasks: std::sync::atomic::AtomicBool,
     /// Where the progress of requests that asked for it goes, by progress token.
     progress: Arc<ProgressRoutes>,
+    /// Capabilities declared in place of the input handler's.
+    declared: OnceLock<Value>,
 }
 
 /// Progress tokens of requests under way, and where each one's notifications go.
@@ -185,6 +187,7 @@ impl Client {
                 input,
                 tasks: std::sync::atomic::AtomicBool::new(true),
                 progress,
+                declared: OnceLock::new(),
             }),
         }
     }

@@ -200,12 +200,15 @@ async fn forward(
     let client = link.client().map_err(|e| Failure::Other(e.to_string()))?;
     let (to_caller, mut progress) = mpsc::unbounded_channel::<Value>();
     let to_caller = cx.progress_token().is_some().then_some(to_caller);
+    let (routed_tx, mut routed) = mpsc::unbounded_channel();
+    let _waiting = link.wait(routed_tx);
     let call = client.request_cancellable(method, Some(Value::Object(params)), to_caller);
     tokio::pin!(call);
     let answer = loop {
         tokio::select! {
             biased;
             Some(p) = progress.recv() => relay(&p, cx).await,
+            Some(what) = routed.recv() => answer_for(&client, what, cx).await,
             answer = &mut call => break answer,
         }
     };
@@ -217,6 +220,38 @@ async fn forward(
         crate::client::ClientError::Protocol(e) => Failure::Upstream(e),
         other => Failure::Other(failed(link, &other)),
     })
+}
+
+/// Relays the upstream's question to `cx`'s caller and its answer back, or its log
+/// message to the caller.
+async fn answer_for(client: &Client, what: super::Routed, cx: &RequestContext) {
+    use crate::protocol::jsonrpc::{encode_error, encode_result};
+    match what {
+        super::Routed::Ask { id, request } => {
+            let line = match cx.ask(request).await {
+                Ok(answer) => encode_result(&id, &answer),
+                Err(e) => {
+                    let error = match e {
+                        crate::input::InputError::Client(e) => e,
+                        other => crate::protocol::McpError::internal(other.to_string()),
+                    };
+                    encode_error(Some(&id), &error)
+                }
+            };
+            let _ = client.send_raw(line).await;
+        }
+        super::Routed::Log(params) => {
+            let level = params
+                .get("level")
+                .cloned()
+                .and_then(|l| serde_json::from_value(l).ok());
+            if let Some(level) = level {
+                let logger = params.get("logger").and_then(Value::as_str);
+                let data = params.get("data").cloned().unwrap_or(Value::Null);
+                cx.log_as(level, logger, data).await;
+            }
+        }
+    }
 }
 
 /// Relays one `notifications/progress` (its `params`) to `cx`'s caller.

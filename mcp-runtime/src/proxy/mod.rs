@@ -33,22 +33,30 @@
 //!   (to the proxy's log). The proxy speaks 2025-11-25 to its upstreams by default
 //!   ([`Upstream::era`]): over stdio its notifications arrive without a listen stream; the
 //!   proxy's own clients use either era.
-//! - **Not yet** (the rest of the gateway's work, issue #44): the upstream's questions
-//!   (elicitation, sampling, roots) are refused with an error rather than relayed to the
-//!   caller, and its log messages are not relayed to the caller (both need the upstream
-//!   connection tied to one caller: a stdio server has one client); tasks and `_meta`
-//!   other than the above are not forwarded; an HTTP upstream's list changes are not
-//!   heard (it is listed at each connection).
+//! - **Questions and log messages** of the upstream (elicitation, sampling, roots; its
+//!   `notifications/message`) go to the caller of the one request waiting on that
+//!   connection, as that caller's own asks (a request on a 2025 session, an
+//!   `input_required` round on 2026-07-28, where the retried call is forwarded again and
+//!   the upstream's repeated question is answered from the round) and log messages. A
+//!   stdio server's wire says nothing of which request a question belongs to, so with
+//!   several requests waiting the question is refused (`-32603`, saying why) and the log
+//!   message logged here only: a caller never sees another caller's.
+//! - **Not yet** (the rest of the gateway's work, issue #44): a connection per caller, so
+//!   questions reach their callers under concurrency too; tasks and `_meta` other than
+//!   the above are not forwarded; an HTTP upstream's list changes are not heard (it is
+//!   listed at each connection).
 
 mod mirror;
 
 use crate::client::{Client, ClientError, EraMode};
 use crate::protocol::methods;
 use crate::server::{Primitive, Server, ServerBuilder};
-use serde_json::Value;
+use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -226,13 +234,69 @@ pub(crate) struct Link {
     upstream: Upstream,
     /// The connection, or why there is none.
     client: RwLock<Result<Client, String>>,
+    /// The forwarded requests waiting for their answers, and where what the upstream says
+    /// meanwhile (questions, log messages) goes: see [`Link::route`].
+    waiting: std::sync::Mutex<HashMap<u64, mpsc::UnboundedSender<Routed>>>,
+    next_waiting: AtomicU64,
     /// Ends the supervisor when the last `Proxy` is dropped.
     stop: CancellationToken,
     /// How many connections have been made (0: none yet).
     connections: watch::Sender<u64>,
 }
 
+/// What the upstream said while a forwarded request waited, for that request's caller.
+pub(crate) enum Routed {
+    /// A question (`elicitation/create`, `sampling/createMessage`, `roots/list`): the
+    /// upstream waits for its answer under `id`.
+    Ask {
+        id: crate::protocol::RequestId,
+        request: crate::protocol::InputRequest,
+    },
+    /// A log message (`notifications/message`'s params).
+    Log(Value),
+}
+
+/// A forwarded request's place among the waiting ones; dropping it removes it.
+pub(crate) struct Waiting<'a> {
+    link: &'a Link,
+    key: u64,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.link
+            .waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&self.key);
+    }
+}
+
 impl Link {
+    /// Records a forwarded request waiting for its answer: what the upstream says meanwhile
+    /// may be for its caller, and goes to `to`.
+    pub(crate) fn wait(&self, to: mpsc::UnboundedSender<Routed>) -> Waiting<'_> {
+        let key = self.next_waiting.fetch_add(1, Ordering::Relaxed);
+        self.waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, to);
+        Waiting { link: self, key }
+    }
+
+    /// Gives `what` to the caller it is for: the caller of the one request waiting on this
+    /// connection. With several waiting, nothing on the wire says which one a stdio
+    /// server's question or log message belongs to, so none gets it (a question is then
+    /// refused, a log message only logged here): a caller never sees another's. Returns
+    /// `what` when nobody took it.
+    fn route(&self, what: Routed) -> Option<Routed> {
+        let waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        match waiting.values().next() {
+            Some(to) if waiting.len() == 1 => to.send(what).err().map(|e| e.0),
+            _ => Some(what),
+        }
+    }
+
     /// The current connection, or the error a caller gets.
     fn client(&self) -> Result<Client, ProxyError> {
         match &*self.client.read().unwrap_or_else(|p| p.into_inner()) {
@@ -274,6 +338,8 @@ impl Proxy {
         let link = Arc::new(Link {
             client: RwLock::new(Err("not connected yet".into())),
             upstream,
+            waiting: std::sync::Mutex::default(),
+            next_waiting: AtomicU64::new(0),
             stop: CancellationToken::new(),
             connections: watch::channel(0).0,
         });
@@ -364,17 +430,33 @@ async fn follow(
         let method = note.get("method").and_then(Value::as_str).unwrap_or("");
         let params = note.get("params").cloned().unwrap_or(Value::Null);
         if let Some(id) = note.get("id").filter(|_| !method.is_empty()) {
-            // A question for the client (elicitation, sampling, roots): not relayed yet
-            // (see the module's docs), refused so the upstream does not wait.
-            let error = crate::protocol::McpError::new(
-                crate::protocol::ErrorCode::METHOD_NOT_FOUND,
-                format!("the proxy does not relay `{method}` to its clients"),
-            );
-            if let Ok(id) = serde_json::from_value(id.clone()) {
-                let _ = client
-                    .send_raw(crate::protocol::jsonrpc::encode_error(Some(&id), &error))
-                    .await;
-            }
+            let Ok(id) = serde_json::from_value::<crate::protocol::RequestId>(id.clone()) else {
+                continue;
+            };
+            // A question for the client (elicitation, sampling, roots): to the caller it
+            // is for, when that is known; refused otherwise, so the upstream does not wait.
+            let asked = json!({"method": method, "params": params});
+            let refusal = match serde_json::from_value::<crate::protocol::InputRequest>(asked) {
+                Ok(request) => match link.route(Routed::Ask {
+                    id: id.clone(),
+                    request,
+                }) {
+                    None => continue,
+                    Some(_) => crate::protocol::McpError::new(
+                        crate::protocol::ErrorCode::INTERNAL_ERROR,
+                        format!(
+                            "the proxy cannot tell which of its callers `{method}` is for (it relays a question only while exactly one request waits on the upstream)"
+                        ),
+                    ),
+                },
+                Err(_) => crate::protocol::McpError::new(
+                    crate::protocol::ErrorCode::METHOD_NOT_FOUND,
+                    format!("the proxy does not relay `{method}`"),
+                ),
+            };
+            let _ = client
+                .send_raw(crate::protocol::jsonrpc::encode_error(Some(&id), &refusal))
+                .await;
             continue;
         }
         match method {
@@ -393,7 +475,10 @@ async fn follow(
                 }
             }
             m if m == methods::MESSAGE.name => {
-                tracing::info!(upstream = %link.upstream.name, "upstream log: {params}");
+                tracing::debug!(upstream = %link.upstream.name, "upstream log: {params}");
+                if let Some(Routed::Log(params)) = link.route(Routed::Log(params)) {
+                    tracing::info!(upstream = %link.upstream.name, "upstream log: {params}");
+                }
             }
             _ if note.get("unparsable").is_some() => {
                 tracing::warn!(upstream = %link.upstream.name, "upstream sent a line that is not JSON");
@@ -451,6 +536,13 @@ async fn connect(
     let notes = client
         .take_unrouted()
         .expect("a new client's notifications are untaken");
+    // Every kind of question can be relayed to a caller who can answer it; one who cannot
+    // is refused by its own ask, and the upstream gets that error.
+    client.declare_capabilities(json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+        "roots": {"listChanged": false},
+    }));
     client
         .connect(upstream.era)
         .await

@@ -339,3 +339,62 @@ async fn an_http_upstream_is_proxied_and_its_answers_bounded() {
         assert_eq!(small.first_text(), Some("small"), "{era:?}");
     }
 }
+
+#[tokio::test]
+async fn the_upstreams_questions_and_logs_reach_the_caller_in_both_eras() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Name {
+        name: String,
+    }
+    let upstream = Server::builder("upstream", "1.0.0")
+        .logging(true)
+        .tool(tool_fn(
+            ToolDefinition::new("ask", "Asks for a name.", json!({"type": "object"})),
+            |_, cx| async move {
+                cx.log(crate::protocol::LoggingLevel::Info, "asking").await;
+                match cx.elicit::<Name>("Your name?").await {
+                    Ok(answer) => match answer.accepted() {
+                        Some(Name { name }) => format!("hello {name}"),
+                        None => "declined".to_owned(),
+                    },
+                    Err(e) => format!("failed: {e}"),
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    let proxy = Proxy::start(Upstream::memory(upstream));
+    proxy.connected_times(1).await;
+    let gateway = Server::builder("gateway", "1.0.0")
+        .logging(true)
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap();
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let client = Client::memory(&gateway).with_input_handler(
+            crate::client::InputHandler::new().on_elicit(|_| async {
+                Ok(crate::protocol::ElicitResult::accept(
+                    json!({"name": "Ada"}).as_object().cloned(),
+                ))
+            }),
+        );
+        let mut heard = client.take_unrouted().unwrap();
+        client.connect(era).await.unwrap();
+        if era == EraMode::Legacy {
+            client
+                .request("logging/setLevel", Some(json!({"level": "info"})))
+                .await
+                .unwrap();
+        }
+        let result = client.call_tool("up_ask", json!({})).await.unwrap();
+        assert_eq!(result.first_text(), Some("hello Ada"), "{era:?}");
+        if era == EraMode::Legacy {
+            let mut logged = false;
+            while let Ok(note) = heard.try_recv() {
+                logged |=
+                    note["method"] == "notifications/message" && note["params"]["data"] == "asking";
+            }
+            assert!(logged, "the upstream's log message reached the caller");
+        }
+    }
+}

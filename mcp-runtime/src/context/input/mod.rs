@@ -402,4 +402,17 @@ impl RequestContext {
     pub fn roots(&self) -> Ask<'_, Vec<Root>> {
         Ask::new(self, "roots", Ok(InputRequest::Roots), parse_roots)
     }
+
+    /// Asks `request` as the protocol writes it, and returns the client's answer as the
+    /// client wrote it: what a proxy relays from the server behind it
+    /// ([`crate::proxy`]). Like every ask, in both eras (a request on a 2025 session, an
+    /// `input_required` round on 2026-07-28).
+    pub fn ask(&self, request: InputRequest) -> Ask<'_, Value> {
+        let kind = match &request {
+            InputRequest::Elicit(_) => "elicit",
+            InputRequest::Sample(_) => "sample",
+            _ => "roots",
+        };
+        Ask::new(self, kind, Ok(request), Ok)
+    }
 }
