@@ -207,21 +207,9 @@ impl Client {
             .stdout(Stdio::piped())
             .kill_on_drop(true);
         let mut child = command.spawn()?;
-        let mut stdin = child.stdin.take().expect("stdin is piped");
+        let to_server = lines_to(child.stdin.take().expect("stdin is piped"));
         let stdout = child.stdout.take().expect("stdout is piped");
-        let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
         let (lines_tx, from_server) = mpsc::channel::<Vec<u8>>(256);
-        tokio::spawn(async move {
-            while let Some(mut msg) = outgoing.recv().await {
-                if msg.last() != Some(&b'\n') {
-                    msg.push(b'\n');
-                }
-                if stdin.write_all(&msg).await.is_err() || stdin.flush().await.is_err() {
-                    return;
-                }
-            }
-            // Dropping stdin closes the pipe: the server sees EOF.
-        });
         tokio::spawn(async move {
             let mut reader = BufReader::new(stdout);
             loop {
@@ -642,6 +630,23 @@ impl Client {
         }
         Value::Object(params)
     }
+}
+
+/// Where to send messages for a child's stdin: each is written with its newline, until the
+/// sender or the pipe closes (dropping the last sender closes stdin: the child sees EOF).
+pub(crate) fn lines_to(mut stdin: tokio::process::ChildStdin) -> mpsc::Sender<Vec<u8>> {
+    let (to_child, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
+    tokio::spawn(async move {
+        while let Some(mut message) = outgoing.recv().await {
+            if message.last() != Some(&b'\n') {
+                message.push(b'\n');
+            }
+            if stdin.write_all(&message).await.is_err() || stdin.flush().await.is_err() {
+                return;
+            }
+        }
+    });
+    to_child
 }
 
 /// A progress token routed to its request's channel until dropped.

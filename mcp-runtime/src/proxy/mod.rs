@@ -59,7 +59,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -561,23 +561,12 @@ fn spawn(
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
     let mut child = command.spawn()?;
-    let (mut stdin, stdout, stderr) = (
-        child.stdin.take().expect("piped"),
+    let to_server = crate::client::lines_to(child.stdin.take().expect("piped"));
+    let (stdout, stderr) = (
         child.stdout.take().expect("piped"),
         child.stderr.take().expect("piped"),
     );
-    let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
     let (lines, from_server) = mpsc::channel::<Vec<u8>>(256);
-    tokio::spawn(async move {
-        while let Some(mut message) = outgoing.recv().await {
-            if message.last() != Some(&b'\n') {
-                message.push(b'\n');
-            }
-            if stdin.write_all(&message).await.is_err() || stdin.flush().await.is_err() {
-                return;
-            }
-        }
-    });
     let (name, max) = (upstream.name.clone(), upstream.max_message_bytes);
     tokio::spawn(async move {
         let mut reader = BufReader::new(stdout);
