@@ -97,7 +97,8 @@ async fn an_upstream_that_never_answers_costs_its_caller_the_timeout_only() {
     let a = Proxy::start_with(
         Upstream::command(HOSTILE, Vec::<String>::new()).name("a"),
         Server::builder("a", "1.0.0").default_timeout(Duration::from_millis(300)),
-    );
+    )
+    .unwrap();
     let b =
         Proxy::start(Upstream::command(example_bin("echo-server"), Vec::<String>::new()).name("b"));
     a.connected_times(1).await;

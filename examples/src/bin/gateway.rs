@@ -331,7 +331,8 @@ async fn gateway(planned: Vec<Planned>) -> Result<(Server, Vec<Proxy>), String> 
         let proxy = Proxy::start_with(
             upstream,
             Server::builder(prefix.clone(), env!("CARGO_PKG_VERSION")).default_timeout(timeout),
-        );
+        )
+        .map_err(|e| e.to_string())?;
         proxies.push((prefix, proxy));
     }
     for (prefix, proxy) in &proxies {

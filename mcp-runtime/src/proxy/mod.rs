@@ -50,7 +50,7 @@ mod mirror;
 
 use crate::client::{Client, ClientError, EraMode};
 use crate::protocol::methods;
-use crate::server::{Primitive, Server, ServerBuilder};
+use crate::server::{BuildError, Primitive, Server, ServerBuilder};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -324,17 +324,21 @@ impl Proxy {
             upstream,
             Server::builder("proxy", env!("CARGO_PKG_VERSION")),
         )
+        .expect("a server with no items builds")
     }
 
     /// Like [`start`](Self::start), on a server built from `builder`: its policies, layers
-    /// and audit apply to every forwarded item (it must have no items of its own).
-    pub fn start_with(upstream: Upstream, builder: ServerBuilder) -> Self {
+    /// and audit apply to every forwarded item (items of its own would be replaced by the
+    /// upstream's). Fails as `builder.build()` would.
+    ///
+    /// The proxy runs as long as a `Proxy` handle or its [`server`](Self::server) (a mount
+    /// of it, a transport serving it) is kept: then the child is stopped.
+    pub fn start_with(upstream: Upstream, builder: ServerBuilder) -> Result<Self, BuildError> {
         let mirror = builder
             .advertise(Primitive::Tools)
             .advertise(Primitive::Prompts)
             .advertise(Primitive::Resources)
-            .build()
-            .expect("a server with no items builds");
+            .build()?;
         let link = Arc::new(Link {
             client: RwLock::new(Err("not connected yet".into())),
             upstream,
@@ -343,16 +347,18 @@ impl Proxy {
             stop: CancellationToken::new(),
             connections: watch::channel(0).0,
         });
+        // Weakly: the mirror's items hold the link, and the supervisor holds neither, so the
+        // proxy ends (its child killed) with its last user.
         let weak = Arc::downgrade(&link);
         let stop = link.stop.clone();
-        let mirror_for_supervisor = mirror.clone();
+        let mirror_for_supervisor = mirror.downgrade();
         tokio::spawn(async move {
             tokio::select! {
                 () = supervise(weak, mirror_for_supervisor) => {}
                 () = stop.cancelled() => {}
             }
         });
-        Self { link, mirror }
+        Ok(Self { link, mirror })
     }
 
     /// The server mirroring the upstream's items: mount it (`ServerBuilder::mount`) or
@@ -380,7 +386,7 @@ impl Proxy {
 
 /// Connects, mirrors, follows the upstream's notifications, and starts again when the
 /// connection ends, until the proxy is gone.
-async fn supervise(link: std::sync::Weak<Link>, mirror: Server) {
+async fn supervise(link: std::sync::Weak<Link>, mirror: crate::server::WeakServer) {
     let mut delay = Duration::from_millis(500);
     loop {
         let Some(strong) = link.upgrade() else { return };
@@ -389,8 +395,11 @@ async fn supervise(link: std::sync::Weak<Link>, mirror: Server) {
         let began = std::time::Instant::now();
         let outcome = match connect(&upstream).await {
             Ok((client, notes, process)) => {
-                let Some(strong) = link.upgrade() else { return };
-                mirror::sync(&strong, &client, &mirror, &Primitive::ALL).await;
+                let (Some(strong), Some(server)) = (link.upgrade(), mirror.upgrade()) else {
+                    return;
+                };
+                mirror::sync(&strong, &client, &server, &Primitive::ALL).await;
+                drop(server);
                 *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Ok(client.clone());
                 strong.connections.send_modify(|c| *c += 1);
                 drop(strong);
@@ -421,12 +430,13 @@ async fn follow(
     link: &std::sync::Weak<Link>,
     client: &Client,
     mut notes: mpsc::UnboundedReceiver<Value>,
-    mirror: &Server,
+    mirror: &crate::server::WeakServer,
 ) -> String {
     while let Some(note) = notes.recv().await {
-        let Some(link) = link.upgrade() else {
+        let (Some(link), Some(mirror)) = (link.upgrade(), mirror.upgrade()) else {
             return "the proxy stopped".into();
         };
+        let mirror = &mirror;
         let method = note.get("method").and_then(Value::as_str).unwrap_or("");
         let params = note.get("params").cloned().unwrap_or(Value::Null);
         if let Some(id) = note.get("id").filter(|_| !method.is_empty()) {

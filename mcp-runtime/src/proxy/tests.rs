@@ -157,6 +157,18 @@ async fn a_proxied_servers_items_are_served_under_the_mount_in_both_eras() {
 }
 
 #[tokio::test]
+async fn a_proxy_ends_with_its_last_user() {
+    let proxy = Proxy::start(Upstream::memory(upstream()));
+    proxy.connected_times(1).await;
+    let link = Arc::downgrade(&proxy.link);
+    let server = proxy.server().clone();
+    drop(proxy);
+    assert!(link.upgrade().is_some(), "its server keeps it");
+    drop(server);
+    assert!(link.upgrade().is_none(), "nothing else does");
+}
+
+#[tokio::test]
 async fn progress_is_relayed_to_the_caller_in_order() {
     let proxy = Proxy::start(Upstream::memory(upstream()));
     proxy.connected_times(1).await;

@@ -72,6 +72,25 @@ pub struct Server {
     inner: Arc<ServerInner>,
 }
 
+/// A server this handle does not keep alive ([`Server::downgrade`]).
+#[derive(Clone)]
+pub(crate) struct WeakServer(std::sync::Weak<ServerInner>);
+
+impl WeakServer {
+    /// The server, while something else keeps it.
+    pub(crate) fn upgrade(&self) -> Option<Server> {
+        self.0.upgrade().map(|inner| Server { inner })
+    }
+}
+
+impl Server {
+    /// A handle that does not keep the server alive (what a task serving it in the
+    /// background holds, so the server ends with its last user).
+    pub(crate) fn downgrade(&self) -> WeakServer {
+        WeakServer(Arc::downgrade(&self.inner))
+    }
+}
+
 pub(crate) struct ServerInner {
     info: Implementation,
     server_info_raw: Arc<RawValue>,
