@@ -4,9 +4,7 @@
 //! `server/discover`. Given an [`InputHandler`], it answers the server's questions
 //! (elicitation, sampling, roots) in both eras.
 
-use crate::protocol::jsonrpc::{
-    ErrorObject, JSONRPC_VERSION, Request, encode_error, encode_notification, encode_result,
-};
+use crate::protocol::jsonrpc::{JSONRPC_VERSION, Request, encode_notification};
 use crate::protocol::meta::{CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY};
 use crate::protocol::methods;
 use crate::protocol::version::{LATEST_LEGACY_VERSION, MODERN_VERSION};
@@ -31,7 +29,10 @@ use tokio::sync::{mpsc, oneshot};
 #[cfg(feature = "client-http")]
 mod http;
 mod input;
+mod routing;
 mod task;
+
+use routing::{Answers, route};
 #[cfg(feature = "client-https")]
 mod tls;
 
@@ -682,114 +683,6 @@ impl Drop for CancelOnDrop<'_> {
             ));
         }
     }
-}
-
-/// What answers a legacy server's requests: the handler, a way back to the server, and the
-/// answers under way (so `notifications/cancelled` can stop one).
-struct Answers {
-    input: SharedHandler,
-    to_server: mpsc::WeakSender<Vec<u8>>,
-    running: HashMap<RequestId, tokio::task::AbortHandle>,
-}
-
-impl Answers {
-    /// Answers a server-to-client request in its own task when a handler is set; returns
-    /// whether it did.
-    fn start(&mut self, message: &Value) -> bool {
-        let (Some(id), Some(method)) = (
-            message
-                .get("id")
-                .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok()),
-            message.get("method").and_then(Value::as_str),
-        ) else {
-            return false;
-        };
-        let handler = self.input.read().unwrap_or_else(|e| e.into_inner()).clone();
-        let (Some(handler), Some(to_server)) = (handler, self.to_server.upgrade()) else {
-            return false;
-        };
-        let (method, params) = (method.to_owned(), message.get("params").cloned());
-        let wire_id = id.clone();
-        let task = tokio::spawn(async move {
-            let line = match handler.answer_request(&method, params).await {
-                Ok(result) => encode_result(&wire_id, &result),
-                Err(error) => encode_error(Some(&wire_id), &error),
-            };
-            let _ = to_server.send(line).await;
-        });
-        self.running.retain(|_, task| !task.is_finished());
-        self.running.insert(id, task.abort_handle());
-        true
-    }
-
-    /// Stops the answer a `notifications/cancelled` names, if it is still running.
-    fn cancel(&mut self, message: &Value) {
-        let id = message
-            .get("params")
-            .and_then(|p| p.get("requestId"))
-            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-        if let Some(task) = id.and_then(|id| self.running.remove(&id)) {
-            task.abort();
-        }
-    }
-}
-
-fn route(
-    pending: &Pending,
-    progress: &ProgressRoutes,
-    unrouted: &mpsc::UnboundedSender<Value>,
-    answers: &mut Answers,
-    line: &[u8],
-) {
-    let Ok(message) = serde_json::from_slice::<Value>(line) else {
-        let _ = unrouted.send(json!({ "unparsable": String::from_utf8_lossy(line) }));
-        return;
-    };
-    match (message.get("method"), message.get("id")) {
-        (Some(_), Some(_)) if answers.start(&message) => return,
-        (Some(method), None) if method == methods::CANCELLED.name => answers.cancel(&message),
-        (Some(method), None) if method == methods::PROGRESS.name => {
-            // Routed here, in the order of the wire: a request's progress is in its channel
-            // before its answer reaches it.
-            let params = message.get("params");
-            let routes = progress.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(to) = params
-                .and_then(|p| p.get("progressToken"))
-                .and_then(Value::as_str)
-                .and_then(|token| routes.get(token))
-            {
-                let _ = to.send(params.cloned().unwrap_or_default());
-                return;
-            }
-        }
-        _ => {}
-    }
-    let id = message
-        .get("id")
-        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-    let waiter = id
-        .filter(|_| message.get("method").is_none())
-        .and_then(|id| {
-            pending
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .as_mut()
-                .and_then(|waiting| waiting.remove(&id))
-        });
-    let Some(waiter) = waiter else {
-        let _ = unrouted.send(message);
-        return;
-    };
-    let outcome = match (message.get("result"), message.get("error")) {
-        (Some(r), None) => Ok(r.clone()),
-        (None, Some(e)) => Err(serde_json::from_value::<ErrorObject>(e.clone())
-            .map(McpError::from)
-            .unwrap_or_else(|err| McpError::internal(format!("malformed error object: {err}")))),
-        _ => Err(McpError::internal(
-            "a response needs exactly one of result and error",
-        )),
-    };
-    let _ = waiter.send(outcome);
 }
 
 /// Decodes the final result of a call that may come back `input_required`.
