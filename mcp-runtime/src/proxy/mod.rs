@@ -15,8 +15,9 @@
 //!   name) is left out and logged, never failing the others; lists are read with a bound on
 //!   pages and items; a message over [`Upstream::max_message_bytes`] closes a child's
 //!   connection (the child is restarted) and fails an HTTP upstream's request at that
-//!   length, so a greedy upstream cannot grow the proxy's memory. Names are rewritten only by the mount: an upstream cannot name an item into
-//!   another mount's prefix, since every name it gives gets its own prefix in front.
+//!   length, so a greedy upstream cannot grow the proxy's memory. Names are rewritten only
+//!   by the mount: an upstream cannot name an item into another mount's prefix, since
+//!   every name it gives gets its own prefix in front.
 //! - **Down is per upstream.** While an upstream is down (not started yet, crashed, being
 //!   restarted) its items stay listed and a call gets an `isError` result (a read or a
 //!   prompt a `-32603` error) naming the upstream and why, while every other source keeps
@@ -29,8 +30,7 @@
 //!   by its caller, its timeout or its cancellation sends `notifications/cancelled`
 //!   upstream), completions (prompt arguments and template variables), the caller's trace
 //!   context (`traceparent`, `tracestate`, `baggage` in `_meta`), list changes and
-//!   resource updates (re-list; `updated` at the mounted URI), the upstream's log messages
-//!   (to the proxy's log). The proxy speaks 2025-11-25 to its upstreams by default
+//!   resource updates (re-list; `updated` at the mounted URI). The proxy speaks 2025-11-25 to its upstreams by default
 //!   ([`Upstream::era`]): over stdio its notifications arrive without a listen stream; the
 //!   proxy's own clients use either era.
 //! - **Questions and log messages** of the upstream (elicitation, sampling, roots; its
@@ -41,10 +41,12 @@
 //!   stdio server's wire says nothing of which request a question belongs to, so with
 //!   several requests waiting the question is refused (`-32603`, saying why) and the log
 //!   message logged here only: a caller never sees another caller's.
-//! - **Not yet** (the rest of the gateway's work, issue #44): a connection per caller, so
-//!   questions reach their callers under concurrency too; tasks and `_meta` other than
-//!   the above are not forwarded; an HTTP upstream's list changes are not heard (it is
-//!   listed at each connection).
+//! - **Not yet** (the rest of the gateway's work, issue #44): a modern caller's request
+//!   passed to an upstream in the modern era with its `input_required` and task results
+//!   verbatim (today a modern caller's asks are the proxy's own rounds: the upstream's
+//!   answer keys and batched asks are not kept, and tasks are not forwarded); a connection
+//!   per caller, so questions reach their callers under concurrency too; `_meta` other
+//!   than the above; an HTTP upstream's list changes (it is listed at each connection).
 
 mod mirror;
 
