@@ -398,22 +398,44 @@ impl Client {
         method: &str,
         field: &str,
     ) -> Result<Vec<T>, ClientError> {
+        let items = self
+            .list_values(method, field, usize::MAX, usize::MAX)
+            .await?;
+        decode(Value::Array(items))
+    }
+
+    /// The items of a paginated list as the server wrote them, following `nextCursor`
+    /// through at most `max_pages` pages and `max_items` items (the rest left unread), and
+    /// stopping at a cursor that repeats the one just followed: how the proxy reads an
+    /// upstream it does not trust ([`list_all`](Self::list_all) reads without bounds).
+    pub(crate) async fn list_values(
+        &self,
+        method: &str,
+        field: &str,
+        max_pages: usize,
+        max_items: usize,
+    ) -> Result<Vec<Value>, ClientError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
-        loop {
+        for _ in 0..max_pages {
             let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-            let page = self.request(method, params).await?;
-            let next = page
-                .get("nextCursor")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            let list: Vec<T> = decode(page.get(field).cloned().unwrap_or(Value::Null))?;
-            items.extend(list);
-            match next {
-                Some(c) => cursor = Some(c),
-                None => return Ok(items),
+            let mut page = self.request(method, params).await?;
+            let Some(Value::Array(list)) = page.get_mut(field).map(Value::take) else {
+                return Err(ClientError::Decode(format!(
+                    "the `{method}` result has no `{field}` list"
+                )));
+            };
+            let room = max_items - items.len();
+            let full = list.len() >= room;
+            items.extend(list.into_iter().take(room));
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !full && Some(next) != cursor.as_deref() => {
+                    cursor = Some(next.to_owned());
+                }
+                _ => break,
             }
         }
+        Ok(items)
     }
 
     /// Calls a tool. When the server runs the call as a task, waits for its end (see the

@@ -6,7 +6,7 @@ use crate::client::Client;
 use crate::context::RequestContext;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::{
-    CallToolResult, GetPromptResult, JsonObject, PromptDefinition, ReadResourceResult,
+    CallToolResult, ErrorCode, GetPromptResult, JsonObject, PromptDefinition, ReadResourceResult,
     ResourceContents, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition, methods,
 };
 use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
@@ -119,42 +119,30 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
     }
 }
 
-/// Every item of a list, page by page, within [`MAX_LIST_PAGES`] and [`MAX_LIST_ITEMS`].
-/// An upstream that does not offer the list (`-32601`) has none.
+/// Every item of a list, within [`MAX_LIST_PAGES`] and [`MAX_LIST_ITEMS`]; an item that is
+/// not one is skipped, not the list. An upstream that does not offer the list (`-32601`)
+/// has none.
 async fn list<T: DeserializeOwned>(
     client: &Client,
     method: &str,
     field: &str,
 ) -> Result<Vec<T>, String> {
-    let mut items = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_LIST_PAGES {
-        let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
-        let page = match client.request(method, params).await {
-            Ok(page) => page,
-            Err(e) if e.as_protocol().is_some_and(|e| e.code.0 == -32601) => {
-                return Ok(Vec::new());
-            }
-            Err(e) => return Err(e.to_string()),
-        };
-        let Some(Value::Array(list)) = page.get(field) else {
-            return Err(format!("its `{method}` result has no `{field}` list"));
-        };
-        for item in list {
-            if items.len() == MAX_LIST_ITEMS {
-                return Ok(items);
-            }
-            // An item that is not one is skipped, not the list.
-            if let Ok(item) = serde_json::from_value(item.clone()) {
-                items.push(item);
-            }
+    match client
+        .list_values(method, field, MAX_LIST_PAGES, MAX_LIST_ITEMS)
+        .await
+    {
+        Ok(items) => Ok(items
+            .into_iter()
+            .filter_map(|item| serde_json::from_value(item).ok())
+            .collect()),
+        Err(e)
+            if e.as_protocol()
+                .is_some_and(|e| e.code == ErrorCode::METHOD_NOT_FOUND) =>
+        {
+            Ok(Vec::new())
         }
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(next) if Some(next) != cursor.as_deref() => cursor = Some(next.to_owned()),
-            _ => return Ok(items),
-        }
+        Err(e) => Err(e.to_string()),
     }
-    Ok(items)
 }
 
 /// A definition with a description, which our registration requires: the upstream's, else
@@ -395,7 +383,10 @@ async fn read(
         .map_err(|failure| match failure {
             // "Not found" in either era's code stays "not found" (the proxy answers in its
             // caller's era).
-            Failure::Upstream(e) if matches!(e.code.0, -32002 | -32602) => {
+            Failure::Upstream(e)
+                if e.code == ErrorCode::RESOURCE_NOT_FOUND
+                    || e.code == ErrorCode::INVALID_PARAMS =>
+            {
                 ResourceError::not_found()
             }
             other => ResourceError::failed(other),
