@@ -137,7 +137,8 @@ impl ToolStack {
     pub(crate) fn at_home(&self, home: Arc<crate::context::Home>) -> Self {
         Self {
             stack: self.stack.clone(),
-            home: Some(home),
+            // Mounted again, the stack stays with the server that built it.
+            home: self.home.clone().or(Some(home)),
         }
     }
 }
@@ -215,6 +216,18 @@ where
 
     /// The same stack, its outcomes rewritten by `remap`.
     pub(crate) fn remapped(&self, remap: Remap) -> Self {
+        // A stack mounted again (a server mounted into one that is mounted in turn): its
+        // own rewriting first, then the outer one's.
+        let remap = match &self.remap {
+            Some(inner) => {
+                let inner = inner.clone();
+                Arc::new(move |out: &mut Outcome| {
+                    inner(out);
+                    remap(out);
+                }) as Remap
+            }
+            None => remap,
+        };
         Self {
             remap: Some(remap),
             ..self.clone()
@@ -225,7 +238,8 @@ where
     /// resources.
     pub(crate) fn at_home(&self, home: Arc<crate::context::Home>) -> Self {
         Self {
-            home: Some(home),
+            // Mounted again, the stack stays with the server that built it.
+            home: self.home.clone().or(Some(home)),
             ..self.clone()
         }
     }

@@ -483,6 +483,38 @@ mod tests {
         assert_eq!(updated["params"]["uri"], "data://one/users");
     }
 
+    #[tokio::test]
+    async fn a_server_mounted_into_a_mounted_server_keeps_its_state_and_uris() {
+        let middle = Server::builder("middle", "1.0.0")
+            .state("the middle's".to_owned())
+            .mount("inner", named("the inner's"))
+            .build()
+            .unwrap();
+        let outer = Server::builder("outer", "1.0.0")
+            .mount("mid", middle)
+            .build()
+            .unwrap();
+        assert_eq!(outer.tools().names(), ["mid_inner_whoami"]);
+        for era in [EraMode::Legacy, EraMode::Modern] {
+            let client = Client::memory(&outer);
+            client.connect(era).await.unwrap();
+            let result = client
+                .call_tool("mid_inner_whoami", json!({}))
+                .await
+                .unwrap();
+            assert_eq!(result.first_text(), Some("the inner's"), "{era:?}");
+            for (uri, text) in [
+                ("data://mid/inner/users", "the inner's"),
+                ("data://mid/inner/items/7", "item 7"),
+            ] {
+                let read = client.read_resource(uri).await.unwrap();
+                let contents = serde_json::to_value(&read.contents[0]).unwrap();
+                assert_eq!(contents["uri"], uri, "{era:?}");
+                assert_eq!(contents["text"], text, "{era:?}");
+            }
+        }
+    }
+
     #[test]
     fn mounting_makes_no_cycle() {
         let one = named("one's");

@@ -513,7 +513,14 @@ impl ResourceRegistry {
                 order: self.next_order.fetch_add(1, Ordering::Relaxed),
                 definition,
                 source: source.into(),
-                unmount: Some(how.unmount.clone()),
+                // Mounted again: back through the outer mount, then the inner one.
+                unmount: Some(match &t.unmount {
+                    Some(inner) => {
+                        let (outer, inner) = (how.unmount.clone(), inner.clone());
+                        Arc::new(move |uri: &str| outer(uri).and_then(|uri| inner(&uri))) as Unmount
+                    }
+                    None => how.unmount.clone(),
+                }),
             });
         }
         problems.extend(self.templates.swap_held(
