@@ -134,7 +134,23 @@ struct ClientInner {
     progress: Arc<ProgressRoutes>,
     /// Capabilities declared in place of the input handler's.
     declared: OnceLock<Value>,
+    /// Sees notifications in wire order, before the router goes on.
+    #[cfg_attr(
+        not(feature = "server"),
+        expect(dead_code, reason = "only the proxy sets a hook")
+    )]
+    hook: SharedHook,
 }
+
+/// Sees each server notification the client does not route itself (progress with a route,
+/// cancellation), in wire order: before any later message is routed, so before the answer
+/// of a request that was waiting while it came. Returns whether it took the notification
+/// (it then goes nowhere else). A proxy relays log messages with it to the caller of the
+/// request they came during.
+pub(crate) type NotificationHook = Arc<dyn Fn(&Value) -> bool + Send + Sync>;
+
+/// The notification hook, shared with the task that routes incoming messages.
+type SharedHook = Arc<RwLock<Option<NotificationHook>>>;
 
 /// Progress tokens of requests under way, and where each one's notifications go.
 type ProgressRoutes = Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>;
@@ -160,6 +176,8 @@ impl Client {
         let input = SharedHandler::default();
         let progress = Arc::new(ProgressRoutes::default());
         let progress_routes = progress.clone();
+        let hook = SharedHook::default();
+        let router_hook = hook.clone();
         // Weak, so an idle router never keeps the connection open (a child's stdin).
         let mut answers = Answers {
             input: input.clone(),
@@ -168,7 +186,13 @@ impl Client {
         };
         tokio::spawn(async move {
             while let Some(line) = from_server.recv().await {
-                route(&routes, &progress_routes, &unrouted_tx, &mut answers, &line);
+                let sinks = routing::Sinks {
+                    pending: &routes,
+                    progress: &progress_routes,
+                    hook: &router_hook,
+                    unrouted: &unrouted_tx,
+                };
+                route(&sinks, &mut answers, &line);
             }
             for task in answers.running.values() {
                 task.abort();
@@ -189,6 +213,7 @@ impl Client {
                 tasks: std::sync::atomic::AtomicBool::new(true),
                 progress,
                 declared: OnceLock::new(),
+                hook,
             }),
         }
     }
@@ -588,6 +613,13 @@ impl Client {
             .send(bytes)
             .await
             .map_err(|_| ClientError::Closed)
+    }
+
+    /// Lets `hook` see the server's notifications in wire order (see [`NotificationHook`]),
+    /// in place of any hook set before.
+    #[cfg(feature = "server")]
+    pub(crate) fn intercept_notifications(&self, hook: NotificationHook) {
+        *self.inner.hook.write().unwrap_or_else(|e| e.into_inner()) = Some(hook);
     }
 
     /// Messages that answer no pending request: notifications, and responses whose id is

@@ -2,7 +2,7 @@
 //! to the request that asked for it (in wire order, so before that request's answer), the
 //! server's requests to the input handler, everything else to the unrouted messages.
 
-use super::{Pending, ProgressRoutes, SharedHandler};
+use super::{Pending, ProgressRoutes, SharedHandler, SharedHook};
 use crate::protocol::jsonrpc::{ErrorObject, encode_error, encode_result};
 use crate::protocol::{McpError, RequestId, methods};
 use serde_json::{Value, json};
@@ -59,13 +59,27 @@ impl Answers {
     }
 }
 
-pub(super) fn route(
-    pending: &Pending,
-    progress: &ProgressRoutes,
-    unrouted: &mpsc::UnboundedSender<Value>,
-    answers: &mut Answers,
-    line: &[u8],
-) {
+/// Where routed messages go.
+#[derive(Clone, Copy)]
+pub(super) struct Sinks<'a> {
+    /// Requests waiting for their answers.
+    pub(super) pending: &'a Pending,
+    /// Requests waiting for their progress, by token.
+    pub(super) progress: &'a ProgressRoutes,
+    /// What sees the other notifications first.
+    pub(super) hook: &'a SharedHook,
+    /// Everything nobody else took.
+    pub(super) unrouted: &'a mpsc::UnboundedSender<Value>,
+}
+
+/// Routes one message from the server.
+pub(super) fn route(sinks: &Sinks<'_>, answers: &mut Answers, line: &[u8]) {
+    let Sinks {
+        pending,
+        progress,
+        hook,
+        unrouted,
+    } = *sinks;
     let Ok(message) = serde_json::from_slice::<Value>(line) else {
         let _ = unrouted.send(json!({ "unparsable": String::from_utf8_lossy(line) }));
         return;
@@ -88,6 +102,12 @@ pub(super) fn route(
             }
         }
         _ => {}
+    }
+    if message.get("id").is_none() {
+        let hook = hook.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if hook.is_some_and(|hook| hook(&message)) {
+            return;
+        }
     }
     let id = message
         .get("id")

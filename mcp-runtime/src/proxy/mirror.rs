@@ -200,9 +200,13 @@ async fn forward(
             answer = &mut call => break answer,
         }
     };
-    // What came before the answer, and was not relayed yet.
+    // What came before the answer (the client routes both in wire order, so it is all
+    // here), and was not relayed yet.
     while let Ok(p) = progress.try_recv() {
         relay(&p, cx).await;
+    }
+    while let Ok(what) = routed.try_recv() {
+        answer_for(&client, what, cx).await;
     }
     answer.map_err(|e| match e {
         crate::client::ClientError::Protocol(e) => Failure::Upstream(e),

@@ -400,6 +400,23 @@ async fn supervise(link: std::sync::Weak<Link>, mirror: crate::server::WeakServe
                 let (Some(strong), Some(server)) = (link.upgrade(), mirror.upgrade()) else {
                     return;
                 };
+                // Log messages go to the caller in wire order, before the answer of the
+                // request they came during (through `follow`, one could come after it).
+                let logs = link.clone();
+                client.intercept_notifications(Arc::new(move |note: &Value| {
+                    if note.get("method").and_then(Value::as_str) != Some(methods::MESSAGE.name) {
+                        return false;
+                    }
+                    let params = note.get("params").cloned().unwrap_or(Value::Null);
+                    let Some(link) = logs.upgrade() else {
+                        return true;
+                    };
+                    tracing::debug!(upstream = %link.upstream.name, "upstream log: {params}");
+                    if let Some(Routed::Log(params)) = link.route(Routed::Log(params)) {
+                        tracing::info!(upstream = %link.upstream.name, "upstream log: {params}");
+                    }
+                    true
+                }));
                 mirror::sync(&strong, &client, &server, &Primitive::ALL).await;
                 drop(server);
                 *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Ok(client.clone());
@@ -484,12 +501,6 @@ async fn follow(
             m if m == methods::RESOURCES_UPDATED.name => {
                 if let Some(uri) = params.get("uri").and_then(Value::as_str) {
                     mirror.resources().updated(uri);
-                }
-            }
-            m if m == methods::MESSAGE.name => {
-                tracing::debug!(upstream = %link.upstream.name, "upstream log: {params}");
-                if let Some(Routed::Log(params)) = link.route(Routed::Log(params)) {
-                    tracing::info!(upstream = %link.upstream.name, "upstream log: {params}");
                 }
             }
             _ if note.get("unparsable").is_some() => {

@@ -410,3 +410,49 @@ async fn the_upstreams_questions_and_logs_reach_the_caller_in_both_eras() {
         }
     }
 }
+
+/// A log message the upstream sends just before its answer reaches the caller before the
+/// answer, every time (routed in wire order, not by a task that could run after the answer
+/// was relayed and the request was no longer waiting).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_just_before_the_answer_reaches_the_caller_every_time() {
+    let upstream = Server::builder("upstream", "1.0.0")
+        .logging(true)
+        .tool(tool_fn(
+            ToolDefinition::new("say", "Logs, then answers.", json!({"type": "object"})),
+            |_, cx| async move {
+                cx.log(crate::protocol::LoggingLevel::Info, "said").await;
+                "done"
+            },
+        ))
+        .build()
+        .unwrap();
+    let proxy = Proxy::start(Upstream::memory(upstream));
+    proxy.connected_times(1).await;
+    let gateway = Server::builder("gateway", "1.0.0")
+        .logging(true)
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap();
+    let client = Client::memory(&gateway);
+    let mut heard = client.take_unrouted().unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    client
+        .request("logging/setLevel", Some(json!({"level": "info"})))
+        .await
+        .unwrap();
+    for call in 0..50 {
+        let result = client.call_tool("up_say", json!({})).await.unwrap();
+        assert_eq!(result.first_text(), Some("done"));
+        let mut logged = 0;
+        while let Ok(note) = heard.try_recv() {
+            logged += usize::from(
+                note["method"] == "notifications/message" && note["params"]["data"] == "said",
+            );
+        }
+        assert_eq!(
+            logged, 1,
+            "call {call}: the log message came before the answer"
+        );
+    }
+}
