@@ -13,8 +13,10 @@
 //! An HTTP failure without a JSON-RPC body (403 for a foreign `Origin`, a refused connection)
 //! is answered locally as a JSON-RPC error (`-32603`, `data: {"transport": "http"}`) naming
 //! the status, so no request waits forever.
-//! `https://` with the `client-https` feature (rustls, Mozilla's roots and `SSL_CERT_FILE`'s);
-//! one connection per request, which keeps concurrent requests independent.
+//! `https://` with the `client-https` feature (rustls, Mozilla's roots and `SSL_CERT_FILE`'s).
+//! Connections are kept open between requests (hyper-util's pool: concurrent requests each
+//! take an idle connection or open one, and a connection goes back once its answer, a body
+//! or a whole SSE stream, is read), so a proxy's calls cost no TCP or TLS handshake each.
 
 use super::{Client, ClientError};
 use crate::protocol::headers::MCP_SESSION_ID;
@@ -26,11 +28,11 @@ use ::http::{Method, Request, Response, Uri};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 /// The longest answer [`Client::http`] and [`Client::http_with_token`] read: 64 MiB
@@ -54,10 +56,10 @@ struct Endpoint {
     uri: Uri,
     /// The `Host` header: the URL's authority.
     authority: String,
-    /// Where to connect: host and port (the scheme's when the URL has none).
+    /// Where requests go: host and port (the scheme's when the URL has none), for messages.
     address: String,
-    /// TLS for `https://`.
-    tls: Option<Tls>,
+    /// The connections, kept open between requests.
+    pool: Pool,
     /// `Bearer …`, sent with every request when the client was given a token.
     authorization: Option<::http::HeaderValue>,
     /// The longest answer (a body, or one event) read.
@@ -148,16 +150,12 @@ impl Client {
         let host = uri.host().unwrap_or_default();
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
         let address = format!("{host}:{port}");
-        let tls = if https {
-            Some(tls_for(host).map_err(|why| invalid(&why))?)
-        } else {
-            None
-        };
+        let pool = pool(https).map_err(|why| invalid(&why))?;
         let endpoint = Arc::new(Endpoint {
             uri,
             authority,
             address,
-            tls,
+            pool,
             authorization,
             max_message_bytes,
             learnt: Mutex::default(),
@@ -197,7 +195,7 @@ impl Endpoint {
             .unwrap_or_default()
             .to_owned();
         let sent = match self.request(&message, &method, body) {
-            Ok(request) => send(&self.address, self.tls.as_ref(), request).await,
+            Ok(request) => self.send(request).await,
             Err(e) => Err(format!("cannot build the HTTP request: {e}")),
         };
         let response = match sent {
@@ -412,77 +410,91 @@ impl Endpoint {
         }
         let request = request.body(Full::new(Bytes::new()));
         if let Ok(request) = request {
-            let _ = send(&self.address, self.tls.as_ref(), request).await;
+            let _ = self.send(request).await;
         }
     }
 }
 
-/// Sends one request on a new connection.
-/// TLS for `host`: with the `client-https` feature, rustls (see `tls.rs`); without it, a
-/// clear refusal.
+/// What opens the client's connections: TCP, and TLS for `https://` with the
+/// `client-https` feature.
 #[cfg(feature = "client-https")]
-fn tls_for(host: &str) -> Result<Tls, String> {
-    Tls::from_env(host)
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+/// What opens the client's connections: TCP (`https://` needs the `client-https` feature).
+#[cfg(not(feature = "client-https"))]
+type Connector = HttpConnector;
+
+/// One client's connections, kept open between requests.
+type Pool = hyper_util::client::legacy::Client<Connector, Full<Bytes>>;
+
+/// How long an idle connection stays open, and how many may.
+const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+const MAX_IDLE: usize = 16;
+
+/// The connection pool of a client of an `https` (or plain) endpoint: rustls on ring,
+/// trusting Mozilla's roots and those of `SSL_CERT_FILE`, when it is set.
+#[cfg(feature = "client-https")]
+fn pool(https: bool) -> Result<Pool, String> {
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    http.enforce_http(false);
+    // A plain endpoint never opens TLS: it does not read `SSL_CERT_FILE` either.
+    let roots = if https {
+        crate::tls::env_roots().map_err(|e| e.to_string())?
+    } else {
+        Vec::new()
+    };
+    let config = crate::tls::client_config(roots).map_err(|e| e.to_string())?;
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(config)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Ok(pooled(connector))
 }
 
+/// The connection pool of a client of a plain endpoint; `https` is refused without the
+/// `client-https` feature.
 #[cfg(not(feature = "client-https"))]
-fn tls_for(_host: &str) -> Result<Tls, String> {
-    Err(
-        "https needs the `client-https` feature of mcp-runtime; reach the server over http \
-         (e.g. through a local proxy)"
-            .to_owned(),
-    )
-}
-
-/// Without the `client-https` feature there is no TLS to hold.
-#[cfg(not(feature = "client-https"))]
-#[derive(Debug)]
-enum Tls {}
-
-#[cfg(feature = "client-https")]
-use super::tls::Tls;
-
-async fn send(
-    address: &str,
-    tls: Option<&Tls>,
-    request: Request<Full<Bytes>>,
-) -> Result<Response<Incoming>, String> {
-    let stream = TcpStream::connect(address)
-        .await
-        .map_err(|e| format!("cannot connect to {address}: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    match tls {
-        None => exchange(address, TokioIo::new(stream), request).await,
-        #[cfg(feature = "client-https")]
-        Some(tls) => {
-            let stream = tls
-                .connect(stream)
-                .await
-                .map_err(|e| format!("TLS with {address} failed: {e}"))?;
-            exchange(address, TokioIo::new(stream), request).await
-        }
-        #[cfg(not(feature = "client-https"))]
-        Some(never) => match *never {},
+fn pool(https: bool) -> Result<Pool, String> {
+    if https {
+        return Err(
+            "https needs the `client-https` feature of mcp-runtime; reach the server over \
+             http (e.g. through a local proxy)"
+                .to_owned(),
+        );
     }
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    Ok(pooled(http))
 }
 
-/// One request over a fresh HTTP/1.1 connection on `io`.
-async fn exchange<T>(
-    address: &str,
-    io: T,
-    request: Request<Full<Bytes>>,
-) -> Result<Response<Incoming>, String>
-where
-    T: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
-        .await
-        .map_err(|e| format!("HTTP handshake with {address} failed: {e}"))?;
-    tokio::spawn(connection);
-    sender
-        .send_request(request)
-        .await
-        .map_err(|e| format!("the request to {address} failed: {e}"))
+/// A pooled HTTP/1.1 client over `connector`.
+fn pooled(connector: Connector) -> Pool {
+    hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(IDLE_TIMEOUT)
+        .pool_max_idle_per_host(MAX_IDLE)
+        .pool_timer(TokioTimer::new())
+        .build(connector)
+}
+
+impl Endpoint {
+    /// Sends one request on an idle connection, or a new one.
+    async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, String> {
+        self.pool.request(request).await.map_err(|e| {
+            // The pool's error says only what kind of failure it was; the cause is below.
+            let mut why = String::new();
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                why = cause.to_string();
+                source = cause.source();
+            }
+            if e.is_connect() {
+                format!("cannot connect to {}: {why}", self.address)
+            } else {
+                format!("the request to {} failed: {e}: {why}", self.address)
+            }
+        })
+    }
 }
 
 /// A JSON-RPC error answering `id`, made here because the server sent none.
