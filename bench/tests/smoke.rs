@@ -1,5 +1,6 @@
 //! The harness in smoke mode (small counts, no thresholds), so it never rots: every phase runs
-//! against the stdio floor, `echo-server` and `launched-echo`, and every response checks out;
+//! against the stdio floor, `echo-server` and `launched-echo` (and `gateway` in front of
+//! `echo-server`), and every response checks out;
 //! and `otlp-sink`, the discarding receiver `OTEL=1 bench/compare.sh` exports to, receives what
 //! a server sends.
 
@@ -92,6 +93,36 @@ fn http_smoke_run() {
     for r in &reports {
         assert_eq!(r.errors, 0, "{text}");
         assert!(r.calls_per_s > 0.0, "{text}");
+    }
+}
+
+/// `bench/gateway.sh`'s stdio comparison: `echo-server` directly and through `gateway`
+/// (its one upstream, mounted flat), every answer checked, in both eras.
+#[test]
+fn gateway_smoke_run_in_both_eras() {
+    let echo = mcp_tests::example_bin("echo-server").display().to_string();
+    let candidates = [
+        Candidate {
+            name: "direct".into(),
+            command: vec![echo.clone()],
+        },
+        Candidate {
+            name: "gateway".into(),
+            command: vec![
+                mcp_tests::example_bin("gateway").display().to_string(),
+                "--upstream".into(),
+                format!("='{echo}'"),
+            ],
+        },
+    ];
+    for era in [Era::Legacy, Era::Modern] {
+        let summaries = compare(&candidates, Settings::smoke(era), 1).expect("the harness runs");
+        let text = table(&summaries);
+        for s in &summaries {
+            assert_eq!(s.median.errors, 0, "{era:?}: {text}");
+            assert!(s.median.pipelined_calls_per_s > 0.0, "{text}");
+        }
+        assert!(text.contains("ratios to direct"), "{text}");
     }
 }
 

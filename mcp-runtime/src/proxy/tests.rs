@@ -104,6 +104,18 @@ fn gateway(proxy: &Proxy) -> Server {
         .unwrap()
 }
 
+/// `upstream` proxied, once connected, and mounted under `up` on a server that logs.
+async fn logging_gateway(upstream: Server) -> (Proxy, Server) {
+    let proxy = Proxy::start(Upstream::memory(upstream));
+    proxy.connected_times(1).await;
+    let gateway = Server::builder("gateway", "1.0.0")
+        .logging(true)
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap();
+    (proxy, gateway)
+}
+
 #[tokio::test]
 async fn a_proxied_servers_items_are_served_under_the_mount_in_both_eras() {
     let proxy = Proxy::start(Upstream::memory(upstream()));
@@ -375,13 +387,7 @@ async fn the_upstreams_questions_and_logs_reach_the_caller_in_both_eras() {
         ))
         .build()
         .unwrap();
-    let proxy = Proxy::start(Upstream::memory(upstream));
-    proxy.connected_times(1).await;
-    let gateway = Server::builder("gateway", "1.0.0")
-        .logging(true)
-        .mount("up", proxy.server().clone())
-        .build()
-        .unwrap();
+    let (_proxy, gateway) = logging_gateway(upstream).await;
     for era in [EraMode::Legacy, EraMode::Modern] {
         let client = Client::memory(&gateway).with_input_handler(
             crate::client::InputHandler::new().on_elicit(|_| async {
@@ -427,13 +433,7 @@ async fn a_log_just_before_the_answer_reaches_the_caller_every_time() {
         ))
         .build()
         .unwrap();
-    let proxy = Proxy::start(Upstream::memory(upstream));
-    proxy.connected_times(1).await;
-    let gateway = Server::builder("gateway", "1.0.0")
-        .logging(true)
-        .mount("up", proxy.server().clone())
-        .build()
-        .unwrap();
+    let (_proxy, gateway) = logging_gateway(upstream).await;
     let client = Client::memory(&gateway);
     let mut heard = client.take_unrouted().unwrap();
     client.connect(EraMode::Legacy).await.unwrap();

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The gateway's added cost: `tools/call` of `echo-server` directly and through `gateway`,
+# interleaved, several rounds, medians and ratios to the direct call.
+#
+#   bench/gateway.sh                 full run (a few minutes; a release build the first time)
+#   ROUNDS=3 bench/gateway.sh        fewer rounds
+#   SMOKE=1 bench/gateway.sh         tiny counts: proves the harness works, measures nothing
+#
+# What runs:
+#   stdio, both eras   the load client talks stdio to `echo-server`, and to `gateway` whose
+#                      one upstream (mounted flat) is `echo-server` as a stdio child.
+#   HTTP               16 keep-alive connections of modern stateless requests to
+#                      `echo-server --transport http`, and to `gateway --transport http`
+#                      with that stdio upstream, or with an HTTP upstream: an `echo-server`
+#                      on loopback started for the run.
+# Every server runs with RUST_LOG=warn (the request path, not the audit trail's writes).
+# The CPU figures are the measured process's only: through the gateway, the upstream's own
+# CPU (as much as the direct call's) comes on top of the gateway's.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export RUST_LOG=warn
+ROUNDS=${ROUNDS:-5}
+cargo build --release --quiet -p mcp-bench -p mcp-examples --bin echo-server --bin gateway
+bin=target/release
+smoke=()
+calls=(--calls 100000)
+http_calls=30000
+if [ -n "${SMOKE:-}" ]; then
+    smoke=(--smoke)
+    calls=()
+    ROUNDS=1
+    http_calls=200
+fi
+echo "# $(date -u +%Y-%m-%d) $(nproc) cores, $(uname -sr)"
+for era in legacy modern; do
+    echo
+    echo "## stdio, $era era, $ROUNDS rounds"
+    "$bin/mcp-bench" compare --era "$era" --rounds "$ROUNDS" "${smoke[@]}" "${calls[@]}" \
+        --server "direct=$bin/echo-server" \
+        --server "gateway=$bin/gateway --upstream =$bin/echo-server"
+done
+
+# The HTTP upstream: a loopback port the kernel chooses, read from the server's stderr.
+upstream_log=$(mktemp)
+"$bin/echo-server" --transport http --legacy-mode stateless --bind 127.0.0.1:0 \
+    2>"$upstream_log" &
+upstream=$!
+trap 'kill $upstream 2>/dev/null; rm -f "$upstream_log"' EXIT
+url=
+for _ in $(seq 100); do
+    url=$(grep -o 'http://[^ ]*' "$upstream_log" | head -n1 || true)
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+[ -n "$url" ] || { echo "gateway.sh: the HTTP upstream did not start" >&2; exit 1; }
+http=(--transport http --legacy-mode stateless --bind 127.0.0.1:0)
+echo
+echo "## HTTP, 16 keep-alive connections, modern stateless requests, $ROUNDS rounds"
+"$bin/mcp-bench" http --rounds "$ROUNDS" --calls "$http_calls" \
+    --server "direct=$bin/echo-server ${http[*]}" \
+    --server "gateway-stdio-upstream=$bin/gateway ${http[*]} --upstream =$bin/echo-server" \
+    --server "gateway-http-upstream=$bin/gateway ${http[*]} --upstream =$url"
