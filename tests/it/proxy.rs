@@ -118,3 +118,67 @@ async fn an_upstream_that_never_answers_costs_its_caller_the_timeout_only() {
     let fine = client.call_tool("a_ok", json!({})).await.unwrap();
     assert_eq!(text(&fine), "fine");
 }
+
+/// No token passthrough (the MCP authorization spec): the gateway's callers and an HTTP
+/// upstream accept the same token here, so a forwarded caller's token would open the
+/// upstream; a gateway with no credential configured for it still gets nothing from it,
+/// and one configured with the upstream's token (`bearer_token_file`) uses that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_token_never_reaches_an_upstream() {
+    use mcp_tests::http::Spawned;
+    let dir = tempfile::tempdir().unwrap();
+    let token = "shared-by-the-callers-and-the-upstream-0123456789";
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, format!("{token}\n")).unwrap();
+    let token_arg = token_file.display().to_string();
+    let upstream = Spawned::start("echo-server", &["--token-file", &token_arg]);
+    let flat = format!("={}", upstream.url);
+    let unconfigured = Spawned::start(
+        "gateway",
+        &["--token-file", &token_arg, "--upstream", &flat],
+    );
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[upstream]]\nprefix = \"\"\nurl = \"{}\"\nbearer_token_file = '{}'\n",
+            upstream.url, token_arg
+        ),
+    )
+    .unwrap();
+    let configured = Spawned::start(
+        "gateway",
+        &[
+            "--token-file",
+            &token_arg,
+            "--config",
+            &config.display().to_string(),
+        ],
+    );
+    for (gateway, reaches) in [(&unconfigured, false), (&configured, true)] {
+        let client = Client::http_with_token(&gateway.url, token).unwrap();
+        client.connect(EraMode::Legacy).await.unwrap();
+        let tools = client.list_tools().await.unwrap();
+        let listed = tools.iter().any(|t| t.name == "echo");
+        assert_eq!(
+            listed,
+            reaches,
+            "echo listed: {tools:?}\n{}",
+            gateway.stderr()
+        );
+        let call = client.call_tool("echo", json!({"text": "hi"})).await;
+        if reaches {
+            assert_eq!(text(&call.unwrap()), "hi");
+        } else {
+            assert!(
+                call.is_err() || call.as_ref().is_ok_and(|r| r.is_error == Some(true)),
+                "{call:?}"
+            );
+            let log = gateway.stderr();
+            assert!(
+                log.contains("401"),
+                "the upstream refused the gateway: {log}"
+            );
+        }
+    }
+}

@@ -336,11 +336,18 @@ async fn gateway(planned: Vec<Planned>) -> Result<(Server, Vec<Proxy>), String> 
         proxies.push((prefix, proxy));
     }
     for (prefix, proxy) in &proxies {
-        let first = tokio::time::timeout(Duration::from_secs(30), proxy.connected_times(1));
+        // Served once each upstream's first attempt ended (bounded): the first lists are
+        // complete, and an upstream that is down does not hold up the others.
+        let first = tokio::time::timeout(Duration::from_secs(30), proxy.first_attempt());
         if first.await.is_err() {
             tracing::warn!(
                 upstream = %prefix,
                 "not up after 30 s: serving the others; its items appear when it is"
+            );
+        } else if !proxy.connected() {
+            tracing::warn!(
+                upstream = %prefix,
+                "not up: serving the others; its items appear when it is"
             );
         }
         builder = builder.mount(prefix.clone(), proxy.server().clone());

@@ -244,6 +244,8 @@ pub(crate) struct Link {
     stop: CancellationToken,
     /// How many connections have been made (0: none yet).
     connections: watch::Sender<u64>,
+    /// How many attempts to connect have ended, connected or not.
+    attempts: watch::Sender<u64>,
 }
 
 /// What the upstream said while a forwarded request waited, for that request's caller.
@@ -348,6 +350,7 @@ impl Proxy {
             next_waiting: AtomicU64::new(0),
             stop: CancellationToken::new(),
             connections: watch::channel(0).0,
+            attempts: watch::channel(0).0,
         });
         // Weakly: the mirror's items hold the link, and the supervisor holds neither, so the
         // proxy ends (its child killed) with its last user.
@@ -376,6 +379,15 @@ impl Proxy {
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .is_ok()
+    }
+
+    /// Waits until the first attempt to connect has ended: connected (and its items
+    /// listed), or failed (then [`connected`](Self::connected) is false, and its callers
+    /// are told why). A server that mounts proxies can wait for this before serving, so
+    /// its first lists are complete without waiting on an upstream that is down.
+    pub async fn first_attempt(&self) {
+        let mut attempts = self.link.attempts.subscribe();
+        let _ = attempts.wait_for(|a| *a >= 1).await;
     }
 
     /// Waits until the upstream has been connected (and its items listed) `n` times in
@@ -421,12 +433,19 @@ async fn supervise(link: std::sync::Weak<Link>, mirror: crate::server::WeakServe
                 drop(server);
                 *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Ok(client.clone());
                 strong.connections.send_modify(|c| *c += 1);
+                strong.attempts.send_modify(|a| *a += 1);
                 drop(strong);
                 let why = follow(&link, &client, notes, &mirror).await;
                 drop(process);
                 why
             }
-            Err(e) => e,
+            Err(e) => {
+                if let Some(strong) = link.upgrade() {
+                    *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Err(e.clone());
+                    strong.attempts.send_modify(|a| *a += 1);
+                }
+                e
+            }
         };
         let Some(strong) = link.upgrade() else { return };
         tracing::warn!(

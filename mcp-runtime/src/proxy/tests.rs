@@ -240,14 +240,10 @@ async fn an_unreachable_upstream_tells_its_callers_why() {
         Vec::<String>::new(),
     ));
     assert!(!proxy.connected());
-    // "not connected yet", until the first attempt failed; then why it failed.
-    let unavailable = loop {
-        let unavailable = proxy.link.client().unwrap_err().to_string();
-        if !unavailable.contains("not connected yet") {
-            break unavailable;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    };
+    // "not connected yet" until the first attempt failed; then why it failed.
+    proxy.first_attempt().await;
+    assert!(!proxy.connected());
+    let unavailable = proxy.link.client().unwrap_err().to_string();
     assert!(
         unavailable.contains("unavailable") && unavailable.contains("/this/program/does/not/exist"),
         "{unavailable}"
