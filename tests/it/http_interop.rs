@@ -19,6 +19,10 @@
 //! the session id when there is one; on the stateless endpoint the answer finds its request by
 //! id alone). On a modern one the `tools/call` is answered `input_required` and the client
 //! retries it with `inputResponses` and the `requestState`.
+//!
+//! Last, both clients in both eras through `gateway --transport http` to the reference
+//! `@modelcontextprotocol/server-everything` as its stdio upstream (`--target everything`:
+//! that server's tools, progress, sampling and elicitation, resources and prompts).
 
 use crate::interop::{Sdk, assert_version, run_script};
 use mcp_tests::http::Spawned;
@@ -120,4 +124,48 @@ fn python_auto_stateless() {
 #[test]
 fn python_2026_07_28_stateless() {
     assert_version(&run(Sdk::Python, MODERN, "stateless"), MODERN);
+}
+
+// ---- Through the gateway, to the reference server-everything ---------------------------------
+
+/// `gateway --transport http` fronting the reference `@modelcontextprotocol/server-everything`
+/// (pinned in `tests/interop/package.json`) as a stdio child, mounted flat; `sdk` in its
+/// legacy and its 2026-07-28 mode uses its tools (progress, and its sampling and elicitation
+/// requests answered by the client's own handlers through the gateway), resources and
+/// prompts.
+fn through_the_gateway_to_server_everything(sdk: Sdk, modes: [&str; 2]) {
+    let interop = crate::interop::ensure_clients();
+    let everything = interop
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .display()
+        .to_string();
+    let upstream = format!("=node '{everything}' stdio");
+    let gateway = Spawned::start("gateway", &["--upstream", &upstream]);
+    for (mode, version) in modes.into_iter().zip([LEGACY, MODERN]) {
+        let target = ["--target", "everything", "--url", &gateway.url];
+        let target = target.map(std::ffi::OsStr::new);
+        let summary = crate::interop::summary_of(sdk, mode, &target, &[]);
+        let context = format!("{mode}: {summary}\ngateway:\n{}", gateway.stderr());
+        assert_eq!(summary["protocolVersion"], version, "{context}");
+        assert_eq!(summary["target"], "everything", "{context}");
+        assert_eq!(
+            summary["progress"].as_array().map(Vec::len),
+            Some(3),
+            "{context}"
+        );
+        for asked in ["elicitation", "sampling"] {
+            let ids = summary["answered"][asked].as_array().map(Vec::len);
+            assert_eq!(ids, Some(1), "{asked}: {context}");
+        }
+    }
+}
+
+#[test]
+fn ts_through_the_gateway_to_server_everything_in_both_eras() {
+    through_the_gateway_to_server_everything(Sdk::Ts, ["legacy", "modern"]);
+}
+
+#[test]
+fn python_through_the_gateway_to_server_everything_in_both_eras() {
+    through_the_gateway_to_server_everything(Sdk::Python, ["legacy", "2026-07-28"]);
 }

@@ -66,6 +66,19 @@ pub(crate) fn run_script_with(
     target: &[&std::ffi::OsStr],
     env: &[(&str, &str)],
 ) -> Value {
+    let summary = summary_of(sdk, mode, target, env);
+    check_echo_server(&summary);
+    summary
+}
+
+/// Runs one client script with `target` and returns its JSON summary line, after checking
+/// that it ran, and as the client and mode asked for.
+pub(crate) fn summary_of(
+    sdk: Sdk,
+    mode: &str,
+    target: &[&std::ffi::OsStr],
+    env: &[(&str, &str)],
+) -> Value {
     let dir = ensure_clients();
     let (program, script, client_name) = match sdk {
         Sdk::Ts => (
@@ -153,6 +166,12 @@ pub(crate) fn run_script_with(
     });
     assert_eq!(summary["client"], client_name, "summary: {summary}");
     assert_eq!(summary["mode"], mode, "summary: {summary}");
+    summary
+}
+
+/// What a script's summary says of `echo-server`: its tools, resources, prompts, a
+/// completion, and the asks its handlers answered.
+fn check_echo_server(summary: &Value) {
     let tools: Vec<&str> = summary["tools"]
         .as_array()
         .unwrap_or_else(|| panic!("summary has no tools array: {summary}"))
@@ -186,8 +205,7 @@ pub(crate) fn run_script_with(
             .is_some_and(|v| !v.is_empty()),
         "summary: {summary}"
     );
-    assert_answered(&summary);
-    summary
+    assert_answered(summary);
 }
 
 /// The keys echo-server gives its asks (`.key(…)`): what a modern client's handlers see as

@@ -5,6 +5,10 @@ Usage: python client.py --mode legacy|auto|2026-07-28 -- <server command> [args.
        python client.py --mode legacy|auto|2026-07-28 --url http://127.0.0.1:PORT/mcp  (HTTP)
        add --calls N to finish with N more `add` calls, each checked (a load run; the
        summary then carries "calls": N)
+       add --target everything when the server is (or fronts, flat) the reference
+       @modelcontextprotocol/server-everything: its tools (echo, get-sum, a long-running
+       operation with progress, sampling and elicitation requests), resources and prompts are
+       checked instead of echo-server's
 
   legacy      -> Client(..., mode="legacy")      (plain `initialize` handshake)
   auto        -> Client(..., mode="auto")        (`server/discover` probe on the same process,
@@ -126,7 +130,7 @@ class Callbacks:
         return ListRootsResult(roots=[Root(uri=uri) for uri in ROOTS])
 
 
-async def run(mode: str, target: str | list[str], calls: int = 0) -> dict[str, Any]:
+async def run(mode: str, target: str | list[str], calls: int = 0, checks: str = "echo-server") -> dict[str, Any]:
     server: str | StdioServerParameters
     if isinstance(target, str):
         server = target
@@ -145,6 +149,14 @@ async def run(mode: str, target: str | list[str], calls: int = 0) -> dict[str, A
     ) as client:
         protocol_version = client.protocol_version
         check(isinstance(protocol_version, str) and protocol_version != "", "no negotiated protocol version")
+
+        if checks == "everything":
+            return {
+                "client": "python",
+                "mode": mode,
+                "protocolVersion": protocol_version,
+                **(await check_everything(client, callbacks)),
+            }
 
         listing = await client.list_tools()
         by_name = {tool.name: tool for tool in listing.tools}
@@ -193,6 +205,63 @@ async def run(mode: str, target: str | list[str], calls: int = 0) -> dict[str, A
         if calls:
             summary["calls"] = calls
         return summary
+
+
+def text_of(result: Any) -> str:
+    """The text items of a tool's result, one per line."""
+    return "\n".join(c.text for c in result.content if getattr(c, "type", None) == "text")
+
+
+async def check_everything(client: Any, callbacks: Callbacks) -> dict[str, Any]:
+    """The reference server-everything's tools, resources and prompts, with its progress and asks."""
+    names = sorted(tool.name for tool in (await client.list_tools()).tools)
+    for name in ("echo", "get-sum", "trigger-long-running-operation", "trigger-sampling-request",
+                 "trigger-elicitation-request"):
+        check(name in names, f"tools/list: no tool named {name!r} (got {names})")
+    expect_single_text("echo", await client.call_tool("echo", {"message": "hello from python"}), "Echo: hello from python")
+    expect_single_text("get-sum", await client.call_tool("get-sum", {"a": 2, "b": 3}), "The sum of 2 and 3 is 5.")
+
+    progress: list[float] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(value)
+
+    long = await client.call_tool(
+        "trigger-long-running-operation", {"duration": 0.3, "steps": 3}, progress_callback=on_progress
+    )
+    check(long.is_error is not True, f"trigger-long-running-operation: {show(long)}")
+    check(progress == sorted(set(progress)) and len(progress) == 3, f"three increasing progress notifications, got {progress}")
+
+    sampled = await client.call_tool("trigger-sampling-request", {"prompt": "the gateway", "maxTokens": 10})
+    check(
+        sampled.is_error is not True
+        and "python model read: Resource trigger-sampling-request context: the gateway" in text_of(sampled),
+        f"trigger-sampling-request: {show(sampled)}",
+    )
+    elicited = await client.call_tool("trigger-elicitation-request", {})
+    check(
+        elicited.is_error is not True and "- Name: Grace from python" in text_of(elicited),
+        f"trigger-elicitation-request: {show(elicited)}",
+    )
+
+    resources = (await client.list_resources()).resources
+    check(len(resources) > 0, "resources/list is empty")
+    first = await client.read_resource(resources[0].uri)
+    check(len(first.contents) > 0 and str(first.contents[0].uri) == str(resources[0].uri), f"read {resources[0].uri}: {show(first)}")
+    prompts = sorted(p.name for p in (await client.list_prompts()).prompts)
+    check("simple-prompt" in prompts, f"prompts/list: {prompts}")
+    simple = await client.get_prompt("simple-prompt")
+    check(len(simple.messages) > 0, f"prompts/get simple-prompt: {show(simple)}")
+    with_args = await client.get_prompt("args-prompt", {"city": "Lyon"})
+    check("Lyon" in show(with_args), f"prompts/get args-prompt: {show(with_args)}")
+    return {
+        "target": "everything",
+        "tools": names,
+        "progress": progress,
+        "answered": callbacks.ids,
+        "resources": len(resources),
+        "prompts": prompts,
+    }
 
 
 async def check_primitives(client: Any) -> dict[str, Any]:
@@ -299,11 +368,11 @@ def overall_timeout(calls: int) -> float:
     return OVERALL_TIMEOUT_S + calls * 0.2
 
 
-async def main_async(mode: str, target: str | list[str], calls: int) -> dict[str, Any]:
+async def main_async(mode: str, target: str | list[str], calls: int, checks: str) -> dict[str, Any]:
     # The `async with Client` inside closes the client (and so the server subprocess) on any
     # exit, the timeout's cancellation included.
     with anyio.fail_after(overall_timeout(calls)):
-        return await run(mode, target, calls)
+        return await run(mode, target, calls, checks)
 
 
 def main() -> int:
@@ -313,6 +382,9 @@ def main() -> int:
     parser.add_argument("--mode", required=True, choices=MODES)
     parser.add_argument("--url", help="a Streamable HTTP endpoint instead of a server command")
     parser.add_argument("--calls", type=int, default=0, help="more `add` calls to finish with")
+    parser.add_argument(
+        "--target", default="echo-server", choices=("echo-server", "everything"), help="which server's items to check"
+    )
     opts = parser.parse_args(argv[:split])
     server = argv[split + 1 :]
     if (opts.url is None) == (not server):
@@ -321,7 +393,7 @@ def main() -> int:
     target: str | list[str] = opts.url if opts.url is not None else server
 
     try:
-        summary = anyio.run(main_async, opts.mode, target, opts.calls)
+        summary = anyio.run(main_async, opts.mode, target, opts.calls, opts.target)
     except TimeoutError:
         print(f"client.py [mode {opts.mode}]: timed out after {overall_timeout(opts.calls):g} s", file=sys.stderr)
         return 1

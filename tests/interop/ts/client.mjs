@@ -6,6 +6,10 @@
 //        node client.mjs --mode legacy|auto|modern --url http://127.0.0.1:PORT/mcp  (HTTP)
 //        add --calls N to finish with N more `add` calls, each checked (a load run; the
 //        summary then carries "calls": N)
+//        add --target everything when the server is (or fronts, flat) the reference
+//        @modelcontextprotocol/server-everything (pinned in ../package.json): its tools
+//        (echo, get-sum, a long-running operation with progress, sampling and elicitation
+//        requests), resources and prompts are checked instead of echo-server's
 //
 //   legacy -> versionNegotiation.mode = 'legacy'  (plain `initialize` handshake)
 //   auto   -> versionNegotiation.mode = 'auto'    (`server/discover` probe on a throwaway
@@ -58,6 +62,7 @@ function parseArgs(argv) {
     let mode;
     let url;
     let calls = 0;
+    let target = 'echo-server';
     let i = 0;
     for (; i < argv.length; i++) {
         const arg = argv[i];
@@ -71,6 +76,9 @@ function parseArgs(argv) {
             mode = arg.slice('--mode='.length);
         } else if (arg === '--url') {
             url = argv[++i];
+        } else if (arg === '--target') {
+            target = argv[++i];
+            if (!['echo-server', 'everything'].includes(target)) usage(`--target must be echo-server or everything (got ${target})`);
         } else if (arg === '--calls') {
             calls = Number.parseInt(argv[++i], 10);
             if (!(calls >= 0)) usage('--calls takes a count');
@@ -82,7 +90,7 @@ function parseArgs(argv) {
     if (!['legacy', 'auto', 'modern'].includes(mode)) usage(`--mode must be legacy, auto or modern (got ${mode})`);
     if (url === undefined && server.length === 0) usage('missing --url or a server command after --');
     if (url !== undefined && server.length > 0) usage('give --url or a server command, not both');
-    return { mode, url, calls, command: server[0], args: server.slice(1) };
+    return { mode, url, calls, target, command: server[0], args: server.slice(1) };
 }
 
 class CheckError extends Error {}
@@ -161,6 +169,12 @@ async function run(parsed, client, handlers) {
     const protocolVersion = client.getNegotiatedProtocolVersion();
     check(typeof protocolVersion === 'string' && protocolVersion.length > 0, `no negotiated protocol version after connect`);
 
+    if (parsed.target === 'everything') {
+        const summary = { client: 'ts', mode, protocolVersion, ...(await checkEverything(client, opts, handlers)) };
+        if (url !== undefined && transport.sessionId !== undefined) await transport.terminateSession();
+        return summary;
+    }
+
     const { tools } = await client.listTools(undefined, opts);
     check(Array.isArray(tools), `tools/list: tools is not an array: ${show(tools)}`);
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -212,6 +226,42 @@ async function run(parsed, client, handlers) {
         if (transport.sessionId !== undefined) await transport.terminateSession();
     }
     return summary;
+}
+
+/** The reference server-everything's tools, resources and prompts, with its progress and asks. */
+async function checkEverything(client, opts, handlers) {
+    const { tools } = await client.listTools(undefined, opts);
+    const names = tools.map((t) => t.name).sort();
+    for (const name of ['echo', 'get-sum', 'trigger-long-running-operation', 'trigger-sampling-request', 'trigger-elicitation-request']) {
+        check(names.includes(name), `tools/list: no tool named '${name}' (got ${show(names)})`);
+    }
+    const call = (name, args, more = {}) => client.callTool({ name, arguments: args }, { ...opts, ...more });
+    const textOf = (result) => result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+    expectSingleText('echo', await call('echo', { message: 'hello from ts' }), 'Echo: hello from ts');
+    expectSingleText('get-sum', await call('get-sum', { a: 2, b: 3 }), 'The sum of 2 and 3 is 5.');
+
+    const progress = [];
+    const long = await call('trigger-long-running-operation', { duration: 0.3, steps: 3 }, { onprogress: (p) => progress.push(p.progress) });
+    check(long.isError !== true, `trigger-long-running-operation: ${show(long)}`);
+    check(progress.length === 3 && progress.every((p, i) => i === 0 || p > progress[i - 1]), `three increasing progress notifications, got ${show(progress)}`);
+
+    const sampled = await call('trigger-sampling-request', { prompt: 'the gateway', maxTokens: 10 });
+    check(sampled.isError !== true && textOf(sampled).includes('ts model read: Resource trigger-sampling-request context: the gateway'), `trigger-sampling-request: ${show(sampled)}`);
+    const elicited = await call('trigger-elicitation-request', {});
+    check(elicited.isError !== true && textOf(elicited).includes('- Name: Ada from ts'), `trigger-elicitation-request: ${show(elicited)}`);
+
+    const { resources } = await client.listResources(undefined, opts);
+    check(resources.length > 0, `resources/list is empty`);
+    const first = await client.readResource({ uri: resources[0].uri }, opts);
+    check(first.contents.length > 0 && first.contents[0].uri === resources[0].uri, `read ${resources[0].uri}: ${show(first)}`);
+    const { prompts } = await client.listPrompts(undefined, opts);
+    check(prompts.some((p) => p.name === 'simple-prompt'), `prompts/list: ${show(prompts)}`);
+    const simple = await client.getPrompt({ name: 'simple-prompt' }, opts);
+    check(simple.messages.length > 0, `prompts/get simple-prompt: ${show(simple)}`);
+    const args = await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Lyon' } }, opts);
+    check(show(args).includes('Lyon'), `prompts/get args-prompt: ${show(args)}`);
+
+    return { target: 'everything', tools: names, progress, answered: handlers.ids, resources: resources.length, prompts: prompts.map((p) => p.name).sort() };
 }
 
 /** The resources, templates and prompts of echo-server, as the client's own API sees them. */
