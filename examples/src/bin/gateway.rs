@@ -31,8 +31,12 @@
 //! prefix = "weather"
 //! url = "https://weather.example/mcp"
 //! bearer_token_env = "WEATHER_TOKEN"     # or bearer_token_file; sent to this upstream only
-//! era = "modern"                         # legacy (default), modern or auto
+//! era = "modern"                         # legacy (default, or --upstream-era), modern or auto
 //! ```
+//!
+//! `--upstream-era modern` (or `era = "modern"`) speaks 2026-07-28 to the upstream: the
+//! caller's client capabilities go with each request, and the upstream's `input_required`
+//! rounds reach the caller under the upstream's keys (see `mcp_runtime::proxy`).
 //!
 //! A caller's own token is never sent upstream: an HTTP upstream gets the credential
 //! configured for it, or none. An upstream that is down (or not up yet) is retried with
@@ -67,6 +71,12 @@ struct Args {
     /// upstream a cancellation).
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = duration)]
     upstream_timeout: Duration,
+    /// The era the gateway speaks to each `--upstream`: `legacy` (an `initialize`
+    /// session), `modern` (2026-07-28: the caller's capabilities and `input_required`
+    /// rounds pass through, with the upstream's keys), or `auto` (modern when the upstream
+    /// answers `server/discover`). `era` in `--config`.
+    #[arg(long, value_name = "ERA", value_enum, default_value = "legacy")]
+    upstream_era: Era,
     #[command(flatten)]
     serve: ServeArgs,
 }
@@ -110,12 +120,22 @@ enum CommandLine {
     Words(Vec<String>),
 }
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 enum Era {
     Legacy,
     Modern,
     Auto,
+}
+
+impl From<Era> for EraMode {
+    fn from(era: Era) -> Self {
+        match era {
+            Era::Legacy => EraMode::Legacy,
+            Era::Modern => EraMode::Modern,
+            Era::Auto => EraMode::Auto,
+        }
+    }
 }
 
 /// An upstream to start, under its prefix, with its call timeout.
@@ -126,7 +146,7 @@ struct Planned {
 }
 
 /// The upstream `--upstream` describes.
-fn from_flag(flag: &str, timeout: Duration) -> Result<Planned, String> {
+fn from_flag(flag: &str, timeout: Duration, era: Era) -> Result<Planned, String> {
     let (prefix, target) = match flag.split_once('=') {
         Some((prefix, target))
             if prefix
@@ -147,7 +167,7 @@ fn from_flag(flag: &str, timeout: Duration) -> Result<Planned, String> {
             })?;
         Upstream::command(&words[0], &words[1..])
     };
-    planned(prefix, target, upstream, timeout)
+    planned(prefix, target, upstream.era(era.into()), timeout)
 }
 
 /// The upstream a `[[upstream]]` table describes.
@@ -208,11 +228,7 @@ fn from_table(table: UpstreamConfig, timeout: Duration, at: &Path) -> Result<Pla
         _ => return Err(format!("{place}: give `command` or `url`, exactly one")),
     };
     if let Some(era) = table.era {
-        upstream = upstream.era(match era {
-            Era::Legacy => EraMode::Legacy,
-            Era::Modern => EraMode::Modern,
-            Era::Auto => EraMode::Auto,
-        });
+        upstream = upstream.era(era.into());
     }
     if let Some(bytes) = table.max_message_bytes {
         upstream = upstream.max_message_bytes(bytes);
@@ -306,7 +322,7 @@ fn plan(args: &Args) -> Result<Vec<Planned>, String> {
         }
     }
     for flag in &args.upstreams {
-        planned.push(from_flag(flag, args.upstream_timeout)?);
+        planned.push(from_flag(flag, args.upstream_timeout, args.upstream_era)?);
     }
     if planned.is_empty() {
         return Err("no upstream: give --upstream [PREFIX=]TARGET or --config FILE".into());
@@ -430,14 +446,14 @@ mod tests {
     #[test]
     fn flags_name_their_prefix_and_split_like_a_shell() {
         let t = Duration::from_secs(1);
-        let flat = from_flag("=echo-server --x 'a b'", t).unwrap();
+        let flat = from_flag("=echo-server --x 'a b'", t, Era::Legacy).unwrap();
         assert_eq!(flat.prefix, "");
-        let named = from_flag("docs=npx -y server --opt=1", t).unwrap();
+        let named = from_flag("docs=npx -y server --opt=1", t, Era::Legacy).unwrap();
         assert_eq!(named.prefix, "docs");
         // `=` inside the command line is not a prefix.
-        let unnamed = from_flag("server --opt=1", t).unwrap();
+        let unnamed = from_flag("server --opt=1", t, Era::Legacy).unwrap();
         assert_eq!(unnamed.prefix, "server");
-        assert!(from_flag("x=node 'unbalanced", t).is_err());
+        assert!(from_flag("x=node 'unbalanced", t, Era::Legacy).is_err());
     }
 
     #[test]

@@ -192,7 +192,7 @@ pub(super) fn retries_with_input(method: &str) -> bool {
 }
 
 /// The `input_required` result in `result`, if that is what it is.
-pub(super) fn input_required(result: &Value) -> Option<Result<InputRequiredResult, ClientError>> {
+pub(crate) fn input_required(result: &Value) -> Option<Result<InputRequiredResult, ClientError>> {
     if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
         return None;
     }

@@ -29,6 +29,8 @@ use tokio::sync::{mpsc, oneshot};
 #[cfg(feature = "client-http")]
 mod http;
 mod input;
+#[cfg(feature = "server")]
+pub(crate) use input::input_required;
 mod routing;
 mod task;
 
@@ -499,6 +501,9 @@ impl Client {
     /// `notifications/cancelled`, so its work stops: how a proxy forwards a call whose own
     /// caller may cancel it or time out.
     ///
+    /// Client capabilities already in `params._meta` are sent as they are (a proxy passes its
+    /// caller's), in place of this client's.
+    ///
     /// With `progress`, the request carries a progress token of the client's, and the
     /// server's `notifications/progress` for it (their `params`) go there, every one of
     /// them before the answer is returned.
@@ -666,16 +671,19 @@ impl Client {
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(meta) = meta {
             meta.insert(PROTOCOL_VERSION_KEY.into(), MODERN_VERSION.into());
-            let mut capabilities = self.declared_capabilities();
-            if self.tasks_enabled()
-                && let Value::Object(capabilities) = &mut capabilities
-            {
-                capabilities.insert(
-                    "extensions".into(),
-                    json!({ crate::protocol::task::TASKS_EXTENSION: {} }),
-                );
+            // Capabilities already there are kept: a proxy sends its caller's.
+            if !meta.contains_key(CLIENT_CAPABILITIES_KEY) {
+                let mut capabilities = self.declared_capabilities();
+                if self.tasks_enabled()
+                    && let Value::Object(capabilities) = &mut capabilities
+                {
+                    capabilities.insert(
+                        "extensions".into(),
+                        json!({ crate::protocol::task::TASKS_EXTENSION: {} }),
+                    );
+                }
+                meta.insert(CLIENT_CAPABILITIES_KEY.into(), capabilities);
             }
-            meta.insert(CLIENT_CAPABILITIES_KEY.into(), capabilities);
             meta.insert(
                 CLIENT_INFO_KEY.into(),
                 serde_json::to_value(&self.inner.client_info).unwrap_or_default(),

@@ -427,7 +427,12 @@ impl RequestContext {
     }
 
     pub(crate) fn record_missing_capability(&self, request: &InputRequest) {
-        let required = request.required_capability();
+        self.record_missing_required(request.required_capability());
+    }
+
+    /// Records capabilities (a `ClientCapabilities` object) the client lacked: the request
+    /// is answered `-32021` naming them when its handler fails.
+    pub(crate) fn record_missing_required(&self, required: Value) {
         let mut missing = self
             .inner
             .missing_capability

@@ -165,15 +165,24 @@ fn described(mut definition: ToolDefinition) -> ToolDefinition {
 
 /// Sends `method` with `params` to the upstream, relaying its progress to `cx`'s caller,
 /// cancelled upstream when dropped.
+///
+/// Over a 2026-07-28 connection the upstream is told the caller's capabilities (so it asks
+/// only what the caller can answer), and an `input_required` answer is asked of the caller
+/// under the upstream's own keys, all of a round at once (a modern caller gets one
+/// `input_required` round of ours with those keys; when it retries, the call is forwarded
+/// again and the answers go upstream with the upstream's `requestState`, which the caller
+/// never sees); at most [`MAX_ROUNDS`] rounds.
 async fn forward(
     link: &Arc<Link>,
     method: &str,
     mut params: Map<String, Value>,
     cx: &RequestContext,
 ) -> Result<Value, Failure> {
+    let client = link.client().map_err(|e| Failure::Other(e.to_string()))?;
+    let modern = client.era() == Some(crate::protocol::Era::Modern);
+    let mut meta = Map::new();
     // The caller's trace goes on upstream (W3C trace context in `_meta`, as SEP-414 has it).
     if let Some(trace) = cx.trace_context() {
-        let mut meta = Map::new();
         for (key, value) in [
             ("traceparent", &trace.traceparent),
             ("tracestate", &trace.tracestate),
@@ -183,9 +192,103 @@ async fn forward(
                 meta.insert(key.into(), value.clone().into());
             }
         }
+    }
+    if modern {
+        meta.insert(
+            crate::protocol::meta::CLIENT_CAPABILITIES_KEY.into(),
+            serde_json::to_value(cx.client_capabilities()).unwrap_or_else(|_| json!({})),
+        );
+        // The upstream logs to this request what the caller wants (its session's level, or
+        // its request's): a 2026-07-28 server sends none without it.
+        if let Some(level) = cx.log_threshold() {
+            meta.insert(
+                crate::protocol::meta::LOG_LEVEL_KEY.into(),
+                serde_json::to_value(level).unwrap_or_default(),
+            );
+        }
+    }
+    if !meta.is_empty() {
         params.insert("_meta".into(), Value::Object(meta));
     }
-    let client = link.client().map_err(|e| Failure::Other(e.to_string()))?;
+    for _ in 0..MAX_ROUNDS {
+        let answer = exchange(link, &client, method, params.clone(), cx).await?;
+        let asked = match crate::client::input_required(&answer).filter(|_| modern) {
+            None => return Ok(answer),
+            Some(asked) => asked.map_err(|e| Failure::Other(failed(link, &e)))?,
+        };
+        let asks = asked
+            .input_requests
+            .unwrap_or_default()
+            .0
+            .into_iter()
+            .map(|(key, request)| {
+                let method = request.method();
+                let ask = cx.ask(request).key(key.clone());
+                async move { (key, method, ask.await) }
+            });
+        let mut responses = Map::new();
+        for (key, method, answer) in futures::future::join_all(asks).await {
+            match answer {
+                // The caller's answer goes upstream only if it is one: a malformed answer is
+                // the caller's error, not the upstream's.
+                Ok(answer) if !well_formed(method, &answer) => {
+                    return Err(Failure::Upstream(
+                        crate::protocol::McpError::invalid_params(format!(
+                            "inputResponses.{key} is not an answer to `{method}`"
+                        )),
+                    ));
+                }
+                Ok(answer) => {
+                    responses.insert(key, answer);
+                }
+                Err(crate::input::InputError::MissingCapability { required, .. }) => {
+                    return Err(Failure::Upstream(
+                        crate::protocol::McpError::missing_client_capability(required),
+                    ));
+                }
+                Err(crate::input::InputError::Client(e)) => return Err(Failure::Upstream(e)),
+                Err(other) => return Err(Failure::Other(other.to_string())),
+            }
+        }
+        params.insert("inputResponses".into(), Value::Object(responses));
+        match asked.request_state {
+            Some(state) => params.insert("requestState".into(), state.into()),
+            None => params.remove("requestState"),
+        };
+    }
+    Err(Failure::Other(format!(
+        "the upstream server `{}` asked for input more than {MAX_ROUNDS} times",
+        link.upstream.name
+    )))
+}
+
+/// Whether `answer` is a result of the input request `method`.
+fn well_formed(method: &str, answer: &Value) -> bool {
+    use crate::protocol::{CreateMessageResult, ElicitResult, ListRootsResult};
+    let answer = answer.clone();
+    match method {
+        m if m == crate::protocol::ELICIT_METHOD => {
+            serde_json::from_value::<ElicitResult>(answer).is_ok()
+        }
+        m if m == crate::protocol::SAMPLE_METHOD => {
+            serde_json::from_value::<CreateMessageResult>(answer).is_ok()
+        }
+        _ => serde_json::from_value::<ListRootsResult>(answer).is_ok(),
+    }
+}
+
+/// How many `input_required` rounds of the upstream one forwarded request may take.
+const MAX_ROUNDS: usize = 8;
+
+/// One request to the upstream and its answer, with what the upstream says meanwhile
+/// (progress, questions, log messages) relayed to `cx`'s caller.
+async fn exchange(
+    link: &Arc<Link>,
+    client: &Client,
+    method: &str,
+    params: Map<String, Value>,
+    cx: &RequestContext,
+) -> Result<Value, Failure> {
     let (to_caller, mut progress) = mpsc::unbounded_channel::<Value>();
     let to_caller = cx.progress_token().is_some().then_some(to_caller);
     let (routed_tx, mut routed) = mpsc::unbounded_channel();
@@ -196,7 +299,7 @@ async fn forward(
         tokio::select! {
             biased;
             Some(p) = progress.recv() => relay(&p, cx).await,
-            Some(what) = routed.recv() => answer_for(&client, what, cx).await,
+            Some(what) = routed.recv() => answer_for(client, what, cx).await,
             answer = &mut call => break answer,
         }
     };
@@ -206,7 +309,7 @@ async fn forward(
         relay(&p, cx).await;
     }
     while let Ok(what) = routed.try_recv() {
-        answer_for(&client, what, cx).await;
+        answer_for(client, what, cx).await;
     }
     answer.map_err(|e| match e {
         crate::client::ClientError::Protocol(e) => Failure::Upstream(e),
@@ -265,6 +368,24 @@ enum Failure {
     Upstream(crate::protocol::McpError),
     /// It could not be asked, or did not answer.
     Other(String),
+}
+
+impl Failure {
+    /// An upstream's `-32021` (a capability the caller did not declare) is recorded on the
+    /// caller's request, so the caller gets `-32021` naming it too, as from our own tools.
+    fn missing_capability_to(&self, cx: &RequestContext) {
+        if let Failure::Upstream(e) = self
+            && e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        {
+            let required = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("requiredCapabilities"))
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            cx.record_missing_required(required);
+        }
+    }
 }
 
 impl std::fmt::Display for Failure {
@@ -328,7 +449,10 @@ impl Tool for ProxiedTool {
                         link.upstream.name
                     ))
                 }),
-                Err(failure) => CallToolResult::error(failure.to_string()),
+                Err(failure) => {
+                    failure.missing_capability_to(&cx);
+                    CallToolResult::error(failure.to_string())
+                }
             }
         })
     }

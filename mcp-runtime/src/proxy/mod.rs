@@ -41,12 +41,21 @@
 //!   stdio server's wire says nothing of which request a question belongs to, so with
 //!   several requests waiting the question is refused (`-32603`, saying why) and the log
 //!   message logged here only: a caller never sees another caller's.
-//! - **Not yet** (the rest of the gateway's work, issue #44): a modern caller's request
-//!   passed to an upstream in the modern era with its `input_required` and task results
-//!   verbatim (today a modern caller's asks are the proxy's own rounds: the upstream's
-//!   answer keys and batched asks are not kept, and tasks are not forwarded); a connection
-//!   per caller, so questions reach their callers under concurrency too; `_meta` other
-//!   than the above; an HTTP upstream's list changes (it is listed at each connection).
+//! - **Over a 2026-07-28 connection** ([`Upstream::era`] `Modern`, or `Auto` with an
+//!   upstream that answers `server/discover`) the upstream is told the caller's client
+//!   capabilities, so it asks only what the caller can answer, and its `input_required`
+//!   round is asked of the caller under the upstream's own keys, all of the round at once
+//!   (a modern caller gets one `input_required` round of the gateway with those keys; a
+//!   2025 caller gets the requests on its session). When the caller retries, the request
+//!   is forwarded again and the answers go upstream with the upstream's `requestState`,
+//!   which never leaves the proxy (the gateway's own round state is what the caller
+//!   echoes). An answer that is not one is the caller's `-32602`; the upstream's `-32021`
+//!   is the caller's `-32021` (HTTP 400). At most 8 rounds per request.
+//! - **Not yet** (the rest of the gateway's work, issue #44): tasks (a task the upstream
+//!   creates is not forwarded: the 2026-07-28 suite's tasks scenarios fail through the
+//!   gateway); a connection per caller, so a legacy upstream's questions reach their
+//!   callers under concurrency too; `_meta` other than the above; list changes of an HTTP
+//!   upstream or of one spoken to in the modern era (it is listed at each connection).
 
 mod mirror;
 

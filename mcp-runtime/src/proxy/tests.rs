@@ -452,3 +452,77 @@ async fn a_log_just_before_the_answer_reaches_the_caller_every_time() {
         );
     }
 }
+
+/// Over a 2026-07-28 connection, the upstream's `input_required` round reaches a modern
+/// caller as one round under the upstream's own keys, the answers go back upstream, and a
+/// caller that lacks the capability gets `-32021` naming it.
+#[tokio::test]
+async fn a_modern_upstreams_questions_pass_through_under_its_keys() {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Name {
+        name: String,
+    }
+    let upstream = Server::builder("upstream", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("both", "Asks two names at once.", json!({"type": "object"})),
+            |_, cx| async move {
+                let first = cx.elicit::<Name>("First name?").key("first_name");
+                let last = cx.elicit::<Name>("Last name?").key("last_name");
+                let (first, last) = futures::join!(first, last);
+                // A failed ask fails the tool: its server answers `-32021` then.
+                match (first, last) {
+                    (Ok(first), Ok(last)) => match (first.accepted(), last.accepted()) {
+                        (Some(f), Some(l)) => Ok(format!("{} {}", f.name, l.name)),
+                        _ => Ok("declined".to_owned()),
+                    },
+                    (Err(e), _) | (_, Err(e)) => Err(format!("failed: {e}")),
+                }
+            },
+        ))
+        .build()
+        .unwrap();
+    let proxy = Proxy::start(Upstream::memory(upstream).era(EraMode::Modern));
+    proxy.connected_times(1).await;
+    let gateway = Server::builder("gateway", "1.0.0")
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap();
+    let answering = || {
+        crate::client::InputHandler::new().on_elicit(|params| async move {
+            let name = if params.message.starts_with("First") {
+                "Ada"
+            } else {
+                "Lovelace"
+            };
+            Ok(crate::protocol::ElicitResult::accept(
+                json!({"name": name}).as_object().cloned(),
+            ))
+        })
+    };
+    // The round as the caller sees it: the upstream's keys, both at once.
+    let client = Client::memory(&gateway).with_input_handler(answering());
+    client.connect(EraMode::Modern).await.unwrap();
+    let round = client
+        .request_cancellable(
+            "tools/call",
+            Some(json!({"name": "up_both", "arguments": {}})),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(round["resultType"], "input_required", "{round}");
+    let keys: Vec<&String> = round["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["first_name", "last_name"], "{round}");
+    // Answered by the client's handler and retried: the upstream gets the answers.
+    let result = client.call_tool("up_both", json!({})).await.unwrap();
+    assert_eq!(result.first_text(), Some("Ada Lovelace"));
+    // A caller that cannot answer elicitation.
+    let mute = Client::memory(&gateway);
+    mute.connect(EraMode::Modern).await.unwrap();
+    let refused = mute.call_tool("up_both", json!({})).await.unwrap_err();
+    let refused = refused.as_protocol().expect("a protocol error");
+    assert_eq!(
+        refused.code,
+        crate::protocol::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+    );
+}

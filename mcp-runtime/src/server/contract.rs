@@ -97,6 +97,9 @@ pub struct Exchange {
     /// Whether `notify` reaches the client while the request runs (HTTP: the client
     /// accepts an event stream). Without it a legacy ask cannot be sent.
     pub(crate) streams: bool,
+    /// How a deferred answer ended the request, set before it is sent to `respond` (a
+    /// late `-32021` is still a malformed request: HTTP answers it 400 when it can).
+    pub(crate) late: Arc<std::sync::OnceLock<Disposition>>,
 }
 
 impl Exchange {
@@ -115,7 +118,14 @@ impl Exchange {
             cancel,
             caller,
             streams: true,
+            late: Arc::default(),
         }
+    }
+
+    /// Where the disposition of a deferred answer will be, once it is sent.
+    #[cfg(feature = "http")]
+    pub(crate) fn late_disposition(&self) -> Arc<std::sync::OnceLock<Disposition>> {
+        self.late.clone()
     }
 
     /// Marks the exchange as one whose notifications never reach the client while the
@@ -139,7 +149,9 @@ pub enum Dispatched {
         disposition: Disposition,
     },
     /// The answer will come through the exchange's `respond` channel (its notifications
-    /// first, through `notify`), and ends the request as [`Disposition::Answered`].
+    /// first, through `notify`); it ends the request as [`Disposition::Answered`] unless it
+    /// is an error the spec treats as a malformed request (`-32021` of a tool that waited
+    /// on something first), which HTTP answers 400 when the answer comes before a stream.
     Pending,
 }
 

@@ -582,12 +582,13 @@ impl Connection {
     }
 
     /// Sends a deferred answer where the request's outlet says.
-    async fn deliver(&self, outlet: Outlet, line: Vec<u8>) {
+    async fn deliver(&self, outlet: Outlet, line: Vec<u8>, disposition: Disposition) {
         match outlet {
             Outlet::Connection => {
                 self.inner.peer.send_line(line).await;
             }
             Outlet::Exchange(exchange) => {
+                let _ = exchange.late.set(disposition);
                 // The receiver is gone when the client left; nobody is waiting then.
                 let _ = exchange.respond.send(line);
             }

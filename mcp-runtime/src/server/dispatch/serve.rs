@@ -255,9 +255,9 @@ impl Connection {
                 out = future => {
                     this.untrack(tracked, &id);
                     cx.finish();
-                    let (line, _) = finish(&this, &id, &cx, out);
+                    let (line, disposition) = finish(&this, &id, &cx, out);
                     deferred.answered(&line);
-                    this.deliver(outlet, line).await;
+                    this.deliver(outlet, line, disposition).await;
                 }
                 () = token.cancelled() => {
                     this.untrack(tracked, &id);
@@ -290,9 +290,9 @@ impl Connection {
         let deferred = Deferred::take();
         self.inner.tasks.spawn(async move {
             tokio::select! {
-                (line, _) = future => {
+                (line, disposition) = future => {
                     deferred.answered(&line);
-                    this.deliver(outlet, line).await;
+                    this.deliver(outlet, line, disposition).await;
                 }
                 () = aborted.cancelled() => deferred.dropped(false),
             }

@@ -222,7 +222,7 @@ impl Connection {
             this.untrack(tracked, &id);
             let line = this.stream_ended(&id);
             deferred.answered(&line);
-            this.deliver(outlet, line).await;
+            this.deliver(outlet, line, crate::server::contract::Disposition::Answered).await;
         });
         Routed::Pending
     }

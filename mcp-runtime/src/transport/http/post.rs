@@ -500,6 +500,8 @@ struct Pending {
     notify: mpsc::Receiver<Vec<u8>>,
     notify_open: bool,
     respond: Option<oneshot::Receiver<Vec<u8>>>,
+    /// How the deferred answer ended the request (set before it is sent).
+    late: Arc<std::sync::OnceLock<Disposition>>,
     cancel: Option<DropGuard>,
     _hold: Arc<Hold>,
 }
@@ -522,7 +524,9 @@ impl Pending {
         let (respond_tx, respond) = oneshot::channel();
         let cancel = CancellationToken::new();
         let exchange = Exchange::new(Peer::new(notify_tx), respond_tx, cancel.clone(), caller);
+        let late = exchange.late_disposition();
         let pending = Pending {
+            late,
             queued: VecDeque::new(),
             answer: None,
             notify,
@@ -614,20 +618,22 @@ impl Pending {
     }
 
     /// The request is running: JSON if it finishes quietly within one keep-alive
-    /// interval, a stream otherwise.
+    /// interval, a stream otherwise. An answer that comes before the stream and ends the
+    /// request as malformed (a late `-32021`) gets its status, as one ready at once does.
     async fn later(mut self, accept: Accept, shared: &Shared) -> Response<Body> {
         if !accept.sse {
             // Notifications have nowhere to go; drop them as they come.
             loop {
                 match self.next(None).await {
                     Step::Message(_) => {}
-                    Step::Answer(line) => return response::json(StatusCode::OK, line),
+                    Step::Answer(line) => return self.answered(line, shared),
                     Step::Quiet | Step::Gone => return gone(),
                 }
             }
         }
         let window = Instant::now() + shared.options.keep_alive;
         match self.next(Some(window)).await {
+            Step::Answer(line) if self.malformed() => self.answered(line, shared),
             Step::Answer(line) if accept.json => response::json(StatusCode::OK, line),
             Step::Answer(line) => {
                 self.answer = Some(line);
@@ -639,6 +645,21 @@ impl Pending {
             }
             Step::Quiet => self.stream(shared),
             Step::Gone => gone(),
+        }
+    }
+
+    /// Whether the deferred answer ended the request as malformed.
+    fn malformed(&self) -> bool {
+        self.late.get().is_some_and(|d| *d != Disposition::Answered)
+    }
+
+    /// The deferred answer as a JSON response, with the status its disposition calls for.
+    fn answered(&self, line: Vec<u8>, shared: &Shared) -> Response<Body> {
+        match self.late.get() {
+            Some(disposition) if *disposition != Disposition::Answered => {
+                auth::dispatched(disposition, line, shared.options.auth.as_deref())
+            }
+            _ => response::json(StatusCode::OK, line),
         }
     }
 
