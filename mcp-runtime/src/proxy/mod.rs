@@ -54,8 +54,9 @@
 //! - **Not yet** (the rest of the gateway's work, issue #44): tasks (a task the upstream
 //!   creates is not forwarded: the 2026-07-28 suite's tasks scenarios fail through the
 //!   gateway); a connection per caller, so a legacy upstream's questions reach their
-//!   callers under concurrency too; `_meta` other than the above; list changes of an HTTP
-//!   upstream or of one spoken to in the modern era (it is listed at each connection).
+//!   callers under concurrency too; `_meta` other than the above; a 2025 HTTP upstream's
+//!   list changes (it is listed at each connection; a 2026-07-28 one's come on a listen
+//!   stream the proxy keeps open).
 
 mod mirror;
 
@@ -444,7 +445,24 @@ async fn supervise(link: std::sync::Weak<Link>, mirror: crate::server::WeakServe
                 strong.connections.send_modify(|c| *c += 1);
                 strong.attempts.send_modify(|a| *a += 1);
                 drop(strong);
+                // Over 2026-07-28 the list changes come on a listen stream, kept open for
+                // the connection's life; `follow` reads them as over a 2025 session.
+                let listen = (client.era() == Some(crate::protocol::Era::Modern)).then(|| {
+                    let client = client.clone();
+                    tokio::spawn(async move {
+                        let params = json!({"notifications": {
+                            "toolsListChanged": true,
+                            "promptsListChanged": true,
+                            "resourcesListChanged": true,
+                        }});
+                        let method = methods::SUBSCRIPTIONS_LISTEN.name;
+                        let _ = client.request_cancellable(method, Some(params), None).await;
+                    })
+                });
                 let why = follow(&link, &client, notes, &mirror).await;
+                if let Some(listen) = listen {
+                    listen.abort();
+                }
                 drop(process);
                 why
             }
@@ -525,6 +543,11 @@ async fn follow(
             }
             m if m == methods::RESOURCES_LIST_CHANGED.name => {
                 mirror::sync(&link, client, mirror, &[Primitive::Resources]).await;
+            }
+            // The listen stream is open: what changed between the listing and now is
+            // listed again (a change told before the stream opened reached nobody).
+            m if m == methods::SUBSCRIPTIONS_ACKNOWLEDGED.name => {
+                mirror::sync(&link, client, mirror, &Primitive::ALL).await;
             }
             m if m == methods::RESOURCES_UPDATED.name => {
                 if let Some(uri) = params.get("uri").and_then(Value::as_str) {

@@ -208,29 +208,40 @@ async fn progress_is_relayed_to_the_caller_in_order() {
 
 #[tokio::test]
 async fn the_upstreams_list_changes_reach_the_gateways_clients() {
-    let upstream = upstream();
-    let proxy = Proxy::start(Upstream::memory(upstream.clone()));
-    proxy.connected_times(1).await;
-    let gateway = gateway(&proxy);
-    let client = Client::memory(&gateway);
-    let mut heard = client.take_unrouted().unwrap();
-    client.connect(EraMode::Legacy).await.unwrap();
-    upstream
-        .tools()
-        .register(tool_fn(
-            ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
-            |_, _| async { "later" },
-        ))
-        .unwrap();
-    loop {
-        let note = heard.recv().await.unwrap();
-        if note["method"] == "notifications/tools/list_changed" {
-            break;
-        }
+    // Over a 2025 session, and over 2026-07-28 through the listen stream the proxy keeps.
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let upstream = upstream();
+        let proxy = Proxy::start(Upstream::memory(upstream.clone()).era(era));
+        proxy.connected_times(1).await;
+        let gateway = gateway(&proxy);
+        let client = Client::memory(&gateway);
+        let mut heard = client.take_unrouted().unwrap();
+        client.connect(EraMode::Legacy).await.unwrap();
+        upstream
+            .tools()
+            .register(tool_fn(
+                ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
+                |_, _| async { "later" },
+            ))
+            .unwrap();
+        let told = tokio::time::timeout(Duration::from_secs(60), async {
+            loop {
+                let note = heard.recv().await.unwrap();
+                if note["method"] == "notifications/tools/list_changed" {
+                    break;
+                }
+            }
+        });
+        told.await
+            .unwrap_or_else(|_| panic!("{era:?}: no list change reached the gateway's client"));
+        assert_eq!(
+            gateway.tools().names(),
+            ["up_count", "up_echo", "up_later"],
+            "{era:?}"
+        );
+        let result = client.call_tool("up_later", json!({})).await.unwrap();
+        assert_eq!(result.first_text(), Some("later"), "{era:?}");
     }
-    assert_eq!(gateway.tools().names(), ["up_count", "up_echo", "up_later"]);
-    let result = client.call_tool("up_later", json!({})).await.unwrap();
-    assert_eq!(result.first_text(), Some("later"));
 }
 
 #[tokio::test]
