@@ -49,8 +49,9 @@
 //!   2025 caller gets the requests on its session). When the caller retries, the request
 //!   is forwarded again and the answers go upstream with the upstream's `requestState`,
 //!   which never leaves the proxy (the gateway's own round state is what the caller
-//!   echoes). An answer that is not one is the caller's `-32602`; the upstream's `-32021`
-//!   is the caller's `-32021` (HTTP 400). At most 8 rounds per request.
+//!   echoes). An answer that is not one is refused before it goes upstream (a tool's
+//!   `isError` naming the key); the upstream's `-32021` is the caller's `-32021` (HTTP
+//!   400). At most 8 rounds per request.
 //! - **Not yet** (the rest of the gateway's work, issue #44): tasks (a task the upstream
 //!   creates is not forwarded: the 2026-07-28 suite's tasks scenarios fail through the
 //!   gateway); a connection per caller, so a legacy upstream's questions reach their
