@@ -183,6 +183,9 @@ impl Connection {
         let tracked = self.track(&id, &token, &outlet, Era::Modern);
         let this = self.clone();
         let mut changes = registry.subscribe();
+        // What the lists are now, before the acknowledgement: a change made once the client
+        // has it (by this instance, or another of its fleet) is always told.
+        let mut seen = *changes.borrow_and_update();
         let mut updates = resource_uris
             .as_ref()
             .map(|_| registry.resources.subscribe_updates());
@@ -191,7 +194,6 @@ impl Connection {
             let tag = json!({ SUBSCRIPTION_ID_KEY: id });
             let ack = acknowledgement(&wanted, resource_uris.as_ref(), &tag);
             peer.send_line(encode_notification(methods::SUBSCRIPTIONS_ACKNOWLEDGED.name, Some(ack))).await;
-            let mut seen = *changes.borrow_and_update();
             loop {
                 tokio::select! {
                     () = token.cancelled() => {

@@ -226,3 +226,46 @@ fn the_capabilities_are_the_open_gates() {
         .unwrap();
     assert!(templates_only.capabilities().completions.is_some());
 }
+
+/// A list change made right after `subscriptions/listen` arrived, before its stream's task
+/// ran, is told on the stream: the lists are read before the acknowledgement (read after
+/// it, a change made by this instance or another of its fleet in between was lost).
+#[tokio::test]
+async fn a_change_right_after_listen_arrived_is_told_on_its_stream() {
+    let server = full();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let connection = server.connect(Peer::new(tx));
+    let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": true},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }
+    }});
+    connection.handle_line(listen.to_string().as_bytes()).await;
+    // One thread: the stream's task has not run yet.
+    server
+        .tools()
+        .register(crate::tool::tool_fn(
+            crate::protocol::ToolDefinition::new("late", "Added late.", json!({"type": "object"})),
+            |_, _| async { "late" },
+        ))
+        .unwrap();
+    let mut next = async || {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), rx.recv())
+            .await
+            .expect("a message within 30 s")
+            .expect("open");
+        serde_json::from_slice::<Value>(&line).unwrap()
+    };
+    let ack = next().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    let changed = next().await;
+    assert_eq!(
+        changed["method"], "notifications/tools/list_changed",
+        "{changed}"
+    );
+}
