@@ -211,7 +211,13 @@ async fn forward(
         params.insert("_meta".into(), Value::Object(meta));
     }
     for _ in 0..MAX_ROUNDS {
-        let answer = exchange(link, &client, method, params.clone(), cx).await?;
+        // Kept for another round only where there can be one.
+        let sent = if modern {
+            params.clone()
+        } else {
+            std::mem::take(&mut params)
+        };
+        let answer = exchange(link, &client, method, sent, cx).await?;
         let asked = match crate::client::input_required(&answer).filter(|_| modern) {
             None => return Ok(answer),
             Some(asked) => asked.map_err(|e| Failure::Other(failed(link, &e)))?,
