@@ -50,8 +50,10 @@ use proc_macro::TokenStream;
 ///   `rate_limit = "10/s"`, `cache = "60s"` (only with `read_only` and `idempotent`),
 ///   `scopes = ["files:write"]`; durations are a whole number and `ms`, `s`, `m` or `h`;
 /// - tasks (the 2026-07-28 tasks extension, `mcp_runtime::task`): `task = "optional"` (a
-///   task for a client that supports them when the call does not finish at once) or
-///   `task = "required"` (only ever a task; other clients are refused with `-32021`);
+///   task for a client that supports them when the call does not finish at once),
+///   `task = "required"` (only ever a task; other clients are refused with `-32021`) or
+///   `task = "explicit"` (a task for a client that supports them once the tool calls
+///   `cx.become_task()`, an ordinary call until then);
 /// - `crate = path` names the runtime crate when it is re-exported.
 ///
 /// Parameters are JSON arguments (their doc comments become property descriptions;

@@ -96,7 +96,7 @@
 //! | `prelude` | `protocol` `context` `tool` `resource` `prompt` `server` `transport` |  |
 //! | `client` | `protocol` `server` `transport` `tls` |  |
 //! | `testing` | `client` `server` |  |
-//! | `proxy` | `protocol` `context` `tool` `resource` `prompt` `server` `client` |  |
+//! | `proxy` | `protocol` `context` `tool` `resource` `prompt` `server` `task` `skill` `client` |  |
 //! | `launch` | `server` `transport` `shared` `oauth` `telemetry` `targets` |  |
 //! | `fuzzing` | `protocol` `context` `prompt` `resource` `server` `transport` `fs` `prelude` |  |
 //! <!-- layering:end -->

@@ -320,12 +320,12 @@ fn the_legacy_suite_passes_through_the_gateway_with_an_http_upstream() {
     legacy_suite_at("gateway, HTTP upstream", &gateway.url);
 }
 
-/// The 2026-07-28 suite (`--requirements 2026-07-28`) through `gateway --upstream-era
-/// modern` fronting `conformance-server` as a stdio child: every scored scenario passes, as
-/// against `conformance-server` directly (the caller's capabilities and its
-/// `input_required` rounds pass through under the upstream's keys, all of a round at once;
-/// the upstream's `-32021` reaches the caller as HTTP 400). The tasks extension's scenarios,
-/// run but not scored, are not relayed by the proxy yet: they are the only failures.
+/// The 2026-07-28 suite with its extensions (`--suite all`: the tasks and skills scenarios
+/// included) through `gateway --upstream-era modern` fronting `conformance-server` as a
+/// stdio child, then as a Streamable HTTP upstream: the same verdict as against
+/// `conformance-server` directly (the caller's capabilities and its `input_required` rounds
+/// pass through under the upstream's keys; the upstream's `-32021` reaches the caller as
+/// HTTP 400; the upstream's tasks are the gateway's; its skills are served as its own).
 #[test]
 fn the_2026_suite_passes_through_the_gateway_with_a_modern_upstream() {
     let upstream = mcp_tests::example_bin("conformance-server");
@@ -334,28 +334,23 @@ fn the_2026_suite_passes_through_the_gateway_with_a_modern_upstream() {
         "gateway",
         &["--upstream-era", "modern", "--upstream", &target],
     );
-    let (_, output) = run(
-        "conformance-next",
+    next_suite_at(
+        "gateway, stdio upstream",
         &gateway.url,
-        &["--requirements", "2026-07-28"],
+        &["--suite", "all"],
+        &[],
     );
-    let failing = failing(&output);
-    assert!(
-        failing.iter().all(|s| s.starts_with("tasks-")),
-        "only the tasks extension's scenarios may fail: {failing:?}\n{output}"
+    drop(gateway);
+    let upstream = Spawned::start("conformance-server", &["--legacy-mode", "sessionful"]);
+    let target = format!("={}", upstream.url);
+    let gateway = Spawned::start(
+        "gateway",
+        &["--upstream-era", "modern", "--upstream", &target],
     );
-    for scenario in [
-        "server-stateless",
-        "input-required-result-basic-elicitation",
-        "input-required-result-multiple-input-requests",
-        "input-required-result-capability-check",
-        "input-required-result-validate-input",
-    ] {
-        assert!(
-            output.contains(&format!("✓ {scenario}: ")),
-            "{scenario} passes:\n{output}"
-        );
-    }
-    let (passed, _) = totals(&output);
-    assert!(passed >= 160, "only {passed} checks passed:\n{output}");
+    next_suite_at(
+        "gateway, HTTP upstream",
+        &gateway.url,
+        &["--suite", "all"],
+        &[],
+    );
 }

@@ -677,3 +677,81 @@ fn the_official_typescript_client_gets_synchronous_answers_or_a_clear_refusal() 
         }
     }
 }
+
+/// Waits a moment (an optional task tool's call would be a task by then), then answers at
+/// once, or becomes a task when the work is long.
+#[mcp_tool(task = "explicit")]
+async fn look_up(cx: RequestContext, long: bool) -> String {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    if !long {
+        return "cached".into();
+    }
+    let became = cx.become_task().await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    format!(
+        "computed (as a task: {became}, id: {})",
+        cx.task_id().is_some()
+    )
+}
+
+#[tokio::test]
+async fn an_explicit_task_tool_is_a_task_only_once_it_says_so() {
+    let server = Server::builder("explicit", "1.0.0")
+        .tool(look_up::tool())
+        .build()
+        .unwrap();
+    assert!(
+        server
+            .capabilities()
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(TASKS_EXTENSION)),
+        "an explicit task tool makes the server offer tasks"
+    );
+    let client = memory(&server).await;
+    let call = |long: bool| {
+        client.request(
+            "tools/call",
+            Some(json!({"name": "look_up", "arguments": {"long": long}})),
+        )
+    };
+    // It waited, but never said so: answered as a call.
+    let quick = bounded(call(false)).await.unwrap();
+    assert_eq!(quick["resultType"], "complete", "{quick}");
+    assert_eq!(quick["content"][0]["text"], "cached", "{quick}");
+    assert!(quick.get("taskId").is_none(), "{quick}");
+    // It said so: the caller gets the task's handle, and the result from the task.
+    let handle = bounded(call(true)).await.unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    let id = handle["taskId"].as_str().unwrap().to_owned();
+    let ended = bounded(async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.task.status.is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert_eq!(ended.task.status, TaskStatus::Completed, "{ended:?}");
+    assert_eq!(
+        ended.result.as_ref().unwrap()["content"][0]["text"],
+        "computed (as a task: true, id: true)",
+        "{ended:?}"
+    );
+    // A client without the extension: the whole call, answered as one.
+    let plain = Client::memory(&server).with_tasks(false);
+    plain.connect(EraMode::Modern).await.unwrap();
+    let whole = bounded(plain.request(
+        "tools/call",
+        Some(json!({"name": "look_up", "arguments": {"long": true}})),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(whole["resultType"], "complete", "{whole}");
+    assert_eq!(
+        whole["content"][0]["text"], "computed (as a task: false, id: false)",
+        "{whole}"
+    );
+}

@@ -34,7 +34,7 @@ pub(crate) struct ToolAttrs {
     pub(crate) cache: Option<Spanned<u64>>,
     /// `scopes = ["files:write"]` (at least one, each an OAuth scope token).
     pub(crate) scopes: Option<Spanned<Vec<Spanned<String>>>>,
-    /// `task = "optional" | "required"`.
+    /// `task = "optional" | "required" | "explicit"`.
     pub(crate) task: Option<Spanned<TaskSupport>>,
     pub(crate) krate: Option<syn::Path>,
 }
@@ -44,6 +44,7 @@ pub(crate) struct ToolAttrs {
 pub(crate) enum TaskSupport {
     Optional,
     Required,
+    Explicit,
 }
 
 /// `rate_limit = "N/s"`: `count` calls (above zero) per `period_secs` seconds.
@@ -200,9 +201,9 @@ fn parse_duration_ms(s: &str) -> Result<u64, String> {
 }
 
 /// What `task` takes, shown by every error about it.
-const TASK_FORMS: &str = "`task = \"optional\"` (a task when the client supports tasks and the call does not finish at once) or `task = \"required\"` (only ever a task)";
+const TASK_FORMS: &str = "`task = \"optional\"` (a task when the client supports tasks and the call does not finish at once), `task = \"required\"` (only ever a task) or `task = \"explicit\"` (a task when the client supports tasks and the tool calls `cx.become_task()`)";
 
-/// `task = "optional"` or `task = "required"`.
+/// `task = "optional"`, `task = "required"` or `task = "explicit"`.
 fn task_value(cx: &Ctxt, k: &Key) -> Option<Spanned<TaskSupport>> {
     let s = policy_string(
         cx,
@@ -215,6 +216,7 @@ fn task_value(cx: &Ctxt, k: &Key) -> Option<Spanned<TaskSupport>> {
     let value = match s.value().as_str() {
         "optional" => TaskSupport::Optional,
         "required" => TaskSupport::Required,
+        "explicit" => TaskSupport::Explicit,
         other => {
             cx.error_spanned_by(&s, format!("invalid `task` {other:?}: write {TASK_FORMS}"));
             return None;

@@ -338,6 +338,9 @@ fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
         crate::attr::TaskSupport::Required => {
             quote!(.task(#rt::task::TaskSupport::Required))
         }
+        crate::attr::TaskSupport::Explicit => {
+            quote!(.task(#rt::task::TaskSupport::Explicit))
+        }
     });
     Some(quote! {
         fn policy(&self) -> #rt::tool::ToolPolicy {

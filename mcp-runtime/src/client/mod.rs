@@ -32,7 +32,7 @@ mod input;
 #[cfg(feature = "server")]
 pub(crate) use input::input_required;
 mod routing;
-mod task;
+pub(crate) mod task;
 
 use routing::{Answers, route};
 

@@ -25,14 +25,31 @@ use std::time::Duration;
 /// The polling interval used when a server names none (or an absurd one).
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 /// Bounds on the interval a server asks for: never busier than this…
-const MIN_POLL: Duration = Duration::from_millis(10);
+pub(crate) const MIN_POLL: Duration = Duration::from_millis(10);
 /// …and never sleepier.
 const MAX_POLL: Duration = Duration::from_secs(60);
 
 /// Cancels the task when dropped before its end.
-struct CancelOnDrop {
+pub(crate) struct CancelOnDrop {
     client: Client,
     task_id: Option<String>,
+}
+
+// Used by the proxy (`server`) besides this module.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+impl CancelOnDrop {
+    /// Cancels `task_id` of `client`'s server when dropped, unless [`ended`](Self::ended).
+    pub(crate) fn new(client: Client, task_id: String) -> Self {
+        Self {
+            client,
+            task_id: Some(task_id),
+        }
+    }
+
+    /// The task ended: nothing to cancel.
+    pub(crate) fn ended(&mut self) {
+        self.task_id = None;
+    }
 }
 
 impl Drop for CancelOnDrop {
@@ -201,7 +218,7 @@ impl Client {
 }
 
 /// The server's polling interval, bounded.
-fn poll_interval(ms: Option<u64>) -> Duration {
+pub(crate) fn poll_interval(ms: Option<u64>) -> Duration {
     ms.map_or(DEFAULT_POLL, Duration::from_millis)
         .clamp(MIN_POLL, MAX_POLL)
 }

@@ -61,6 +61,8 @@ struct ContextInner {
     log_threshold: Option<LoggingLevel>,
     /// The client capabilities asks needed and the client lacked (merged).
     missing_capability: Mutex<Option<Value>>,
+    /// The protocol error the request is answered with if its handler fails.
+    error: Mutex<Option<crate::protocol::McpError>>,
     /// Whether the handler asked the client anything (elicitation, sampling, roots).
     asked: AtomicBool,
 }
@@ -178,6 +180,7 @@ impl RequestContext {
                 input: io.input,
                 log_threshold: io.log_threshold,
                 missing_capability: Mutex::new(None),
+                error: Mutex::new(None),
                 asked: AtomicBool::new(false),
             }),
             home: None,
@@ -366,10 +369,12 @@ impl RequestContext {
     /// and what the tool asks from here on becomes the task's `inputRequests`, answered with
     /// `tasks/update`. Returns whether the call runs as a task.
     ///
-    /// Without it, a call becomes a task at its first wait that is not an ask of the client
-    /// (asks before that are `input_required` rounds of the request, which the tasks
-    /// extension recommends for what decides whether to proceed at all). Call it first in a
-    /// tool whose first step is to ask, when the asking belongs to the task:
+    /// Without it, an optional task tool's call becomes a task at its first wait that is not
+    /// an ask of the client (asks before that are `input_required` rounds of the request,
+    /// which the tasks extension recommends for what decides whether to proceed at all), and
+    /// an explicit one's ([`TaskSupport::Explicit`](crate::task::TaskSupport::Explicit))
+    /// never does. Call it first in a tool whose first step is to ask, when the asking
+    /// belongs to the task:
     ///
     /// ```
     /// use mcp_runtime::prelude::*;
@@ -395,8 +400,11 @@ impl RequestContext {
     pub async fn become_task(&self) -> bool {
         match &self.inner.input {
             Channel::Task(task) if task.link.get().is_none() => {
-                // The dispatcher polls the call once where it arrives; a call still waiting
-                // without having asked anything becomes a task.
+                // An optional task tool's dispatcher polls the call once where it arrives: a
+                // call still waiting without having asked anything becomes a task. An
+                // explicit one's waits for this word, in the same poll of the call as the
+                // yield below, so the task exists when the call is polled again.
+                task.wanted.notify_one();
                 tokio::task::yield_now().await;
                 self.task().is_some()
             }
@@ -446,6 +454,22 @@ impl RequestContext {
             }
             (slot, required) => *slot = Some(required),
         }
+    }
+
+    /// Records the protocol error this request is answered with when its handler fails (an
+    /// `isError` result): a proxy's upstream answered a task with a failure, and the
+    /// caller's task fails with the same error.
+    pub(crate) fn record_error(&self, error: crate::protocol::McpError) {
+        *self.inner.error.lock().unwrap_or_else(|p| p.into_inner()) = Some(error);
+    }
+
+    /// The protocol error recorded by [`record_error`](Self::record_error), taken.
+    pub(crate) fn take_error(&self) -> Option<crate::protocol::McpError> {
+        self.inner
+            .error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
     }
 
     /// The capabilities asks needed and the client lacked, if any.

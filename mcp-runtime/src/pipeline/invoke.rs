@@ -91,8 +91,9 @@ impl Future for InvokeFuture {
 
 /// Turns a handler's poll into the pipeline's: a handler still waiting after it asked the
 /// client something its request did not answer is suspended (`Outcome::InputRequired`; its
-/// future is dropped with this one), and a handler that failed after an ask found a
-/// capability missing is answered with `-32021` naming it (`crate::input`).
+/// future is dropped with this one), a handler that failed after an ask found a capability
+/// missing is answered with `-32021` naming it (`crate::input`), and one that failed with
+/// a protocol error recorded on its context (a proxied task's) with that error.
 fn settle<T>(
     context: &RequestContext,
     polled: Poll<T>,
@@ -105,9 +106,11 @@ fn settle<T>(
             _ => Poll::Pending,
         },
         Poll::Ready(out) => {
-            if failed(&out)
-                && let Some(required) = context.missing_capability()
-            {
+            let failed = failed(&out);
+            if failed && let Some(error) = context.take_error() {
+                return Poll::Ready(Ok(Outcome::Error(error)));
+            }
+            if failed && let Some(required) = context.missing_capability() {
                 return Poll::Ready(Ok(Outcome::Error(McpError::missing_client_capability(
                     required,
                 ))));

@@ -1,7 +1,8 @@
 //! The mirror's items: each forwards to the upstream through the link's current
 //! connection, and [`sync`] makes the mirror's lists the upstream's.
 
-use super::{Link, MAX_LIST_ITEMS, MAX_LIST_PAGES, failed};
+use super::relay::{Failure, ask_all, list};
+use super::{Link, failed};
 use crate::client::Client;
 use crate::context::RequestContext;
 use crate::prompt::{Prompt, PromptArguments, PromptError};
@@ -13,7 +14,6 @@ use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
 use crate::server::{Primitive, Server};
 use crate::tool::Tool;
 use futures::future::BoxFuture;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -91,57 +91,38 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
                         continue;
                     }
                 };
-                mirror.resources().mirror(
-                    resources
-                        .into_iter()
-                        .map(|definition| {
-                            Arc::new(ProxiedResource {
-                                definition,
-                                link: link.clone(),
-                            }) as Arc<dyn Resource>
-                        })
-                        .collect(),
-                    templates
-                        .into_iter()
-                        .map(|definition| {
-                            Arc::new(ProxiedTemplate {
-                                definition,
-                                link: link.clone(),
-                            }) as Arc<dyn ResourceTemplate>
-                        })
-                        .collect(),
-                )
+                let resources: Vec<Arc<dyn Resource>> = resources
+                    .into_iter()
+                    .map(|definition| {
+                        Arc::new(ProxiedResource {
+                            definition,
+                            link: link.clone(),
+                        }) as Arc<dyn Resource>
+                    })
+                    .collect();
+                let templates: Vec<Arc<dyn ResourceTemplate>> = templates
+                    .into_iter()
+                    .map(|definition| {
+                        Arc::new(ProxiedTemplate {
+                            definition,
+                            link: link.clone(),
+                        }) as Arc<dyn ResourceTemplate>
+                    })
+                    .collect();
+                // The upstream's skills, served by the mirror's skills catalog, which lists
+                // and reads their files in place of the upstream's listing of them.
+                #[cfg(feature = "skills")]
+                let (resources, templates, mut problems) =
+                    super::skills::serve(link, client, mirror, resources, templates).await;
+                #[cfg(not(feature = "skills"))]
+                let mut problems = Vec::new();
+                problems.extend(mirror.resources().mirror(resources, templates));
+                problems
             }
         };
         for problem in problems {
             warn("left out", &problem);
         }
-    }
-}
-
-/// Every item of a list, within [`MAX_LIST_PAGES`] and [`MAX_LIST_ITEMS`]; an item that is
-/// not one is skipped, not the list. An upstream that does not offer the list (`-32601`)
-/// has none.
-async fn list<T: DeserializeOwned>(
-    client: &Client,
-    method: &str,
-    field: &str,
-) -> Result<Vec<T>, String> {
-    match client
-        .list_values(method, field, MAX_LIST_PAGES, MAX_LIST_ITEMS)
-        .await
-    {
-        Ok(items) => Ok(items
-            .into_iter()
-            .filter_map(|item| serde_json::from_value(item).ok())
-            .collect()),
-        Err(e)
-            if e.as_protocol()
-                .is_some_and(|e| e.code == ErrorCode::METHOD_NOT_FOUND) =>
-        {
-            Ok(Vec::new())
-        }
-        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -218,44 +199,14 @@ async fn forward(
             std::mem::take(&mut params)
         };
         let answer = exchange(link, &client, method, sent, cx).await?;
+        if modern && answer.get("resultType").and_then(Value::as_str) == Some("task") {
+            return super::task::follow(link, &client, answer, cx).await;
+        }
         let asked = match crate::client::input_required(&answer).filter(|_| modern) {
             None => return Ok(answer),
             Some(asked) => asked.map_err(|e| Failure::Other(failed(link, &e)))?,
         };
-        let asks = asked
-            .input_requests
-            .unwrap_or_default()
-            .0
-            .into_iter()
-            .map(|(key, request)| {
-                let method = request.method();
-                let ask = cx.ask(request).key(key.clone());
-                async move { (key, method, ask.await) }
-            });
-        let mut responses = Map::new();
-        for (key, method, answer) in futures::future::join_all(asks).await {
-            match answer {
-                // The caller's answer goes upstream only if it is one: a malformed answer is
-                // the caller's error, not the upstream's.
-                Ok(answer) if !well_formed(method, &answer) => {
-                    return Err(Failure::Upstream(
-                        crate::protocol::McpError::invalid_params(format!(
-                            "inputResponses.{key} is not an answer to `{method}`"
-                        )),
-                    ));
-                }
-                Ok(answer) => {
-                    responses.insert(key, answer);
-                }
-                Err(crate::input::InputError::MissingCapability { required, .. }) => {
-                    return Err(Failure::Upstream(
-                        crate::protocol::McpError::missing_client_capability(required),
-                    ));
-                }
-                Err(crate::input::InputError::Client(e)) => return Err(Failure::Upstream(e)),
-                Err(other) => return Err(Failure::Other(other.to_string())),
-            }
-        }
+        let responses = ask_all(asked.input_requests.unwrap_or_default().0, cx).await?;
         params.insert("inputResponses".into(), Value::Object(responses));
         match asked.request_state {
             Some(state) => params.insert("requestState".into(), state.into()),
@@ -266,21 +217,6 @@ async fn forward(
         "the upstream server `{}` asked for input more than {MAX_ROUNDS} times",
         link.upstream.name
     )))
-}
-
-/// Whether `answer` is a result of the input request `method`.
-fn well_formed(method: &str, answer: &Value) -> bool {
-    use crate::protocol::{CreateMessageResult, ElicitResult, ListRootsResult};
-    let answer = answer.clone();
-    match method {
-        m if m == crate::protocol::ELICIT_METHOD => {
-            serde_json::from_value::<ElicitResult>(answer).is_ok()
-        }
-        m if m == crate::protocol::SAMPLE_METHOD => {
-            serde_json::from_value::<CreateMessageResult>(answer).is_ok()
-        }
-        _ => serde_json::from_value::<ListRootsResult>(answer).is_ok(),
-    }
 }
 
 /// How many `input_required` rounds of the upstream one forwarded request may take.
@@ -367,42 +303,6 @@ async fn relay(params: &Value, cx: &RequestContext) {
     }
 }
 
-/// Why a forwarded request failed.
-#[derive(Debug)]
-enum Failure {
-    /// The upstream answered with this error.
-    Upstream(crate::protocol::McpError),
-    /// It could not be asked, or did not answer.
-    Other(String),
-}
-
-impl Failure {
-    /// An upstream's `-32021` (a capability the caller did not declare) is recorded on the
-    /// caller's request, so the caller gets `-32021` naming it too, as from our own tools.
-    fn missing_capability_to(&self, cx: &RequestContext) {
-        if let Failure::Upstream(e) = self
-            && e.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
-        {
-            let required = e
-                .data
-                .as_ref()
-                .and_then(|d| d.get("requiredCapabilities"))
-                .cloned()
-                .unwrap_or_else(|| json!({}));
-            cx.record_missing_required(required);
-        }
-    }
-}
-
-impl std::fmt::Display for Failure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Upstream(e) => f.write_str(&e.message),
-            Failure::Other(message) => f.write_str(message),
-        }
-    }
-}
-
 /// The upstream's completion for `reference`'s `argument`; none when it is down or fails.
 async fn complete(
     link: Arc<Link>,
@@ -438,6 +338,12 @@ impl Tool for ProxiedTool {
         self.definition.clone()
     }
 
+    /// A call becomes a task of the proxy's when the upstream makes a task of it
+    /// ([`follow`](super::task::follow)), and only then.
+    fn policy(&self) -> crate::tool::ToolPolicy {
+        crate::tool::ToolPolicy::new().task(crate::task::TaskSupport::Explicit)
+    }
+
     fn call(
         &self,
         arguments: JsonObject,
@@ -456,7 +362,7 @@ impl Tool for ProxiedTool {
                     ))
                 }),
                 Err(failure) => {
-                    failure.missing_capability_to(&cx);
+                    failure.record_on(&cx);
                     CallToolResult::error(failure.to_string())
                 }
             }

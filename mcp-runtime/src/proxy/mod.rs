@@ -49,17 +49,34 @@
 //!   2025 caller gets the requests on its session). When the caller retries, the request
 //!   is forwarded again and the answers go upstream with the upstream's `requestState`,
 //!   which never leaves the proxy (the gateway's own round state is what the caller
-//!   echoes). An answer that is not one is refused before it goes upstream (a tool's
-//!   `isError` naming the key); the upstream's `-32021` is the caller's `-32021` (HTTP
-//!   400). At most 8 rounds per request.
-//! - **Not yet** (the rest of the gateway's work, issue #44): tasks (a task the upstream
-//!   creates is not forwarded: the 2026-07-28 suite's tasks scenarios fail through the
-//!   gateway); a connection per caller, so a legacy upstream's questions reach their
-//!   callers under concurrency too; `_meta` other than the above; a 2025 HTTP upstream's
-//!   list changes (it is listed at each connection; a 2026-07-28 one's come on a listen
-//!   stream the proxy keeps open).
+//!   echoes). An answer that is not one never goes upstream: it is asked again, as our
+//!   own tools' asks are; the upstream's `-32021` is the caller's `-32021` (HTTP 400). At
+//!   most 8 rounds per request.
+//! - **Tasks** (the 2026-07-28 tasks extension): a call the upstream makes a task of
+//!   becomes a task of the proxy's (the mirror's tools are
+//!   [`TaskSupport::Explicit`](crate::task::TaskSupport::Explicit)), with the proxy's own
+//!   id, store, owner checks and limits, and the proxy follows the upstream's task behind
+//!   it: its status message, its questions (asked of the caller under the upstream's keys
+//!   and sent on with `tasks/update`), its end (the result, or the error it failed with);
+//!   cancelling the proxy's task cancels the upstream's. A call the upstream answers at
+//!   once is answered at once. A proxy whose upstream may speak 2026-07-28 offers tasks,
+//!   and a server it is mounted into offers them too.
+//! - **Skills** (SEP-2640): the upstream's skills are served as the mirror's own
+//!   (`skills/list`, `skills/get`, `resources/directory/read` from the mirror's catalog;
+//!   their files read from the upstream when read, and checked against the manifest's size
+//!   and digest). The mirror declares the extension as it advertises every primitive: for
+//!   what the upstream may have.
+//! - **Not yet** (the rest of the gateway's work, issue #44): a connection per caller, so a
+//!   legacy upstream's questions reach their callers under concurrency too; `_meta` other
+//!   than the above; a 2025 HTTP upstream's list changes (it is listed at each connection;
+//!   a 2026-07-28 one's come on a listen stream the proxy keeps open); OAuth client
+//!   credentials for an HTTP upstream (a bearer token is supported).
 
 mod mirror;
+mod relay;
+#[cfg(feature = "skills")]
+mod skills;
+mod task;
 
 use crate::client::{Client, ClientError, EraMode};
 use crate::protocol::methods;
@@ -349,6 +366,18 @@ impl Proxy {
     /// The proxy runs as long as a `Proxy` handle or its [`server`](Self::server) (a mount
     /// of it, a transport serving it) is kept: then the child is stopped.
     pub fn start_with(upstream: Upstream, builder: ServerBuilder) -> Result<Self, BuildError> {
+        // An upstream spoken to in 2026-07-28 may make tasks of calls, which the mirror's
+        // tools then run as tasks of the proxy's: offered, with the default settings unless
+        // `builder` has its own.
+        let builder = if upstream.era != EraMode::Legacy && !builder.configures_tasks() {
+            builder.tasks(crate::task::TaskOptions::default())
+        } else {
+            builder
+        };
+        // The skills extension is declared as every primitive is advertised: for what the
+        // upstream may have.
+        #[cfg(feature = "skills")]
+        let builder = builder.served_skills(Vec::new(), []);
         let mirror = builder
             .advertise(Primitive::Tools)
             .advertise(Primitive::Prompts)

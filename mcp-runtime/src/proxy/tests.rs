@@ -537,3 +537,141 @@ async fn a_modern_upstreams_questions_pass_through_under_its_keys() {
         crate::protocol::ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
     );
 }
+
+#[tokio::test]
+async fn an_upstreams_task_is_a_task_of_the_gateway_to_its_end() {
+    use crate::protocol::task::{TASKS_EXTENSION, TaskStatus};
+    use crate::task::TaskSupport;
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Name {
+        name: String,
+    }
+    let (started, stopped) = (
+        Arc::new(tokio::sync::Notify::new()),
+        Arc::new(tokio::sync::Notify::new()),
+    );
+    let (starting, told) = (started.clone(), stopped.clone());
+    let as_task = || crate::tool::ToolPolicy::new().task(TaskSupport::Required);
+    let upstream = Server::builder("upstream", "1.0.0")
+        .tool(
+            tool_fn(
+                ToolDefinition::new(
+                    "job",
+                    "Asks a name, then greets.",
+                    json!({"type": "object"}),
+                ),
+                |_, cx| async move {
+                    // Asked in the task, not in a round before it.
+                    cx.become_task().await;
+                    cx.progress(1.0, None, Some("warming up")).await;
+                    match cx.elicit::<Name>("Name?").key("name").await {
+                        Ok(answer) => match answer.accepted() {
+                            Some(Name { name }) => format!("hello {name}"),
+                            None => "declined".to_owned(),
+                        },
+                        Err(e) => format!("failed: {e}"),
+                    }
+                },
+            )
+            .with_policy(as_task()),
+        )
+        .tool(
+            tool_fn(
+                ToolDefinition::new("wait", "Waits until cancelled.", json!({"type": "object"})),
+                move |_, _| {
+                    let (starting, told) = (starting.clone(), told.clone());
+                    async move {
+                        let _told = NotifyOnDrop(told);
+                        starting.notify_one();
+                        std::future::pending::<&str>().await
+                    }
+                },
+            )
+            .with_policy(as_task()),
+        )
+        .tool(tool_fn(
+            ToolDefinition::new("quick", "Answers at once.", json!({"type": "object"})),
+            |_, _| async { "quick" },
+        ))
+        .build()
+        .unwrap();
+    let proxy = Proxy::start(Upstream::memory(upstream).era(EraMode::Modern));
+    proxy.connected_times(1).await;
+    let gateway = Server::builder("gateway", "1.0.0")
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap();
+    // The mount of a proxy that may see tasks offers them.
+    assert!(
+        gateway
+            .capabilities()
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+    );
+    let client = Client::memory(&gateway).with_input_handler(
+        crate::client::InputHandler::new().on_elicit(|_| async {
+            Ok(crate::protocol::ElicitResult::accept(
+                json!({"name": "Ada"}).as_object().cloned(),
+            ))
+        }),
+    );
+    client.connect(EraMode::Modern).await.unwrap();
+    // A call the upstream answers at once is answered at once, not as a task.
+    let quick = client
+        .request_cancellable(
+            "tools/call",
+            Some(json!({"name": "up_quick", "arguments": {}})),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(quick["resultType"], "complete", "{quick}");
+    // The upstream's task is the gateway's: its question asked under the upstream's key
+    // in the gateway task's inputRequests, its status message shown, its result the end.
+    let seen: Arc<std::sync::Mutex<Vec<crate::protocol::task::DetailedTask>>> = Arc::default();
+    let record = seen.clone();
+    let result = client
+        .call_tool_watching("up_job", json!({}), move |task| {
+            record.lock().unwrap().push(task.clone());
+        })
+        .await
+        .unwrap();
+    assert_eq!(result.first_text(), Some("hello Ada"));
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen[0].task.status, TaskStatus::Working, "{seen:?}");
+    let asked = seen
+        .iter()
+        .find(|t| t.task.status == TaskStatus::InputRequired)
+        .unwrap_or_else(|| panic!("the question was the gateway task's: {seen:?}"));
+    let keys: Vec<&str> = asked
+        .input_requests
+        .iter()
+        .flat_map(|r| r.0.iter().map(|(k, _)| k.as_str()))
+        .collect();
+    assert_eq!(keys, ["name"], "{asked:?}");
+    assert!(
+        seen.iter().any(|t| t
+            .task
+            .status_message
+            .as_deref()
+            .is_some_and(|m| m.contains("warming up"))),
+        "the upstream's status message is the gateway task's: {seen:?}"
+    );
+    // Cancelling the gateway's task cancels the upstream's.
+    let handle = client
+        .request_cancellable(
+            "tools/call",
+            Some(json!({"name": "up_wait", "arguments": {}})),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    started.notified().await;
+    client
+        .cancel_task(handle["taskId"].as_str().unwrap())
+        .await
+        .unwrap();
+    stopped.notified().await;
+}

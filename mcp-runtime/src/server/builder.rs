@@ -457,6 +457,11 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether [`tasks`](Self::tasks) was set.
+    pub(crate) fn configures_tasks(&self) -> bool {
+        self.tasks.is_some()
+    }
+
     /// Validates every registration and builds the server, or lists every problem found.
     pub fn build(mut self) -> Result<Server, BuildError> {
         let server_info_raw: Arc<RawValue> = to_raw(&self.info).into();
@@ -470,7 +475,7 @@ impl ServerBuilder {
         if !errors.is_empty() {
             return Err(BuildError { errors });
         }
-        let offer = self.offer(&mut registries);
+        let offer = self.offer(&mut registries, &mounts);
         Ok(self.assemble(registries, mounts, offer, server_info_raw, extensions))
     }
 
@@ -553,7 +558,7 @@ impl ServerBuilder {
 
     /// What the server offers, from what is registered and configured; the registries
     /// learn whether they are advertised.
-    fn offer(&self, registries: &mut Registry) -> Offer {
+    fn offer(&self, registries: &mut Registry, mounts: &[super::mount::Mounted]) -> Offer {
         let Registry {
             tools,
             resources,
@@ -561,10 +566,10 @@ impl ServerBuilder {
             ..
         } = registries;
         tools.set_advertised(!tools.is_empty() || self.advertised.contains(&Primitive::Tools));
+        let skills =
+            self.skills_configured || mounts.iter().any(super::mount::Mounted::offers_skills);
         resources.set_advertised(
-            !resources.is_empty()
-                || self.skills_configured
-                || self.advertised.contains(&Primitive::Resources),
+            !resources.is_empty() || skills || self.advertised.contains(&Primitive::Resources),
         );
         prompts
             .set_advertised(!prompts.is_empty() || self.advertised.contains(&Primitive::Prompts));
@@ -577,8 +582,13 @@ impl ServerBuilder {
             resources: resources.advertised(),
             prompts: prompts.advertised(),
             logging: self.logging,
-            tasks: task_tools || self.tasks.is_some(),
-            skills: self.skills_configured,
+            // A mounted server that offers tasks (a proxy of a server that may make them)
+            // makes this one offer them: its tools' tasks run here.
+            tasks: task_tools
+                || self.tasks.is_some()
+                || mounts.iter().any(super::mount::Mounted::offers_tasks),
+            // A mounted server's skills are served here (`server::mount`).
+            skills,
         }
     }
 

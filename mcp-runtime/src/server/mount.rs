@@ -21,6 +21,12 @@
 //!   the URIs their server knows (a template's match is turned back with `unmount_uri`);
 //!   the contents come back with their URIs in the mounted form (the stack's `remap`, set
 //!   for mounted items only: an unmounted read pays nothing).
+//! - **Skills** (SEP-2640) of a mounted server are this server's: their entries (the
+//!   `SKILL.md` URI, the manifest's file URIs) mounted like resources' URIs, listed by this
+//!   server's `skills/list`, `skills/get` and `resources/directory/read`, their files read
+//!   as the mounted server's resources; a mounted server that declares the extension makes
+//!   this one declare it. Likewise a mounted server that offers tasks makes this one offer
+//!   them (its tools' tasks run in this server's task store).
 //! - **Completions** need nothing: a prompt's or template's `complete` takes no context, so
 //!   a mounted one completes exactly as on its own server.
 //! - **Changes after the build** follow: the mounted server's change feed tells the server
@@ -86,6 +92,7 @@ struct Held {
     tools: Vec<String>,
     prompts: Vec<String>,
     resources: MountedUris,
+    skills: Vec<String>,
 }
 
 /// `name` under `prefix`.
@@ -126,6 +133,16 @@ pub(super) fn unmount_uri(prefix: &str, uri: &str) -> Option<String> {
 }
 
 impl Mounted {
+    /// Whether the mounted server offers tasks.
+    pub(super) fn offers_tasks(&self) -> bool {
+        self.server.inner.offer.tasks
+    }
+
+    /// Whether the mounted server declares the skills extension.
+    pub(super) fn offers_skills(&self) -> bool {
+        self.server.inner.offer.skills
+    }
+
     fn new(Mount { prefix, server }: Mount) -> Self {
         let prefix: Arc<str> = prefix.into();
         let home = Arc::new(Home {
@@ -192,12 +209,29 @@ impl Mounted {
                 into.prompts
                     .swap_mounted(&mut held.prompts, prompts, leave_out_clashes)
             }
-            Primitive::Resources => into.resources.swap_mounted(
-                self.server.resources(),
-                &mut held.resources,
-                &self.resources_as,
-                leave_out_clashes,
-            ),
+            Primitive::Resources => {
+                // Skills are resources too (their files are read as the mounted server's
+                // resources, at the mounted URIs); their entries go to this server's
+                // skills, so `skills/list`, `skills/get` and `resources/directory/read`
+                // answer for them.
+                let prefix = &self.prefix;
+                let skills = self
+                    .server
+                    .inner
+                    .registry
+                    .skills
+                    .mounted(&|uri| mount_uri(prefix, uri));
+                let mut problems =
+                    into.skills
+                        .swap_mounted(&mut held.skills, skills, leave_out_clashes);
+                problems.extend(into.resources.swap_mounted(
+                    self.server.resources(),
+                    &mut held.resources,
+                    &self.resources_as,
+                    leave_out_clashes,
+                ));
+                problems
+            }
         };
         problems.into_iter().map(|e| self.clash(e)).collect()
     }
@@ -548,5 +582,100 @@ mod tests {
         }
         assert_eq!(unmount_uri("p", "data://q/users"), None);
         assert_eq!(mount_uri("", "data://x"), "data://x");
+    }
+
+    #[cfg(feature = "skills")]
+    #[tokio::test]
+    async fn a_mounted_servers_skills_are_served_under_the_mount() {
+        let skilled = Server::builder("skilled", "1.0.0")
+            .skill(
+                crate::skill::Skill::new(
+                    "---\nname: greeting\ndescription: Greets people.\n---\nSay hello.\n",
+                )
+                .file("examples/formal.md", "Good morning."),
+            )
+            .build()
+            .unwrap();
+        let all = Server::builder("all", "1.0.0")
+            .mount("team", skilled)
+            .build()
+            .unwrap();
+        assert!(
+            all.capabilities()
+                .extensions
+                .as_ref()
+                .is_some_and(|e| e.contains_key(crate::protocol::skills::SKILLS_EXTENSION)),
+            "the mount's skills make this server declare the extension"
+        );
+        let client = Client::memory(&all);
+        client.connect(EraMode::Modern).await.unwrap();
+        let list = client.request("skills/list", None).await.unwrap();
+        let skill = &list["skills"][0];
+        assert_eq!(skill["uri"], "skill://team/greeting/SKILL.md", "{list}");
+        let files: Vec<&str> = skill["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "skill://team/greeting/SKILL.md",
+                "skill://team/greeting/examples/formal.md"
+            ],
+            "{list}"
+        );
+        let got = client
+            .request(
+                "skills/get",
+                Some(json!({"uri": "skill://team/greeting/SKILL.md"})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(got["skill"]["frontmatter"]["name"], "greeting", "{got}");
+        let dir = client
+            .request(
+                "resources/directory/read",
+                Some(json!({"uri": "skill://team/greeting"})),
+            )
+            .await
+            .unwrap();
+        let children: Vec<&str> = dir["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            children,
+            [
+                "skill://team/greeting/SKILL.md",
+                "skill://team/greeting/examples"
+            ],
+            "{dir}"
+        );
+        let read = client
+            .request(
+                "resources/read",
+                Some(json!({"uri": "skill://team/greeting/examples/formal.md"})),
+            )
+            .await
+            .unwrap();
+        assert_eq!(read["contents"][0]["text"], "Good morning.", "{read}");
+        assert_eq!(
+            read["contents"][0]["uri"], "skill://team/greeting/examples/formal.md",
+            "{read}"
+        );
+        // The unmounted URI is nobody's here.
+        assert!(
+            client
+                .request(
+                    "skills/get",
+                    Some(json!({"uri": "skill://greeting/SKILL.md"})),
+                )
+                .await
+                .is_err()
+        );
     }
 }

@@ -76,7 +76,7 @@
 //! # }
 //! ```
 
-mod folder;
+pub(crate) mod folder;
 pub(crate) mod front_matter;
 #[cfg(feature = "skills-watch")]
 mod watch;

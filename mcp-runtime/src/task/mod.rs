@@ -37,7 +37,9 @@
 //!   [`TaskSupport::Required`] tool always becomes a task for a client with the extension,
 //!   and is refused with `-32021` (naming the extension in `data.requiredCapabilities`) for
 //!   one without it, legacy (2025-11-25) sessions included: the 2025-11-25 experimental
-//!   tasks are not served (no official client uses them; the extension replaces them).
+//!   tasks are not served (no official client uses them; the extension replaces them). A
+//!   [`TaskSupport::Explicit`] tool's call is an ordinary request until the tool calls
+//!   [`become_task`](crate::context::RequestContext::become_task); it becomes a task there.
 //! - **The run.** The task's future runs on the server's runtime, not the request's, with
 //!   the tool's whole stack: its timeout bounds the run (not the first answer), a
 //!   concurrency limit counts running tasks, a rate limit counts creations, and the audit
@@ -86,6 +88,14 @@ pub enum TaskSupport {
     Optional,
     /// Always: a client without the extension is refused with `-32021`.
     Required,
+    /// Only when the tool says so: for a client with the extension the call runs as an
+    /// ordinary request (answered when the tool returns, its asks `input_required` rounds)
+    /// until the tool calls [`RequestContext::become_task`](crate::context::RequestContext::become_task),
+    /// which makes it a task there and then; a client without the extension always gets an
+    /// ordinary call. For a tool that learns only once started whether its work is long:
+    /// a cache that misses, or a proxy whose upstream made a task of the call
+    /// ([`proxy`](crate::proxy)).
+    Explicit,
 }
 
 /// One task as a [`TaskStore`] keeps it: everything about it is owned data, so a store may

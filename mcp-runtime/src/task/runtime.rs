@@ -273,6 +273,17 @@ impl TaskLink {
         }
     }
 
+    /// Sets the task's status message to `message` as it is (a proxied task's, which its
+    /// upstream wrote).
+    pub(crate) async fn set_message(&self, message: &str) -> bool {
+        self.inner
+            .hub
+            .store()
+            .set_message(&self.inner.id, message.to_owned())
+            .await
+            .is_ok()
+    }
+
     /// Reports progress as the task's status message; values must increase, as for a
     /// request's progress notifications. Returns whether it was recorded.
     pub(crate) async fn progress(

@@ -107,6 +107,9 @@ pub(crate) struct TaskInput {
     pub(crate) round: Arc<Round>,
     /// Set when it becomes a task.
     pub(crate) link: OnceLock<crate::task::TaskLink>,
+    /// Told when the tool asks to become a task (`RequestContext::become_task`), which is
+    /// what an explicit task tool's dispatcher waits for.
+    pub(crate) wanted: tokio::sync::Notify,
 }
 
 impl TaskInput {
@@ -114,6 +117,7 @@ impl TaskInput {
         Self {
             round,
             link: OnceLock::new(),
+            wanted: tokio::sync::Notify::new(),
         }
     }
 }

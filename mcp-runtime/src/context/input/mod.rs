@@ -330,6 +330,14 @@ fn parse_elicit<T: DeserializeOwned>(answer: Value) -> Result<Elicitation<T>, St
     })
 }
 
+/// `answer` as it is, once it reads as a `T`.
+fn checked<T: DeserializeOwned>(answer: Value) -> Result<Value, String> {
+    match T::deserialize(&answer) {
+        Ok(_) => Ok(answer),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn parse_action(answer: Value) -> Result<ElicitAction, String> {
     let result: ElicitResult = serde_json::from_value(answer).map_err(|e| e.to_string())?;
     Ok(result.action)
@@ -406,13 +414,16 @@ impl RequestContext {
     /// Asks `request` as the protocol writes it, and returns the client's answer as the
     /// client wrote it: what a proxy relays from the server behind it
     /// ([`crate::proxy`]). Like every ask, in both eras (a request on a 2025 session, an
-    /// `input_required` round on 2026-07-28).
+    /// `input_required` round on 2026-07-28), and like every ask the answer is checked: one
+    /// that is not a result of `request`'s method (an `ElicitResult`, a
+    /// `CreateMessageResult`, a `ListRootsResult`) is asked again on 2026-07-28 and is
+    /// [`InputError::InvalidResponse`] on 2025.
     pub fn ask(&self, request: InputRequest) -> Ask<'_, Value> {
-        let kind = match &request {
-            InputRequest::Elicit(_) => "elicit",
-            InputRequest::Sample(_) => "sample",
-            _ => "roots",
+        let (kind, parse): (&'static str, Parse<Value>) = match &request {
+            InputRequest::Elicit(_) => ("elicit", checked::<ElicitResult>),
+            InputRequest::Sample(_) => ("sample", checked::<CreateMessageResult>),
+            _ => ("roots", checked::<ListRootsResult>),
         };
-        Ask::new(self, kind, Ok(request), Ok)
+        Ask::new(self, kind, Ok(request), parse)
     }
 }

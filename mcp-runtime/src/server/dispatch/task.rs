@@ -6,8 +6,8 @@ use super::envelope::Envelope;
 use super::method::Method;
 use super::serve::error_reply;
 use super::{Connection, Outlet, Routed, Scope, required_params};
-use crate::context::Caller;
 use crate::context::input::{Channel, Round, TaskInput};
+use crate::context::{Caller, RequestContext};
 use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
 use crate::protocol::jsonrpc::{encode_result, encode_result_within};
 use crate::protocol::methods;
@@ -159,7 +159,7 @@ impl Connection {
         let offered = self.inner.server.inner.offer.tasks;
         match tool.task {
             TaskSupport::Never => Ok(false),
-            TaskSupport::Optional => Ok(offered && declares_tasks(env)),
+            TaskSupport::Optional | TaskSupport::Explicit => Ok(offered && declares_tasks(env)),
             TaskSupport::Required if offered && declares_tasks(env) => Ok(true),
             TaskSupport::Required => {
                 let mut error = McpError::missing_client_capability(required_capabilities());
@@ -186,7 +186,8 @@ impl Connection {
     /// optional task's call is answered as usual; suspended for input, it is an
     /// `input_required` round; otherwise (and always for a required task) it becomes a task,
     /// stored before its handle is answered, and runs on the runtime until it ends or is
-    /// cancelled.
+    /// cancelled. An explicit task's call is served as a request until its tool asks to
+    /// become a task ([`call_until_task`](Self::call_until_task)).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn call_as_task(
         &self,
@@ -198,8 +199,6 @@ impl Connection {
         round: Arc<Round>,
         outlet: Outlet,
     ) -> Routed {
-        let server = self.inner.server.inner.clone();
-        let hub = server.tasks.clone();
         let input = Arc::new(TaskInput::new(round));
         let cancel = CancellationToken::new();
         let cx = self.context_with(
@@ -213,6 +212,10 @@ impl Connection {
         // With state shared by instances, a retry's nonce is spent first: the first poll
         // then waits for Redis, so an optional task tool's retry becomes a task.
         let mut call = Self::after_spend(&cx, tool.stack.call(request));
+        if tool.task == TaskSupport::Explicit {
+            let call = Box::pin(call);
+            return self.call_until_task(id, tool, cx, input, cancel, call, outlet);
+        }
         let mut poll_cx = Context::from_waker(futures::task::noop_waker_ref());
         let first = match call.poll_unpin(&mut poll_cx) {
             Poll::Ready(Ok(Outcome::InputRequired)) => {
@@ -228,6 +231,84 @@ impl Connection {
             Poll::Ready(out) => Some(out),
             Poll::Pending => None,
         };
+        // Boxed with its type spelled out, as in `serve`: the runtime's task must be `Send`,
+        // which the compiler cannot prove through the stack's nested future types inside an
+        // `async` block on its own.
+        let call: BoxFuture<'static, Result<Outcome, BoxError>> = Box::pin(call);
+        let (run, answered) = self.make_task(&id, &tool, &cx, &input, cancel, first, call);
+        self.answer_task(id, run, answered, outlet)
+    }
+
+    /// An explicit task tool's call: served as a request (its end answered as a call's, its
+    /// asks `input_required` rounds) until the tool calls `become_task`; then, in the same
+    /// poll, the task is made and the rest of the call runs as it.
+    #[allow(clippy::too_many_arguments)]
+    fn call_until_task(
+        &self,
+        id: RequestId,
+        tool: Arc<RegisteredTool>,
+        cx: RequestContext,
+        input: Arc<TaskInput>,
+        cancel: CancellationToken,
+        mut call: BoxFuture<'static, Result<Outcome, BoxError>>,
+        outlet: Outlet,
+    ) -> Routed {
+        enum Step {
+            Done(Result<Outcome, BoxError>),
+            Became((Vec<u8>, Disposition)),
+        }
+        let this = self.clone();
+        let (task_id, task_tool, task_cx) = (id.clone(), tool.clone(), cx.clone());
+        let until: BoxFuture<'static, Step> = Box::pin(async move {
+            let wanted = input.wanted.notified();
+            tokio::pin!(wanted);
+            tokio::select! {
+                biased;
+                out = &mut call => Step::Done(out),
+                () = &mut wanted => {
+                    let (run, answered) =
+                        this.make_task(&task_id, &task_tool, &task_cx, &input, cancel, None, call);
+                    tokio::spawn(run);
+                    Step::Became(answered.await.unwrap_or_else(|_| {
+                        error_reply(
+                            &task_id,
+                            McpError::internal("the task ended before it was stored"),
+                        )
+                    }))
+                }
+            }
+        });
+        self.serve(
+            id,
+            until,
+            outlet,
+            cx,
+            move |this, id, cx, step| match step {
+                Step::Done(out) => this.finish_call(id, &tool, Era::Modern, out, cx),
+                Step::Became(reply) => reply,
+            },
+        )
+    }
+
+    /// Makes `call` a task: its record (ended already when `first` is its end), linked to
+    /// `input` so its asks become the task's, and the future that stores the record, answers
+    /// the request with the task's handle through the receiver, and runs the call to its end.
+    #[allow(clippy::too_many_arguments)]
+    fn make_task(
+        &self,
+        id: &RequestId,
+        tool: &Arc<RegisteredTool>,
+        cx: &RequestContext,
+        input: &TaskInput,
+        cancel: CancellationToken,
+        first: Option<Result<Outcome, BoxError>>,
+        call: BoxFuture<'static, Result<Outcome, BoxError>>,
+    ) -> (
+        BoxFuture<'static, ()>,
+        oneshot::Receiver<(Vec<u8>, Disposition)>,
+    ) {
+        let server = self.inner.server.inner.clone();
+        let hub = server.tasks.clone();
         let task_id = TaskHub::new_id();
         let _ = input.link.set(hub.link(task_id.clone(), cancel.clone()));
         let caller = cx.caller().clone();
@@ -249,21 +330,17 @@ impl Connection {
         let budget = server.max_response_bytes;
         if let Some(out) = first {
             cx.finish();
-            record = ended(record, end_of(&tool, out, budget));
+            record = ended(record, end_of(tool, out, budget));
         }
         // The handle is encoded before the record goes to the store.
-        let handle = encode_result(&id, &Modern::task(&wire(&record), &server.server_info_raw));
+        let handle = encode_result(id, &Modern::task(&wire(&record), &server.server_info_raw));
         // How a task that ended before it was stored ended: failed or not.
         let already_ended = record
             .status
             .is_terminal()
             .then_some(record.status == TaskStatus::Failed);
-        // Boxed with its type spelled out, as in `serve`: the runtime's task must be `Send`,
-        // which the compiler cannot prove through the stack's nested future types inside an
-        // `async` block on its own.
-        let call: BoxFuture<'static, Result<Outcome, BoxError>> = Box::pin(call);
         let (answer, answered) = oneshot::channel::<(Vec<u8>, Disposition)>();
-        let request_id = id.clone();
+        let (request_id, tool, cx) = (id.clone(), tool.clone(), cx.clone());
         let run: BoxFuture<'static, ()> = Box::pin(async move {
             let line = match hub.store().create(record).await {
                 Ok(()) => {
@@ -309,7 +386,7 @@ impl Connection {
             let _ = answer.send(line);
             hub.unregister(&task_id);
         });
-        self.answer_task(id, run, answered, outlet)
+        (run, answered)
     }
 
     /// Runs a task's future on the runtime and answers the request with its handle as soon

@@ -154,6 +154,33 @@ impl ServedSkill {
         )
     }
 
+    /// This skill as a server it is mounted into serves it (`ServerBuilder::mount`): its
+    /// URIs (the entry's, the manifest's, the files') rewritten by `mount`, its bytes from
+    /// the same source.
+    pub(crate) fn mounted(&self, mount: &dyn Fn(&str) -> String) -> Self {
+        let mut entry = self.entry.clone();
+        entry.uri = mount(&entry.uri);
+        if let SkillResources::Files(files) = &mut entry.resources {
+            for file in files {
+                file.uri = mount(&file.uri);
+            }
+        }
+        let mut files: Vec<ServedFile> = self
+            .files
+            .iter()
+            .map(|f| ServedFile {
+                uri: mount(&f.uri),
+                ..f.clone()
+            })
+            .collect();
+        files.sort_by(|a, b| a.uri.cmp(&b.uri));
+        Self {
+            entry,
+            files,
+            source: self.source.clone(),
+        }
+    }
+
     fn file(&self, uri: &str) -> Option<&ServedFile> {
         self.files
             .binary_search_by(|f| f.uri.as_str().cmp(uri))
@@ -325,6 +352,35 @@ impl SkillRegistry {
             .filter(|r| added.contains(&r.definition().uri))
             .collect();
         resources.swap_resources(&listed, manifests)
+    }
+
+    /// Makes the skills exactly the good ones of `skills` (one change), leaving out (and
+    /// returning the problem of) a repeated URI: how a proxy mirrors its upstream's skills.
+    #[cfg_attr(not(feature = "skills"), allow(dead_code))]
+    pub(crate) fn mirror(&self, skills: Vec<ServedSkill>) -> Vec<RegistrationError> {
+        self.catalog
+            .replace_all_lenient(skills.into_iter().map(Ok).collect())
+    }
+
+    /// This registry's skills as a server it is mounted into serves them (URIs rewritten by
+    /// `mount`).
+    pub(crate) fn mounted(&self, mount: &dyn Fn(&str) -> String) -> Vec<ServedSkill> {
+        self.catalog
+            .snapshot()
+            .iter()
+            .map(|s| s.mounted(mount))
+            .collect()
+    }
+
+    /// Replaces the skills one mounted server added (`held`: their URIs) with `add`, as
+    /// `Catalog::swap_held` does for every kind.
+    pub(crate) fn swap_mounted(
+        &self,
+        held: &mut Vec<String>,
+        add: Vec<ServedSkill>,
+        leave_out_clashes: bool,
+    ) -> Vec<RegistrationError> {
+        self.catalog.swap_held(held, add, leave_out_clashes)
     }
 
     /// One page of `skills/list`.
