@@ -182,3 +182,52 @@ async fn a_callers_token_never_reaches_an_upstream() {
         }
     }
 }
+
+/// An HTTP upstream behind OAuth (`notes-server` verifying tokens of the real authorization
+/// server for its own URL): the gateway authenticates as itself with OAuth client
+/// credentials from its `--config`, its token asked for that URL (the `resource`), and the
+/// upstream sees the gateway's client, never a caller.
+#[tokio::test]
+async fn an_upstream_behind_oauth_is_reached_with_the_gateways_client_credentials() {
+    use mcp_tests::http::Spawned;
+    let auth = mcp_tests::oauth::AuthorizationServer::start();
+    let notes = mcp_tests::oauth::notes_server(&auth.issuer, &["notes:read", "notes:write"]);
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "the-gateways-secret\n").unwrap();
+    let config = dir.path().join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[[upstream]]\nprefix = \"\"\nurl = \"{}\"\n\
+             oauth = {{ token_url = \"{}/token\", client_id = \"gateway\", \
+             client_secret_file = '{}', scopes = [\"notes:read\", \"notes:write\"] }}\n",
+            notes.url,
+            auth.issuer,
+            secret.display()
+        ),
+    )
+    .unwrap();
+    let gateway = Spawned::start("gateway", &["--config", &config.display().to_string()]);
+    let client = Client::http(&gateway.url).unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    assert!(
+        tools.iter().any(|t| t.name == "add_note"),
+        "the upstream's tools: {tools:?}\n{}",
+        gateway.stderr()
+    );
+    let added = client
+        .call_tool("add_note", json!({"text": "through the gateway"}))
+        .await
+        .unwrap();
+    assert_ne!(added.is_error, Some(true), "{added:?}");
+    let who = client.call_tool("whoami", json!({})).await.unwrap();
+    assert!(
+        text(&who).contains("gateway"),
+        "the upstream sees the gateway's client: {}",
+        text(&who)
+    );
+    let listed = client.call_tool("list_notes", json!({})).await.unwrap();
+    assert!(text(&listed).contains("through the gateway"), "{listed:?}");
+}

@@ -25,6 +25,20 @@ async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
         .expect("answered within 60 s")
 }
 
+/// The task `id` once it has ended, polled (bounded).
+async fn until_ended(client: &Client, id: &str) -> mcp_runtime::protocol::task::DetailedTask {
+    bounded(async {
+        loop {
+            let task = client.get_task(id).await.expect("the task is there");
+            if task.task.status.is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}
+
 /// Accepts every elicitation with `{"confirm": true, "name": "Ada"}`.
 fn accepting() -> InputHandler {
     InputHandler::new().on_elicit(|_| async {
@@ -277,16 +291,7 @@ async fn a_flood_of_task_creations_is_refused_once_full_and_loses_nothing() {
         );
     }
     for id in &ids {
-        let task = bounded(async {
-            loop {
-                let task = client.get_task(id).await.expect("never dropped");
-                if task.task.status.is_terminal() {
-                    return task;
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        })
-        .await;
+        let task = until_ended(&client, id).await;
         assert_eq!(task.task.status, TaskStatus::Completed);
         assert_eq!(task.result.unwrap()["content"][0]["text"], "waited");
     }
@@ -416,16 +421,7 @@ async fn answers_to_keys_never_asked_are_ignored_and_the_ask_stays_outstanding()
         .cloned()
         .unwrap();
     client.update_task(&id, answer).await.unwrap();
-    let done = bounded(async {
-        loop {
-            let task = client.get_task(&id).await.unwrap();
-            if task.task.status.is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
+    let done = until_ended(&client, &id).await;
     assert_eq!(done.result.unwrap()["content"][0]["text"], "Decline");
 }
 
@@ -528,16 +524,7 @@ async fn answers_never_asked_never_reach_the_store_and_an_update_is_bounded() {
     flood.insert("go".into(), json!({"action": "decline"}));
     client.update_task(&id, flood).await.unwrap();
     assert_eq!(*most.lock().unwrap(), 1);
-    let done = bounded(async {
-        loop {
-            let task = client.get_task(&id).await.unwrap();
-            if task.task.status.is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
+    let done = until_ended(&client, &id).await;
     assert_eq!(done.result.unwrap()["content"][0]["text"], "Decline");
 }
 
@@ -724,16 +711,7 @@ async fn an_explicit_task_tool_is_a_task_only_once_it_says_so() {
     let handle = bounded(call(true)).await.unwrap();
     assert_eq!(handle["resultType"], "task", "{handle}");
     let id = handle["taskId"].as_str().unwrap().to_owned();
-    let ended = bounded(async {
-        loop {
-            let task = client.get_task(&id).await.unwrap();
-            if task.task.status.is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
+    let ended = until_ended(&client, &id).await;
     assert_eq!(ended.task.status, TaskStatus::Completed, "{ended:?}");
     assert_eq!(
         ended.result.as_ref().unwrap()["content"][0]["text"],

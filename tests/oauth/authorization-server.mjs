@@ -92,6 +92,15 @@ service.on('beforeAuthorizeRedirect', ({ url }, req) => {
     url.searchParams.set('iss', server.issuer.url);
 });
 
+/** The client id of an HTTP Basic client authentication (RFC 6749 §2.3.1), if any. */
+function basicClientId(req) {
+    const header = req.headers?.authorization ?? '';
+    if (!header.startsWith('Basic ')) return undefined;
+    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon < 0 ? undefined : decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+}
+
 service.on('beforeTokenSigning', (token, req) => {
     if (signed.has(req)) return; // the id token
     signed.add(req);
@@ -103,7 +112,7 @@ service.on('beforeTokenSigning', (token, req) => {
     } else if (body.grant_type === 'refresh_token') {
         grant = refreshes.get(body.refresh_token) ?? {};
     } else {
-        grant = { sub: body.client_id ?? 'client', scope: body.scope, resource: body.resource };
+        grant = { sub: body.client_id ?? basicClientId(req) ?? 'client', scope: body.scope, resource: body.resource };
     }
     const resource = body.resource ?? grant.resource;
     const scope = body.scope ?? grant.scope;

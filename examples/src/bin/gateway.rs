@@ -32,6 +32,13 @@
 //! url = "https://weather.example/mcp"
 //! bearer_token_env = "WEATHER_TOKEN"     # or bearer_token_file; sent to this upstream only
 //! era = "modern"                         # legacy (default, or --upstream-era), modern or auto
+//!
+//! [[upstream]]
+//! prefix = "notes"
+//! url = "https://notes.example/mcp"
+//! # OAuth client credentials (instead of a bearer token): the gateway's own client, its
+//! # tokens asked for at token_url for this URL (RFC 8707 resource) and renewed as they expire
+//! oauth = { token_url = "https://auth.example/oauth2/token", client_id = "gateway", client_secret_env = "NOTES_SECRET", scopes = ["notes:read"] }
 //! ```
 //!
 //! `--upstream-era modern` (or `era = "modern"`) speaks 2026-07-28 to the upstream: the
@@ -43,7 +50,7 @@
 //! backoff; its items answer with an error saying so, and the others keep serving.
 
 use clap::Parser;
-use mcp_runtime::client::EraMode;
+use mcp_runtime::client::{ClientCredentials, EraMode};
 use mcp_runtime::launch::{ServeArgs, Transport, init_tracing};
 use mcp_runtime::proxy::{Proxy, Upstream};
 use mcp_runtime::server::{Primitive, Server};
@@ -107,9 +114,43 @@ struct UpstreamConfig {
     url: Option<String>,
     bearer_token_env: Option<String>,
     bearer_token_file: Option<PathBuf>,
+    oauth: Option<OAuthConfig>,
     era: Option<Era>,
     timeout: Option<String>,
     max_message_bytes: Option<usize>,
+}
+
+/// An upstream's `oauth` table: OAuth client credentials.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuthConfig {
+    token_url: String,
+    client_id: String,
+    client_secret_env: Option<String>,
+    client_secret_file: Option<PathBuf>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    /// The `resource` asked for; default: the upstream's URL.
+    resource: Option<String>,
+}
+
+/// A secret read from the environment variable `env` or the file `file` (one of them).
+fn secret(
+    place: &str,
+    what: &str,
+    env: Option<&String>,
+    file: Option<&PathBuf>,
+) -> Result<Option<String>, String> {
+    match (env, file) {
+        (Some(var), None) => std::env::var(var)
+            .map(Some)
+            .map_err(|_| format!("{place}: {what}_env names {var:?}, which is not set")),
+        (None, Some(file)) => std::fs::read_to_string(file)
+            .map(|s| Some(s.trim().to_owned()))
+            .map_err(|e| format!("{place}: {what}_file: {e}")),
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(format!("{place}: give {what}_env or {what}_file, not both")),
+    }
 }
 
 /// A command as one string (split like a shell) or as a list.
@@ -202,25 +243,38 @@ fn from_table(table: UpstreamConfig, timeout: Duration, at: &Path) -> Result<Pla
         }
         (None, Some(url)) if is_url(url) => {
             let mut upstream = Upstream::http(url);
-            let token = match (&table.bearer_token_env, &table.bearer_token_file) {
-                (Some(var), None) => Some(std::env::var(var).map_err(|_| {
-                    format!("{place}: bearer_token_env names {var:?}, which is not set")
-                })?),
-                (None, Some(file)) => Some(
-                    std::fs::read_to_string(file)
-                        .map_err(|e| format!("{place}: bearer_token_file: {e}"))?
-                        .trim()
-                        .to_owned(),
-                ),
-                (None, None) => None,
+            let token = secret(
+                &place,
+                "bearer_token",
+                table.bearer_token_env.as_ref(),
+                table.bearer_token_file.as_ref(),
+            )?;
+            match (token, &table.oauth) {
                 (Some(_), Some(_)) => {
-                    return Err(format!(
-                        "{place}: give bearer_token_env or bearer_token_file, not both"
-                    ));
+                    return Err(format!("{place}: give a bearer token or oauth, not both"));
                 }
-            };
-            if let Some(token) = token {
-                upstream = upstream.bearer_token(token);
+                (Some(token), None) => upstream = upstream.bearer_token(token),
+                (None, Some(oauth)) => {
+                    let client_secret = secret(
+                        &place,
+                        "oauth.client_secret",
+                        oauth.client_secret_env.as_ref(),
+                        oauth.client_secret_file.as_ref(),
+                    )?
+                    .ok_or_else(|| {
+                        format!("{place}: oauth needs client_secret_env or client_secret_file")
+                    })?;
+                    let mut credentials =
+                        ClientCredentials::new(&oauth.token_url, &oauth.client_id, client_secret);
+                    for scope in &oauth.scopes {
+                        credentials = credentials.scope(scope);
+                    }
+                    if let Some(resource) = &oauth.resource {
+                        credentials = credentials.resource(resource);
+                    }
+                    upstream = upstream.client_credentials(credentials);
+                }
+                (None, None) => {}
             }
             (upstream, url.clone())
         }

@@ -60,11 +60,22 @@ struct Endpoint {
     address: String,
     /// The connections, kept open between requests.
     pool: Pool,
-    /// `Bearer …`, sent with every request when the client was given a token.
-    authorization: Option<::http::HeaderValue>,
+    /// What authenticates the client, if anything.
+    credential: Credential,
     /// The longest answer (a body, or one event) read.
     max_message_bytes: usize,
     learnt: Mutex<Learnt>,
+}
+
+/// What authenticates a client to its server.
+#[derive(Debug)]
+pub(crate) enum Credential {
+    /// Nothing.
+    None,
+    /// `Bearer …`, sent with every request.
+    Token(::http::HeaderValue),
+    /// Access tokens from OAuth client credentials.
+    OAuth(Box<super::oauth::Tokens>),
 }
 
 impl Client {
@@ -76,7 +87,44 @@ impl Client {
     /// is checked against Mozilla's roots and those of the file `SSL_CERT_FILE` names). Must
     /// be called inside a Tokio runtime.
     pub fn http(url: &str) -> Result<Self, ClientError> {
-        Self::http_endpoint(url, None, DEFAULT_MAX_MESSAGE_BYTES)
+        Self::http_endpoint(url, Credential::None, DEFAULT_MAX_MESSAGE_BYTES)
+    }
+
+    /// Like [`Client::http`], authenticated with access tokens obtained with OAuth client
+    /// `credentials` ([`ClientCredentials`](super::ClientCredentials)): asked for when the
+    /// first request is sent, kept until shortly before they expire, and asked again when
+    /// the server refuses one (the request is then sent once more). Fails as
+    /// [`Client::http`] does, and on a token endpoint that is neither `https://` nor
+    /// `http://` to this machine.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_runtime::client::ClientError> {
+    /// use mcp_runtime::client::{Client, ClientCredentials};
+    ///
+    /// let credentials = ClientCredentials::new("http://127.0.0.1:9000/token", "gateway", "secret");
+    /// let client = Client::http_with_credentials("http://127.0.0.1:8000/mcp", credentials)?;
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
+    pub fn http_with_credentials(
+        url: &str,
+        credentials: super::ClientCredentials,
+    ) -> Result<Self, ClientError> {
+        Self::http_bounded_with_credentials(url, credentials, DEFAULT_MAX_MESSAGE_BYTES)
+    }
+
+    /// [`Client::http_with_credentials`] with the bound on answers of
+    /// [`Client::http_bounded`].
+    pub fn http_bounded_with_credentials(
+        url: &str,
+        credentials: super::ClientCredentials,
+        max_message_bytes: usize,
+    ) -> Result<Self, ClientError> {
+        let tokens = super::oauth::Tokens::new(credentials, url).map_err(|why| {
+            ClientError::Io(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
+        })?;
+        Self::http_endpoint(url, Credential::OAuth(Box::new(tokens)), max_message_bytes)
     }
 
     /// Like [`Client::http`], sending `Authorization: Bearer {token}` with every request
@@ -107,7 +155,7 @@ impl Client {
         max_message_bytes: usize,
     ) -> Result<Self, ClientError> {
         let Some(token) = token else {
-            return Self::http_endpoint(url, None, max_message_bytes);
+            return Self::http_endpoint(url, Credential::None, max_message_bytes);
         };
         let mut value =
             ::http::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
@@ -117,12 +165,12 @@ impl Client {
                 ))
             })?;
         value.set_sensitive(true);
-        Self::http_endpoint(url, Some(value), max_message_bytes)
+        Self::http_endpoint(url, Credential::Token(value), max_message_bytes)
     }
 
     fn http_endpoint(
         url: &str,
-        authorization: Option<::http::HeaderValue>,
+        credential: Credential,
         max_message_bytes: usize,
     ) -> Result<Self, ClientError> {
         let uri: Uri = url.parse().map_err(|e| {
@@ -156,7 +204,7 @@ impl Client {
             authority,
             address,
             pool,
-            authorization,
+            credential,
             max_message_bytes,
             learnt: Mutex::default(),
         });
@@ -194,11 +242,18 @@ impl Endpoint {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let sent = match self.request(&message, &method, body) {
-            Ok(request) => self.send(request).await,
-            Err(e) => Err(format!("cannot build the HTTP request: {e}")),
-        };
-        let response = match sent {
+        let body = Bytes::from(body);
+        let mut sent = self.authorized_send(&message, &method, &body, None).await;
+        // A token the server refused: once more, with a new one (OAuth client credentials).
+        if let Ok((response, Some(refused))) = &sent
+            && response.status() == ::http::StatusCode::UNAUTHORIZED
+        {
+            let refused = refused.clone();
+            sent = self
+                .authorized_send(&message, &method, &body, Some(&refused))
+                .await;
+        }
+        let response = match sent.map(|(response, _)| response) {
             Ok(response) => response,
             Err(why) => {
                 if let Some(id) = id {
@@ -335,12 +390,47 @@ impl Endpoint {
         }
     }
 
+    /// The `Authorization` header of the next request, if any: a new access token instead
+    /// of `refused`.
+    async fn authorization(
+        &self,
+        refused: Option<&::http::HeaderValue>,
+    ) -> Result<Option<::http::HeaderValue>, String> {
+        match &self.credential {
+            Credential::None => Ok(None),
+            Credential::Token(header) => Ok(Some(header.clone())),
+            Credential::OAuth(tokens) => tokens.authorization(&self.pool, refused).await.map(Some),
+        }
+    }
+
+    /// POSTs one message with the client's credential; the response, and the access token
+    /// it was sent with when that token may be replaced (OAuth).
+    async fn authorized_send(
+        &self,
+        message: &Value,
+        method: &str,
+        body: &Bytes,
+        refused: Option<&::http::HeaderValue>,
+    ) -> Result<(Response<Incoming>, Option<::http::HeaderValue>), String> {
+        let authorization = self.authorization(refused).await?;
+        let request = self
+            .request(message, method, body.clone(), authorization.as_ref())
+            .map_err(|e| format!("cannot build the HTTP request: {e}"))?;
+        let response = self.send(request).await?;
+        let replaceable = match self.credential {
+            Credential::OAuth(_) => authorization,
+            _ => None,
+        };
+        Ok((response, replaceable))
+    }
+
     /// The POST for one message, with the headers its era asks for.
     fn request(
         &self,
         message: &Value,
         method: &str,
-        body: Vec<u8>,
+        body: Bytes,
+        authorization: Option<&::http::HeaderValue>,
     ) -> Result<Request<Full<Bytes>>, ::http::Error> {
         let mut builder = Request::builder()
             .method(Method::POST)
@@ -348,7 +438,7 @@ impl Endpoint {
             .header(HOST, &self.authority)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
-        if let Some(authorization) = &self.authorization {
+        if let Some(authorization) = authorization {
             builder = builder.header(AUTHORIZATION, authorization.clone());
         }
         let params = message.get("params");
@@ -392,7 +482,7 @@ impl Endpoint {
             }
         }
         drop(learnt);
-        builder.body(Full::new(Bytes::from(body)))
+        builder.body(Full::new(body))
     }
 
     /// DELETEs the legacy session, best effort.
@@ -405,8 +495,8 @@ impl Endpoint {
             .uri(self.uri.clone())
             .header(HOST, &self.authority)
             .header(MCP_SESSION_ID, session);
-        if let Some(authorization) = &self.authorization {
-            request = request.header(AUTHORIZATION, authorization.clone());
+        if let Ok(Some(authorization)) = self.authorization(None).await {
+            request = request.header(AUTHORIZATION, authorization);
         }
         let request = request.body(Full::new(Bytes::new()));
         if let Ok(request) = request {

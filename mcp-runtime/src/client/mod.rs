@@ -29,6 +29,8 @@ use tokio::sync::{mpsc, oneshot};
 #[cfg(feature = "client-http")]
 mod http;
 mod input;
+#[cfg(feature = "client-http")]
+mod oauth;
 #[cfg(feature = "server")]
 pub(crate) use input::input_required;
 mod routing;
@@ -39,6 +41,8 @@ use routing::{Answers, route};
 #[cfg(feature = "client-http")]
 pub use http::DEFAULT_MAX_MESSAGE_BYTES;
 pub use input::{InputHandler, MAX_INPUT_ROUNDS};
+#[cfg(feature = "client-http")]
+pub use oauth::ClientCredentials;
 
 /// How the client picks an era.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -69,8 +69,9 @@
 //! - **Not yet** (the rest of the gateway's work, issue #44): a connection per caller, so a
 //!   legacy upstream's questions reach their callers under concurrency too; `_meta` other
 //!   than the above; a 2025 HTTP upstream's list changes (it is listed at each connection;
-//!   a 2026-07-28 one's come on a listen stream the proxy keeps open); OAuth client
-//!   credentials for an HTTP upstream (a bearer token is supported).
+//!   a 2026-07-28 one's come on a listen stream the proxy keeps open); discovering an
+//!   HTTP upstream's token endpoint from its metadata (with client credentials, the
+//!   endpoint is configured).
 
 mod mirror;
 mod relay;
@@ -121,6 +122,8 @@ enum Target {
     Http {
         url: String,
         token: Option<String>,
+        #[cfg(feature = "client-http")]
+        credentials: Option<crate::client::ClientCredentials>,
     },
     /// A server in this process, over the in-memory transport (the module's tests).
     #[cfg(test)]
@@ -136,7 +139,7 @@ impl fmt::Debug for Upstream {
                 s.field("program", program).field("args", args);
             }
             // The token is a secret: never in a debug print.
-            Target::Http { url, token } => {
+            Target::Http { url, token, .. } => {
                 s.field("url", url)
                     .field("token", &token.as_ref().map(|_| "…"));
             }
@@ -176,7 +179,12 @@ impl Upstream {
         let url = url.into();
         Self {
             name: url.clone(),
-            target: Target::Http { url, token: None },
+            target: Target::Http {
+                url,
+                token: None,
+                #[cfg(feature = "client-http")]
+                credentials: None,
+            },
             era: EraMode::Legacy,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
@@ -208,8 +216,37 @@ impl Upstream {
     /// own credential: a caller's token is never forwarded (the MCP authorization spec
     /// forbids passing tokens through).
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
-        if let Target::Http { token: t, .. } = &mut self.target {
+        if let Target::Http {
+            token: t,
+            #[cfg(feature = "client-http")]
+            credentials,
+            ..
+        } = &mut self.target
+        {
             *t = Some(token.into());
+            #[cfg(feature = "client-http")]
+            {
+                *credentials = None;
+            }
+        }
+        self
+    }
+
+    /// Authenticates the proxy to an HTTP upstream with OAuth client credentials: access
+    /// tokens for the upstream's URL (RFC 8707 `resource`), asked for at the token endpoint
+    /// and renewed as they expire ([`Client::http_with_credentials`]). Like
+    /// [`bearer_token`](Self::bearer_token), the proxy's own credential; it replaces a
+    /// bearer token. Ignored for a command upstream.
+    #[cfg(feature = "client-http")]
+    pub fn client_credentials(mut self, credentials: crate::client::ClientCredentials) -> Self {
+        if let Target::Http {
+            token,
+            credentials: c,
+            ..
+        } = &mut self.target
+        {
+            *token = None;
+            *c = Some(credentials);
         }
         self
     }
@@ -625,9 +662,20 @@ async fn connect(
             (client, Process(Some(child)))
         }
         #[cfg(feature = "client-http")]
-        Target::Http { url, token } => {
-            let client = Client::http_bounded(url, token.as_deref(), upstream.max_message_bytes)
-                .map_err(|e| e.to_string())?;
+        Target::Http {
+            url,
+            token,
+            credentials,
+        } => {
+            let client = match credentials {
+                Some(credentials) => Client::http_bounded_with_credentials(
+                    url,
+                    credentials.clone(),
+                    upstream.max_message_bytes,
+                ),
+                None => Client::http_bounded(url, token.as_deref(), upstream.max_message_bytes),
+            }
+            .map_err(|e| e.to_string())?;
             (client, Process(None))
         }
         #[cfg(not(feature = "client-http"))]
