@@ -9,6 +9,9 @@
 //!   arguments (learnt from the `tools/list` results that pass through), `Mcp-Param-*`;
 //! - a legacy request after `initialize` gets the negotiated `MCP-Protocol-Version` and the
 //!   `Mcp-Session-Id` the server minted, if any; dropping the client DELETEs the session.
+//!   Once its handshake is over, the session's standalone stream is opened (a GET), so what
+//!   the server says outside any request (list changes, resource updates) reaches the
+//!   client; it is reopened when it ends, and given up on a server that has none (405).
 //!
 //! An HTTP failure without a JSON-RPC body (403 for a foreign `Origin`, a refused connection)
 //! is answered locally as a JSON-RPC error (`-32603`, `data: {"transport": "http"}`) naming
@@ -228,8 +231,9 @@ impl Endpoint {
         self.learnt.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// POSTs one message and forwards every message of the answer.
-    async fn post(&self, body: Vec<u8>, incoming: mpsc::Sender<Vec<u8>>) {
+    /// POSTs one message and forwards every message of the answer. Once a legacy session's
+    /// handshake is over, opens its standalone stream ([`listen`](Self::listen)).
+    async fn post(self: Arc<Self>, body: Vec<u8>, incoming: mpsc::Sender<Vec<u8>>) {
         let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         // Only a request waits for an answer; our answers to the server's requests (a
         // legacy session's elicitation, sampling, roots) are acknowledged with a bare 202.
@@ -270,6 +274,12 @@ impl Endpoint {
             self.learnt().session_id = Some(session.to_owned());
         }
         let status = response.status();
+        if method == methods::INITIALIZED.name
+            && status.is_success()
+            && self.learnt().session_id.is_some()
+        {
+            tokio::spawn(Arc::clone(&self).listen(incoming.clone()));
+        }
         let is_sse = response
             .headers()
             .get(CONTENT_TYPE)
@@ -336,6 +346,92 @@ impl Endpoint {
         if !answered && let Some(id) = id {
             let why = format!("HTTP {status} without an answer to the request");
             let _ = incoming.send(local_error(&id, &why)).await;
+        }
+    }
+
+    /// A legacy session's standalone stream (a GET, as the 2025-11-25 Streamable HTTP
+    /// transport has it): what the server says outside any request (list changes, resource
+    /// updates, log messages) reaches the client as it is said. Reopened after a pause
+    /// (doubling from half a second to 30 s) when it ends or cannot be opened; given up
+    /// when the server offers none (405), the session is gone (404), or the client is.
+    async fn listen(self: Arc<Self>, incoming: mpsc::Sender<Vec<u8>>) {
+        let mut pause = std::time::Duration::from_millis(500);
+        let mut refused = None;
+        loop {
+            let (session, version) = {
+                let learnt = self.learnt();
+                (learnt.session_id.clone(), learnt.legacy_version.clone())
+            };
+            let Some(session) = session else { return };
+            let mut request = Request::builder()
+                .method(Method::GET)
+                .uri(self.uri.clone())
+                .header(HOST, &self.authority)
+                .header(ACCEPT, "text/event-stream")
+                .header(MCP_SESSION_ID, session);
+            if let Some(version) = version {
+                request = request.header(MCP_PROTOCOL_VERSION, version);
+            }
+            let authorization = self.authorization(refused.as_ref()).await.ok().flatten();
+            if let Some(authorization) = &authorization {
+                request = request.header(AUTHORIZATION, authorization.clone());
+            }
+            let Ok(request) = request.body(Full::new(Bytes::new())) else {
+                return;
+            };
+            let opened = tokio::select! {
+                opened = self.send(request) => opened,
+                () = incoming.closed() => return,
+            };
+            refused = None;
+            match opened {
+                Ok(response)
+                    if response.status().is_success()
+                        && response
+                            .headers()
+                            .get(CONTENT_TYPE)
+                            .and_then(|v| v.to_str().ok())
+                            .is_some_and(|v| v.starts_with("text/event-stream")) =>
+                {
+                    pause = std::time::Duration::from_millis(500);
+                    let mut events = SseReader::default();
+                    let mut body = response.into_body();
+                    loop {
+                        let frame = tokio::select! {
+                            frame = body.frame() => frame,
+                            () = incoming.closed() => return,
+                        };
+                        let Some(Ok(frame)) = frame else { break };
+                        let Some(chunk) = frame.data_ref() else {
+                            continue;
+                        };
+                        for data in events.push(chunk) {
+                            self.forward("", data, &None, &incoming).await;
+                        }
+                        // An event past the bound: the stream is dropped, and opened again.
+                        if events.held() > self.max_message_bytes {
+                            break;
+                        }
+                    }
+                }
+                Ok(response)
+                    if matches!(
+                        response.status(),
+                        ::http::StatusCode::METHOD_NOT_ALLOWED | ::http::StatusCode::NOT_FOUND
+                    ) =>
+                {
+                    return;
+                }
+                Ok(response) if response.status() == ::http::StatusCode::UNAUTHORIZED => {
+                    refused = authorization;
+                }
+                _ => {}
+            }
+            tokio::select! {
+                () = tokio::time::sleep(pause) => {}
+                () = incoming.closed() => return,
+            }
+            pause = (pause * 2).min(std::time::Duration::from_secs(30));
         }
     }
 

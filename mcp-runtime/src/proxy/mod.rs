@@ -30,9 +30,10 @@
 //!   by its caller, its timeout or its cancellation sends `notifications/cancelled`
 //!   upstream), completions (prompt arguments and template variables), the caller's trace
 //!   context (`traceparent`, `tracestate`, `baggage` in `_meta`), list changes and
-//!   resource updates (re-list; `updated` at the mounted URI). The proxy speaks 2025-11-25 to its upstreams by default
-//!   ([`Upstream::era`]): over stdio its notifications arrive without a listen stream; the
-//!   proxy's own clients use either era.
+//!   resource updates (re-list; `updated` at the mounted URI: over stdio as they come, over
+//!   HTTP on a 2025 session's standalone GET stream or a 2026-07-28 listen stream). The
+//!   proxy speaks 2025-11-25 to its upstreams by default ([`Upstream::era`]); the proxy's
+//!   own clients use either era.
 //! - **Questions and log messages** of the upstream (elicitation, sampling, roots; its
 //!   `notifications/message`) go to the caller of the one request waiting on that
 //!   connection, as that caller's own asks (a request on a 2025 session, an
@@ -68,10 +69,8 @@
 //!   what the upstream may have.
 //! - **Not yet** (the rest of the gateway's work, issue #44): a connection per caller, so a
 //!   legacy upstream's questions reach their callers under concurrency too; `_meta` other
-//!   than the above; a 2025 HTTP upstream's list changes (it is listed at each connection;
-//!   a 2026-07-28 one's come on a listen stream the proxy keeps open); discovering an
-//!   HTTP upstream's token endpoint from its metadata (with client credentials, the
-//!   endpoint is configured).
+//!   than the above; discovering an HTTP upstream's token endpoint from its metadata (with
+//!   client credentials, the endpoint is configured).
 
 mod mirror;
 mod relay;

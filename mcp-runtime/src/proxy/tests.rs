@@ -206,41 +206,69 @@ async fn progress_is_relayed_to_the_caller_in_order() {
     assert_eq!(progress, [1.0, 2.0, 3.0]);
 }
 
+/// `upstream` changed once the proxy of it, reached through `target`, is connected: the
+/// gateway's client hears `tools/list_changed` and can call the new tool.
+async fn list_changes_reach_the_gateway(upstream: &Server, target: Upstream, label: &str) {
+    let proxy = Proxy::start(target);
+    proxy.connected_times(1).await;
+    let gateway = gateway(&proxy);
+    let client = Client::memory(&gateway);
+    let mut heard = client.take_unrouted().unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    upstream
+        .tools()
+        .register(tool_fn(
+            ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
+            |_, _| async { "later" },
+        ))
+        .unwrap();
+    let told = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let note = heard.recv().await.unwrap();
+            if note["method"] == "notifications/tools/list_changed" {
+                break;
+            }
+        }
+    });
+    told.await
+        .unwrap_or_else(|_| panic!("{label}: no list change reached the gateway's client"));
+    assert_eq!(
+        gateway.tools().names(),
+        ["up_count", "up_echo", "up_later"],
+        "{label}"
+    );
+    let result = client.call_tool("up_later", json!({})).await.unwrap();
+    assert_eq!(result.first_text(), Some("later"), "{label}");
+}
+
 #[tokio::test]
 async fn the_upstreams_list_changes_reach_the_gateways_clients() {
     // Over a 2025 session, and over 2026-07-28 through the listen stream the proxy keeps.
     for era in [EraMode::Legacy, EraMode::Modern] {
         let upstream = upstream();
-        let proxy = Proxy::start(Upstream::memory(upstream.clone()).era(era));
-        proxy.connected_times(1).await;
-        let gateway = gateway(&proxy);
-        let client = Client::memory(&gateway);
-        let mut heard = client.take_unrouted().unwrap();
-        client.connect(EraMode::Legacy).await.unwrap();
-        upstream
-            .tools()
-            .register(tool_fn(
-                ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
-                |_, _| async { "later" },
-            ))
-            .unwrap();
-        let told = tokio::time::timeout(Duration::from_secs(60), async {
-            loop {
-                let note = heard.recv().await.unwrap();
-                if note["method"] == "notifications/tools/list_changed" {
-                    break;
-                }
-            }
-        });
-        told.await
-            .unwrap_or_else(|_| panic!("{era:?}: no list change reached the gateway's client"));
-        assert_eq!(
-            gateway.tools().names(),
-            ["up_count", "up_echo", "up_later"],
-            "{era:?}"
-        );
-        let result = client.call_tool("up_later", json!({})).await.unwrap();
-        assert_eq!(result.first_text(), Some("later"), "{era:?}");
+        let target = Upstream::memory(upstream.clone()).era(era);
+        list_changes_reach_the_gateway(&upstream, target, &format!("{era:?}")).await;
+    }
+}
+
+/// The same over Streamable HTTP: a 2025 session's changes come on its standalone (GET)
+/// stream, a 2026-07-28 connection's on its listen stream.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn an_http_upstreams_list_changes_reach_the_gateways_clients() {
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let upstream = upstream();
+        let http = crate::transport::http::HttpServer::bind(
+            "127.0.0.1:0",
+            upstream.clone(),
+            crate::transport::http::HttpOptions::default(),
+        )
+        .await
+        .unwrap();
+        let url = http.url();
+        tokio::spawn(http.run_until(std::future::pending()));
+        let target = Upstream::http(&url).era(era);
+        list_changes_reach_the_gateway(&upstream, target, &format!("HTTP {era:?}")).await;
     }
 }
 
