@@ -5,6 +5,7 @@
 #   bench/gateway.sh                 full run (a few minutes; a release build the first time)
 #   ROUNDS=3 bench/gateway.sh        fewer rounds
 #   SMOKE=1 bench/gateway.sh         tiny counts: proves the harness works, measures nothing
+#   NO_PEERS=1 bench/gateway.sh      without the peers (nothing to install)
 #
 # What runs:
 #   stdio, both eras   the load client talks stdio to `echo-server`, and to `gateway` whose
@@ -60,3 +61,32 @@ echo "## HTTP, 16 keep-alive connections, modern stateless requests, $ROUNDS rou
     --server "direct=$bin/echo-server ${http[*]}" \
     --server "gateway-stdio-upstream=$bin/gateway ${http[*]} --upstream =$bin/echo-server" \
     --server "gateway-http-upstream=$bin/gateway ${http[*]} --upstream =$url"
+
+# 2025 sessions over HTTP: the load client opens one session per connection, as the 2025-only
+# peers require; the gateway (and `echo-server` directly) keep sessions too (their default
+# `--legacy-mode`). Peers, installed pinned by `bench/peers/setup.sh`, each with its stdio
+# upstream `echo-server` and its quietest log level (the gateway's is `warn`):
+#   supergateway --stateful   Node.js; one upstream child per session (its stateful mode: a
+#                             stateless one starts a child per request)
+#   mcp-proxy                 Python; one upstream child shared by every session
+# They are told a port (a free one the kernel chose for a moment) instead of printing one.
+if [ -z "${NO_PEERS:-}" ]; then
+    bash bench/peers/setup.sh
+    peers=bench/peers
+    free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+    sg_port=$(free_port)
+    mp_port=$(free_port)
+    peer_servers=(
+        --server "supergateway=$peers/announce http://127.0.0.1:$sg_port/mcp $peers/node_modules/.bin/node $peers/node_modules/supergateway/dist/index.js --stdio $bin/echo-server --outputTransport streamableHttp --stateful --port $sg_port --logLevel none"
+        --server "mcp-proxy=$peers/announce http://127.0.0.1:$mp_port/mcp $peers/.venv/bin/mcp-proxy --host 127.0.0.1 --port $mp_port --log-level WARNING $bin/echo-server"
+    )
+else
+    peer_servers=()
+fi
+session=(--transport http --bind 127.0.0.1:0)
+echo
+echo "## HTTP, 16 keep-alive connections, a 2025 session on each, $ROUNDS rounds"
+"$bin/mcp-bench" http --era legacy --rounds "$ROUNDS" --calls "$http_calls" \
+    --server "direct=$bin/echo-server ${session[*]}" \
+    --server "gateway-stdio-upstream=$bin/gateway ${session[*]} --upstream =$bin/echo-server" \
+    "${peer_servers[@]}"

@@ -143,6 +143,7 @@ pub fn table(summaries: &[Summary]) -> String {
 /// The HTTP comparison: every candidate measured `rounds` times, interleaved; medians.
 pub fn compare_http(
     candidates: &[Candidate],
+    era: crate::load::Era,
     connections: usize,
     calls: u64,
     rounds: usize,
@@ -151,7 +152,7 @@ pub fn compare_http(
     for _ in 0..rounds.max(1) {
         for (c, reports) in candidates.iter().zip(all.iter_mut()) {
             reports.push(
-                crate::http_load::run(&c.name, &c.command, connections, calls)
+                crate::http_load::run(&c.name, &c.command, era, connections, calls)
                     .map_err(|e| format!("{}: {e}", c.name))?,
             );
         }
@@ -164,6 +165,7 @@ pub fn compare_http(
             };
             crate::http_load::HttpReport {
                 server: reports[0].server.clone(),
+                era,
                 connections,
                 calls_per_s: m(|r| r.calls_per_s),
                 cpu_per_call_us: m(|r| r.cpu_per_call_us),
@@ -182,13 +184,13 @@ pub fn http_table(reports: &[crate::http_load::HttpReport]) -> String {
     };
     let _ = writeln!(
         out,
-        "{:<16} {:>12} {:>9} {:>10} {:>8} {:>12}",
+        "{:<24} {:>12} {:>9} {:>10} {:>8} {:>12}",
         "server", "calls/s", "cpu µs", "rss KiB", "errors", "connections"
     );
     for r in reports {
         let _ = writeln!(
             out,
-            "{:<16} {:>12.0} {:>9.2} {:>10} {:>8} {:>12}",
+            "{:<24} {:>12.0} {:>9.2} {:>10} {:>8} {:>12}",
             r.server, r.calls_per_s, r.cpu_per_call_us, r.peak_rss_kib, r.errors, r.connections
         );
     }
@@ -196,7 +198,7 @@ pub fn http_table(reports: &[crate::http_load::HttpReport]) -> String {
     for r in reports.iter().skip(1) {
         let _ = writeln!(
             out,
-            "{:<16} throughput {:.2}x  cpu/call {:.2}x",
+            "{:<24} throughput {:.2}x  cpu/call {:.2}x",
             r.server,
             r.calls_per_s / base.calls_per_s,
             r.cpu_per_call_us / base.cpu_per_call_us

@@ -1,7 +1,16 @@
-//! HTTP throughput: `C` keep-alive connections, each sending one modern (2026-07-28,
-//! stateless) `tools/call` after another, every answer checked. The server is started
-//! with `--bind 127.0.0.1:0` and found by the URL it prints on stderr.
+//! HTTP throughput: `C` keep-alive connections, each sending one `tools/call` after another,
+//! every answer checked. The server is started with `--bind 127.0.0.1:0` and found by the
+//! URL it prints on stderr (a server that is told its port instead, like the peers
+//! `bench/gateway.sh` runs, is started by a wrapper that prints the URL first: the first
+//! connection is retried until the server accepts it).
+//!
+//! In the modern era every request is a stateless 2026-07-28 one. In the legacy era each
+//! connection opens a 2025 session (`initialize`, its `Mcp-Session-Id` if the server gives
+//! one, `notifications/initialized`) and sends its calls in it: what the 2025-only peers
+//! serve. Answers may be JSON or an SSE stream (the official SDKs' servers answer with a
+//! stream), and either is checked.
 
+use crate::load::Era;
 use crate::procfs;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -10,13 +19,20 @@ use hyper_util::rt::TokioIo;
 use mcp_runtime::protocol::jsonrpc::{Message, decode};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The 2025 version a legacy session asks for; the server's answer is the one used.
+const LEGACY_VERSION: &str = "2025-11-25";
+/// How long the first connection is retried while the server starts.
+const START_WAIT: Duration = Duration::from_secs(60);
 
 /// What one HTTP run measured.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct HttpReport {
     /// The server's label.
     pub server: String,
+    /// The era the client spoke.
+    pub era: Era,
     /// Connections used.
     pub connections: usize,
     /// Calls per second over all connections.
@@ -59,7 +75,7 @@ fn start(command: &[String]) -> Result<(Child, String), String> {
     Ok((child, url))
 }
 
-fn call_body(id: u64) -> (String, String, String) {
+fn call_body(id: u64, era: Era) -> (String, String, String) {
     let (name, args, expected) = if id.is_multiple_of(2) {
         ("echo", format!(r#"{{"text":"m{id}"}}"#), format!("m{id}"))
     } else {
@@ -69,10 +85,30 @@ fn call_body(id: u64) -> (String, String, String) {
             (id as f64 + 0.5).to_string(),
         )
     };
-    let body = format!(
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
-    );
+    let body = match era {
+        Era::Modern => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ),
+        Era::Legacy => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{args}}}}}"#
+        ),
+    };
     (body, name.to_owned(), expected)
+}
+
+/// The JSON-RPC message an answer carries: the body itself, or the `data:` of the SSE event
+/// that is the response (a stream may carry notifications before it).
+fn answer(body: &[u8]) -> Option<Message<'_>> {
+    let trimmed = body.trim_ascii_start();
+    if trimmed.starts_with(b"{") {
+        return decode(trimmed).ok();
+    }
+    // `data:` lines of one event are joined by newlines (WHATWG's SSE parsing); the servers
+    // measured send each message on one line.
+    body.split(|b| *b == b'\n')
+        .filter_map(|line| line.strip_prefix(b"data:"))
+        .filter_map(|data| decode(data.trim_ascii()).ok())
+        .find(|m| matches!(m, Message::Response { .. }))
 }
 
 fn correct(body: &[u8], id: u64, expected: &str) -> bool {
@@ -84,8 +120,8 @@ fn correct(body: &[u8], id: u64, expected: &str) -> bool {
     struct T {
         text: String,
     }
-    match decode(body) {
-        Ok(Message::Response {
+    match answer(body) {
+        Some(Message::Response {
             id: got,
             outcome: Ok(result),
         }) => {
@@ -97,33 +133,154 @@ fn correct(body: &[u8], id: u64, expected: &str) -> bool {
     }
 }
 
-async fn connection_loop(addr: String, path: String, ids: Vec<u64>) -> Result<u64, String> {
-    let stream = tokio::net::TcpStream::connect(&addr)
-        .await
-        .map_err(|e| e.to_string())?;
-    stream.set_nodelay(true).map_err(|e| e.to_string())?;
-    let (mut sender, conn) = http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(conn);
-    let mut errors = 0;
-    for id in ids {
-        let (body, name, expected) = call_body(id);
-        let request = hyper::Request::post(&path)
-            .header("host", &addr)
+/// Connects to `addr`, retrying for [`START_WAIT`] when `wait` (the server may still be
+/// starting).
+async fn connect(addr: &str, wait: bool) -> Result<tokio::net::TcpStream, String> {
+    let deadline = Instant::now() + START_WAIT;
+    loop {
+        match tokio::net::TcpStream::connect(addr).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) if !wait || Instant::now() >= deadline => {
+                return Err(format!("cannot connect to {addr}: {e}"));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// One keep-alive connection and what its requests carry.
+struct Connection {
+    sender: http1::SendRequest<Full<Bytes>>,
+    addr: String,
+    path: String,
+    /// `Mcp-Protocol-Version` of every request.
+    version: String,
+    /// The 2025 session, when the server gave one.
+    session: Option<String>,
+}
+
+impl Connection {
+    async fn open(addr: &str, path: &str, era: Era, wait: bool) -> Result<Self, String> {
+        let stream = connect(addr, wait).await?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        let (sender, conn) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| e.to_string())?;
+        tokio::spawn(conn);
+        let mut connection = Connection {
+            sender,
+            addr: addr.to_owned(),
+            path: path.to_owned(),
+            version: "2026-07-28".to_owned(),
+            session: None,
+        };
+        if era == Era::Legacy {
+            connection.version = LEGACY_VERSION.to_owned();
+            connection.open_session().await?;
+        }
+        Ok(connection)
+    }
+
+    /// `initialize` and `notifications/initialized`: the session's id and version.
+    async fn open_session(&mut self) -> Result<(), String> {
+        let initialize = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{LEGACY_VERSION}","capabilities":{{}},"clientInfo":{{"name":"mcp-bench","version":"0"}}}}}}"#
+        );
+        let response = self.send(initialize, "initialize", None).await?;
+        self.session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Initialized {
+            protocol_version: String,
+        }
+        match answer(&body) {
+            Some(Message::Response {
+                outcome: Ok(result),
+                ..
+            }) => {
+                let r: Initialized = serde_json::from_str(result.get())
+                    .map_err(|e| format!("initialize answered without a version: {e}"))?;
+                self.version = r.protocol_version;
+            }
+            _ => {
+                return Err(format!(
+                    "initialize failed ({status}): {}",
+                    String::from_utf8_lossy(&body)
+                ));
+            }
+        }
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned();
+        let response = self
+            .send(initialized, "notifications/initialized", None)
+            .await?;
+        if !response.status().is_success() {
+            return Err(format!(
+                "notifications/initialized answered {}",
+                response.status()
+            ));
+        }
+        response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    async fn send(
+        &mut self,
+        body: String,
+        method: &str,
+        name: Option<&str>,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+        let mut request = hyper::Request::post(&self.path)
+            .header("host", &self.addr)
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", name)
+            .header("mcp-protocol-version", &self.version)
+            .header("mcp-method", method);
+        if let Some(name) = name {
+            request = request.header("mcp-name", name);
+        }
+        if let Some(session) = &self.session {
+            request = request.header("mcp-session-id", session);
+        }
+        let request = request
             .body(Full::new(Bytes::from(body)))
             .map_err(|e| e.to_string())?;
-        let ok = match sender.send_request(request).await {
-            Ok(response) => match response.into_body().collect().await {
-                Ok(b) => correct(&b.to_bytes(), id, &expected),
-                Err(_) => false,
-            },
-            Err(e) => return Err(format!("request failed: {e}")),
+        self.sender
+            .send_request(request)
+            .await
+            .map_err(|e| format!("request failed: {e}"))
+    }
+}
+
+async fn connection_loop(
+    addr: String,
+    path: String,
+    era: Era,
+    wait: bool,
+    ids: Vec<u64>,
+) -> Result<u64, String> {
+    let mut connection = Connection::open(&addr, &path, era, wait).await?;
+    let mut errors = 0;
+    for id in ids {
+        let (body, name, expected) = call_body(id, era);
+        let response = connection.send(body, "tools/call", Some(&name)).await?;
+        let ok = match response.into_body().collect().await {
+            Ok(b) => correct(&b.to_bytes(), id, &expected),
+            Err(_) => false,
         };
         errors += u64::from(!ok);
     }
@@ -134,6 +291,7 @@ async fn connection_loop(addr: String, path: String, ids: Vec<u64>) -> Result<u6
 pub fn run(
     server: &str,
     command: &[String],
+    era: Era,
     connections: usize,
     calls: u64,
 ) -> Result<HttpReport, String> {
@@ -152,7 +310,10 @@ pub fn run(
     let connections = connections.max(1);
     let outcome = runtime.block_on(async {
         // Warm up every connection path once, then measure.
-        connection_loop(addr.clone(), path.clone(), vec![0]).await?;
+        let warm_up = connection_loop(addr.clone(), path.clone(), era, true, vec![0]).await?;
+        if warm_up > 0 {
+            return Err("the warm-up call was answered wrongly".to_owned());
+        }
         let cpu_before = procfs::cpu_time(pid).unwrap_or_default();
         let started = Instant::now();
         let tasks: Vec<_> = (0..connections)
@@ -160,7 +321,7 @@ pub fn run(
                 let ids: Vec<u64> = (1..=calls)
                     .filter(|i| (*i as usize) % connections == c)
                     .collect();
-                tokio::spawn(connection_loop(addr.clone(), path.clone(), ids))
+                tokio::spawn(connection_loop(addr.clone(), path.clone(), era, false, ids))
             })
             .collect();
         let mut errors = 0;
@@ -180,6 +341,7 @@ pub fn run(
     let (errors, elapsed, cpu) = outcome?;
     Ok(HttpReport {
         server: server.to_owned(),
+        era,
         connections,
         calls_per_s: calls as f64 / elapsed.as_secs_f64(),
         cpu_per_call_us: cpu.as_secs_f64() * 1e6 / calls.max(1) as f64,

@@ -58,6 +58,8 @@ fn a_server_that_answers_wrongly_fails_the_run() {
     );
 }
 
+/// Both eras over HTTP: stateless 2026-07-28 requests (the floor answers only those), and a
+/// 2025 session per connection.
 #[test]
 fn http_smoke_run() {
     let echo = mcp_tests::example_bin("echo-server").display().to_string();
@@ -87,13 +89,36 @@ fn http_smoke_run() {
         http("echo-server", &echo),
         http("launched-echo", env!("CARGO_BIN_EXE_launched-echo")),
     ];
-    let reports =
-        mcp_bench::compare::compare_http(&candidates, 4, 200, 1).expect("the HTTP harness runs");
-    let text = mcp_bench::compare::http_table(&reports);
-    for r in &reports {
-        assert_eq!(r.errors, 0, "{text}");
-        assert!(r.calls_per_s > 0.0, "{text}");
+    for (era, candidates) in [(Era::Modern, &candidates[..]), (Era::Legacy, &candidates[1..])] {
+        let reports = mcp_bench::compare::compare_http(candidates, era, 4, 200, 1)
+            .expect("the HTTP harness runs");
+        let text = mcp_bench::compare::http_table(&reports);
+        for r in &reports {
+            assert_eq!(r.errors, 0, "{era:?}: {text}");
+            assert!(r.calls_per_s > 0.0, "{era:?}: {text}");
+        }
     }
+}
+
+/// A 2025 session's server that answers a call wrongly is counted, not taken for an answer:
+/// `http-floor` answers every request, `initialize` included, with the same fixed result.
+#[test]
+fn a_wrong_http_answer_fails_the_legacy_run() {
+    let floor = Candidate {
+        name: "http-floor".into(),
+        command: vec![
+            env!("CARGO_BIN_EXE_http-floor").into(),
+            "--bind".into(),
+            "127.0.0.1:0".into(),
+        ],
+    };
+    let outcome = mcp_bench::compare::compare_http(&[floor], Era::Legacy, 1, 10, 1);
+    assert!(
+        outcome
+            .as_ref()
+            .is_err_and(|e| e.contains("initialize answered without a version")),
+        "initialize answered with a tool result cannot open a session: {outcome:?}"
+    );
 }
 
 /// `bench/gateway.sh`'s stdio comparison: `echo-server` directly and through `gateway`

@@ -3,7 +3,7 @@
 //! ```text
 //! mcp-bench run [--era legacy|modern] [--smoke] [--json] -- SERVER_COMMAND…
 //! mcp-bench compare [--rounds N] [--era …] [--smoke] --server floor=… --server echo=… [--server peer=…]
-//! mcp-bench http [--rounds N] [--connections C] [--calls N] --server floor=… --server echo=…
+//! mcp-bench http [--era modern|legacy] [--rounds N] [--connections C] [--calls N] --server floor=… --server echo=…
 //! ```
 //!
 //! HTTP servers must take `--bind 127.0.0.1:0` in their command and print their
@@ -47,8 +47,13 @@ enum Cmd {
         #[arg(long = "server", required = true)]
         servers: Vec<Candidate>,
     },
-    /// Measures HTTP servers with keep-alive connections (modern, stateless requests).
+    /// Measures HTTP servers with keep-alive connections (stateless 2026-07-28 requests, or
+    /// a 2025 session per connection).
     Http {
+        /// The protocol era the client speaks: `modern` sends stateless requests, `legacy`
+        /// opens a 2025 session on each connection.
+        #[arg(long, value_enum, default_value_t = Era::Modern)]
+        era: Era,
         /// Rounds (each measures every server once).
         #[arg(long, default_value_t = 5)]
         rounds: usize,
@@ -147,12 +152,13 @@ fn main() -> ExitCode {
             }
         }),
         Cmd::Http {
+            era,
             rounds,
             connections,
             calls,
             servers,
         } => {
-            mcp_bench::compare::compare_http(&servers, connections, calls, rounds).map(|reports| {
+            mcp_bench::compare::compare_http(&servers, era, connections, calls, rounds).map(|reports| {
                 print!("{}", mcp_bench::compare::http_table(&reports));
                 for r in &reports {
                     println!("{}", serde_json::to_string(r).unwrap_or_default());
