@@ -168,6 +168,16 @@ fn check_call(line: &[u8], id: u64) -> bool {
     correct_call(line) == Some(id)
 }
 
+/// Whether `line` is a notification (a message with a method and no id). Only lines that
+/// name a `"method"` are decoded: the answers measured never do.
+fn is_notification(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"\"method\"").is_some()
+        && matches!(
+            mcp_runtime::protocol::jsonrpc::decode(line),
+            Ok(mcp_runtime::protocol::jsonrpc::Message::Notification { .. })
+        )
+}
+
 fn check_response(line: &[u8], id: u64) -> bool {
     matches!(decode(line), Ok(Message::Response { id: got, outcome: Ok(_) })
         if got == mcp_runtime::protocol::RequestId::Number(id as i64))
@@ -206,12 +216,18 @@ impl Session {
             .map_err(|e| format!("write: {e}"))
     }
 
+    /// The next line that is not a notification: a server may send notifications at any
+    /// time (a proxy's `list_changed` once its upstream's lists are in, log messages), and
+    /// a client reads past them, as this one does.
     fn recv(&mut self) -> Result<&[u8], String> {
-        self.line.clear();
-        match self.stdout.read_until(b'\n', &mut self.line) {
-            Ok(0) => Err("the server closed its stdout".into()),
-            Ok(_) => Ok(&self.line),
-            Err(e) => Err(format!("read: {e}")),
+        loop {
+            self.line.clear();
+            match self.stdout.read_until(b'\n', &mut self.line) {
+                Ok(0) => return Err("the server closed its stdout".into()),
+                Ok(_) if is_notification(&self.line) => continue,
+                Ok(_) => return Ok(&self.line),
+                Err(e) => return Err(format!("read: {e}")),
+            }
         }
     }
 
@@ -331,6 +347,7 @@ pub fn run(server: &str, command: &[String], settings: Settings) -> Result<Repor
         s.line.clear();
         match s.stdout.read_until(b'\n', &mut s.line) {
             Ok(0) | Err(_) => break,
+            Ok(_) if is_notification(&s.line) => continue,
             Ok(_) => {}
         }
         errors += u64::from(correct_call(&s.line).is_none());

@@ -89,7 +89,10 @@ fn http_smoke_run() {
         http("echo-server", &echo),
         http("launched-echo", env!("CARGO_BIN_EXE_launched-echo")),
     ];
-    for (era, candidates) in [(Era::Modern, &candidates[..]), (Era::Legacy, &candidates[1..])] {
+    for (era, candidates) in [
+        (Era::Modern, &candidates[..]),
+        (Era::Legacy, &candidates[1..]),
+    ] {
         let reports = mcp_bench::compare::compare_http(candidates, era, 4, 200, 1)
             .expect("the HTTP harness runs");
         let text = mcp_bench::compare::http_table(&reports);

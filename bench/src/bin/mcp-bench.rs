@@ -157,14 +157,14 @@ fn main() -> ExitCode {
             connections,
             calls,
             servers,
-        } => {
-            mcp_bench::compare::compare_http(&servers, era, connections, calls, rounds).map(|reports| {
+        } => mcp_bench::compare::compare_http(&servers, era, connections, calls, rounds).map(
+            |reports| {
                 print!("{}", mcp_bench::compare::http_table(&reports));
                 for r in &reports {
                     println!("{}", serde_json::to_string(r).unwrap_or_default());
                 }
-            })
-        }
+            },
+        ),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

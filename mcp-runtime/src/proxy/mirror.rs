@@ -18,9 +18,47 @@ use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use tokio::sync::mpsc;
 
+/// What the upstream listed at the last sync of each kind, as a digest of the listing: a
+/// sync that lists the same again changes nothing, so the mirror's clients hear no
+/// `list_changed` for it (a proxy re-lists everything when a 2026-07-28 listen stream
+/// opens and after each reconnection, where nothing has usually changed). A digest rather
+/// than the listing: a collision could only keep an upstream's own list stale.
+#[derive(Default)]
+pub(crate) struct Listed {
+    tools: Option<u64>,
+    prompts: Option<u64>,
+    resources: Option<u64>,
+}
+
+impl Listed {
+    fn slot(&mut self, kind: Primitive) -> &mut Option<u64> {
+        match kind {
+            Primitive::Tools => &mut self.tools,
+            Primitive::Prompts => &mut self.prompts,
+            Primitive::Resources => &mut self.resources,
+        }
+    }
+}
+
+/// Records `listing` as the upstream's listing of `kind`; `false` when it is what was
+/// recorded last (nothing to do).
+fn changed(link: &Link, kind: Primitive, listing: &impl serde::Serialize) -> bool {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    serde_json::to_vec(listing)
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    let digest = hasher.finish();
+    let mut listed = link.listed.lock().unwrap_or_else(|e| e.into_inner());
+    let slot = listed.slot(kind);
+    let changed = *slot != Some(digest);
+    *slot = Some(digest);
+    changed
+}
+
 /// Makes the mirror's lists of `kinds` what the upstream lists now. An item that does not
 /// register is left out and logged; a list that cannot be read leaves the mirror's as it
-/// was.
+/// was, and a list that is what it was last time is left alone.
 pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kinds: &[Primitive]) {
     let name = &link.upstream.name;
     let warn = |what: &str, problem: &dyn std::fmt::Display| {
@@ -30,6 +68,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
         let problems = match kind {
             Primitive::Tools => {
                 match list::<ToolDefinition>(client, methods::TOOLS_LIST.name, "tools").await {
+                    Ok(tools) if !changed(link, *kind, &tools) => continue,
                     Ok(tools) => mirror.tools().mirror(
                         tools
                             .into_iter()
@@ -50,6 +89,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
             Primitive::Prompts => {
                 match list::<PromptDefinition>(client, methods::PROMPTS_LIST.name, "prompts").await
                 {
+                    Ok(prompts) if !changed(link, *kind, &prompts) => continue,
                     Ok(prompts) => mirror.prompts().mirror(
                         prompts
                             .into_iter()
@@ -91,6 +131,14 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
                         continue;
                     }
                 };
+                // The upstream's skills are part of what its resources are.
+                #[cfg(feature = "skills")]
+                let skills = super::skills::entries(link, client).await;
+                #[cfg(not(feature = "skills"))]
+                let skills = ();
+                if !changed(link, *kind, &(&resources, &templates, &skills)) {
+                    continue;
+                }
                 let resources: Vec<Arc<dyn Resource>> = resources
                     .into_iter()
                     .map(|definition| {
@@ -113,7 +161,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
                 // and reads their files in place of the upstream's listing of them.
                 #[cfg(feature = "skills")]
                 let (resources, templates, mut problems) =
-                    super::skills::serve(link, client, mirror, resources, templates).await;
+                    super::skills::serve(link, mirror, skills, resources, templates);
                 #[cfg(not(feature = "skills"))]
                 let mut problems = Vec::new();
                 problems.extend(mirror.resources().mirror(resources, templates));

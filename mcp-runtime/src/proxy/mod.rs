@@ -310,6 +310,8 @@ pub(crate) struct Link {
     connections: watch::Sender<u64>,
     /// How many attempts to connect have ended, connected or not.
     attempts: watch::Sender<u64>,
+    /// What the upstream listed at the last sync of each kind (see `mirror::sync`).
+    listed: std::sync::Mutex<mirror::Listed>,
 }
 
 /// What the upstream said while a forwarded request waited, for that request's caller.
@@ -427,6 +429,7 @@ impl Proxy {
             stop: CancellationToken::new(),
             connections: watch::channel(0).0,
             attempts: watch::channel(0).0,
+            listed: std::sync::Mutex::default(),
         });
         // Weakly: the mirror's items hold the link, and the supervisor holds neither, so the
         // proxy ends (its child killed) with its last user.

@@ -23,23 +23,37 @@ use serde_json::json;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Serves the upstream's skills from `mirror`'s skills catalog, and returns the upstream's
-/// `resources` and `templates` with the skills' listing in place of the upstream's, and
-/// the skills left out. Skills that cannot be read now are left as they were.
-pub(super) async fn serve(
-    link: &Arc<Link>,
-    client: &Client,
-    mirror: &Server,
-    mut resources: Vec<Arc<dyn Resource>>,
-    mut templates: Vec<Arc<dyn ResourceTemplate>>,
-) -> (
+/// The upstream's resources and templates with its skills served in their place, and the
+/// skills left out.
+type WithSkills = (
     Vec<Arc<dyn Resource>>,
     Vec<Arc<dyn ResourceTemplate>>,
     Vec<RegistrationError>,
-) {
-    let Some((skills, covered)) = list(link, client).await else {
+);
+
+/// The upstream's `skills/list`; `None` when it cannot be read now (logged).
+pub(super) async fn entries(link: &Arc<Link>, client: &Client) -> Option<Vec<SkillEntry>> {
+    super::relay::list::<SkillEntry>(client, methods::SKILLS_LIST.name, "skills")
+        .await
+        .map_err(|e| tracing::warn!(upstream = %link.upstream.name, "cannot list its skills: {e}"))
+        .ok()
+}
+
+/// Serves the upstream's skills (`entries`, as listed) from `mirror`'s skills catalog, and
+/// returns the upstream's `resources` and `templates` with the skills' listing in place of
+/// the upstream's, and the skills left out. Skills that could not be listed (`None`) are
+/// left as they were.
+pub(super) fn serve(
+    link: &Arc<Link>,
+    mirror: &Server,
+    entries: Option<Vec<SkillEntry>>,
+    mut resources: Vec<Arc<dyn Resource>>,
+    mut templates: Vec<Arc<dyn ResourceTemplate>>,
+) -> WithSkills {
+    let Some(entries) = entries else {
         return (resources, templates, Vec::new());
     };
+    let (skills, covered) = served(link, entries);
     let catalog = &mirror.registry().skills;
     let problems = catalog.mirror(skills);
     resources.retain(|r| !covered.resource(&r.definition().uri));
@@ -52,13 +66,8 @@ pub(super) async fn serve(
 }
 
 /// The upstream's skills, ready to serve, and the URIs they cover (to leave out of the
-/// upstream's own resource lists). `None`: the upstream's skills cannot be read now (the
-/// mirror keeps what it had).
-async fn list(link: &Arc<Link>, client: &Client) -> Option<(Vec<ServedSkill>, Covered)> {
-    let entries = super::relay::list::<SkillEntry>(client, methods::SKILLS_LIST.name, "skills")
-        .await
-        .map_err(|e| tracing::warn!(upstream = %link.upstream.name, "cannot list its skills: {e}"))
-        .ok()?;
+/// upstream's own resource lists).
+fn served(link: &Arc<Link>, entries: Vec<SkillEntry>) -> (Vec<ServedSkill>, Covered) {
     let mut covered = Covered::default();
     let mut skills = Vec::with_capacity(entries.len());
     for entry in entries {
@@ -97,7 +106,7 @@ async fn list(link: &Arc<Link>, client: &Client) -> Option<(Vec<ServedSkill>, Co
         ));
     }
     covered.template = !skills.is_empty();
-    Some((skills, covered))
+    (skills, covered)
 }
 
 /// What the mirror's skills serve of the upstream's resource lists.

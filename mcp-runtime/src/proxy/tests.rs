@@ -241,6 +241,39 @@ async fn list_changes_reach_the_gateway(upstream: &Server, target: Upstream, lab
     assert_eq!(result.first_text(), Some("later"), "{label}");
 }
 
+/// Listing again what the upstream listed before (as the proxy does when a 2026-07-28
+/// listen stream opens, and at each reconnection) changes nothing: the mirror's clients
+/// hear no `list_changed` for it (a client reading answers in order would have taken one
+/// for an answer). A real change is still heard.
+#[tokio::test]
+async fn listing_the_same_again_changes_nothing() {
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let upstream = upstream();
+        let proxy = Proxy::start(Upstream::memory(upstream.clone()).era(era));
+        proxy.connected_times(1).await;
+        let mut generations = proxy.server().registry().subscribe();
+        let client = proxy.link.client.read().unwrap().clone().unwrap();
+        mirror::sync(&proxy.link, &client, proxy.server(), &Primitive::ALL).await;
+        assert!(
+            !generations.has_changed().unwrap(),
+            "{era:?}: the same lists again were taken for a change"
+        );
+        upstream
+            .tools()
+            .register(tool_fn(
+                ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
+                |_, _| async { "later" },
+            ))
+            .unwrap();
+        mirror::sync(&proxy.link, &client, proxy.server(), &[Primitive::Tools]).await;
+        tokio::time::timeout(Duration::from_secs(60), generations.changed())
+            .await
+            .unwrap_or_else(|_| panic!("{era:?}: a new tool was not a change"))
+            .unwrap();
+        assert!(proxy.server().tools().names().contains(&"later".to_owned()));
+    }
+}
+
 #[tokio::test]
 async fn the_upstreams_list_changes_reach_the_gateways_clients() {
     // Over a 2025 session, and over 2026-07-28 through the listen stream the proxy keeps.
