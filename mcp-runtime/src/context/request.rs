@@ -347,6 +347,23 @@ impl RequestContext {
         self.inner.input.clone()
     }
 
+    /// Whether `other` comes from the same client as this request, so that a question
+    /// asked through either reaches the same client: both are requests of one legacy
+    /// session (a stdio connection, or a Streamable HTTP session: one client each), whose
+    /// server-to-client requests share one table. Requests of a stateless endpoint (whose
+    /// table unrelated clients share) and 2026-07-28 requests (each asks in its own answer)
+    /// are never the same client.
+    pub(crate) fn same_client(&self, other: &RequestContext) -> bool {
+        match (&self.inner.input, &other.inner.input) {
+            (Channel::Legacy(a), Channel::Legacy(b)) => {
+                a.capabilities_known
+                    && b.capabilities_known
+                    && Arc::ptr_eq(&a.outgoing, &b.outgoing)
+            }
+            _ => false,
+        }
+    }
+
     /// The modern round of this request, when it has one.
     pub(crate) fn round(&self) -> Option<&Arc<super::channel::Round>> {
         match &self.inner.input {

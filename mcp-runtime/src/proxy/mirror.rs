@@ -19,10 +19,12 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// What the upstream listed at the last sync of each kind, as a digest of the listing: a
-/// sync that lists the same again changes nothing, so the mirror's clients hear no
-/// `list_changed` for it (a proxy re-lists everything when a 2026-07-28 listen stream
-/// opens and after each reconnection, where nothing has usually changed). A digest rather
-/// than the listing: a collision could only keep an upstream's own list stale.
+/// sync of the proxy's own ([`Resync::Check`]: when a 2026-07-28 listen stream opens, after
+/// each reconnection, where nothing has usually changed) that lists the same again changes
+/// nothing, so the mirror's clients hear no `list_changed` for it. A change the upstream
+/// tells of ([`Resync::Told`]) is passed on even when the listing looks the same: the
+/// upstream may know what a listing does not show. A digest rather than the listing: a
+/// collision could only keep an upstream's own list stale.
 #[derive(Default)]
 pub(crate) struct Listed {
     tools: Option<u64>,
@@ -40,9 +42,18 @@ impl Listed {
     }
 }
 
+/// Why the mirror's lists are synced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Resync {
+    /// The upstream said they changed: the mirror's clients are told, whatever the listing.
+    Told,
+    /// The proxy checks on its own: a listing that is what it was changes nothing.
+    Check,
+}
+
 /// Records `listing` as the upstream's listing of `kind`; `false` when it is what was
-/// recorded last (nothing to do).
-fn changed(link: &Link, kind: Primitive, listing: &impl serde::Serialize) -> bool {
+/// recorded last and `why` is a check (nothing to do).
+fn changed(link: &Link, why: Resync, kind: Primitive, listing: &impl serde::Serialize) -> bool {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::hash::DefaultHasher::new();
     serde_json::to_vec(listing)
@@ -51,15 +62,21 @@ fn changed(link: &Link, kind: Primitive, listing: &impl serde::Serialize) -> boo
     let digest = hasher.finish();
     let mut listed = link.listed.lock().unwrap_or_else(|e| e.into_inner());
     let slot = listed.slot(kind);
-    let changed = *slot != Some(digest);
+    let changed = why == Resync::Told || *slot != Some(digest);
     *slot = Some(digest);
     changed
 }
 
 /// Makes the mirror's lists of `kinds` what the upstream lists now. An item that does not
 /// register is left out and logged; a list that cannot be read leaves the mirror's as it
-/// was, and a list that is what it was last time is left alone.
-pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kinds: &[Primitive]) {
+/// was, and on a [`Resync::Check`] a list that is what it was last time is left alone.
+pub(super) async fn sync(
+    link: &Arc<Link>,
+    client: &Client,
+    mirror: &Server,
+    why: Resync,
+    kinds: &[Primitive],
+) {
     let name = &link.upstream.name;
     let warn = |what: &str, problem: &dyn std::fmt::Display| {
         tracing::warn!(upstream = %name, "{what}: {problem}");
@@ -68,7 +85,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
         let problems = match kind {
             Primitive::Tools => {
                 match list::<ToolDefinition>(client, methods::TOOLS_LIST.name, "tools").await {
-                    Ok(tools) if !changed(link, *kind, &tools) => continue,
+                    Ok(tools) if !changed(link, why, *kind, &tools) => continue,
                     Ok(tools) => mirror.tools().mirror(
                         tools
                             .into_iter()
@@ -89,7 +106,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
             Primitive::Prompts => {
                 match list::<PromptDefinition>(client, methods::PROMPTS_LIST.name, "prompts").await
                 {
-                    Ok(prompts) if !changed(link, *kind, &prompts) => continue,
+                    Ok(prompts) if !changed(link, why, *kind, &prompts) => continue,
                     Ok(prompts) => mirror.prompts().mirror(
                         prompts
                             .into_iter()
@@ -136,7 +153,7 @@ pub(super) async fn sync(link: &Arc<Link>, client: &Client, mirror: &Server, kin
                 let skills = super::skills::entries(link, client).await;
                 #[cfg(not(feature = "skills"))]
                 let skills = ();
-                if !changed(link, *kind, &(&resources, &templates, &skills)) {
+                if !changed(link, why, *kind, &(&resources, &templates, &skills)) {
                     continue;
                 }
                 let resources: Vec<Arc<dyn Resource>> = resources
@@ -282,7 +299,7 @@ async fn exchange(
     let (to_caller, mut progress) = mpsc::unbounded_channel::<Value>();
     let to_caller = cx.progress_token().is_some().then_some(to_caller);
     let (routed_tx, mut routed) = mpsc::unbounded_channel();
-    let _waiting = link.wait(routed_tx);
+    let _waiting = link.wait(routed_tx, cx);
     let call = client.request_cancellable(method, Some(Value::Object(params)), to_caller);
     tokio::pin!(call);
     let answer = loop {

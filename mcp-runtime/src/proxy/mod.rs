@@ -35,13 +35,16 @@
 //!   proxy speaks 2025-11-25 to its upstreams by default ([`Upstream::era`]); the proxy's
 //!   own clients use either era.
 //! - **Questions and log messages** of the upstream (elicitation, sampling, roots; its
-//!   `notifications/message`) go to the caller of the one request waiting on that
+//!   `notifications/message`) go to the caller of the requests waiting on that
 //!   connection, as that caller's own asks (a request on a 2025 session, an
 //!   `input_required` round on 2026-07-28, where the retried call is forwarded again and
 //!   the upstream's repeated question is answered from the round) and log messages. A
-//!   stdio server's wire says nothing of which request a question belongs to, so with
-//!   several requests waiting the question is refused (`-32603`, saying why) and the log
-//!   message logged here only: a caller never sees another caller's.
+//!   stdio server's wire says nothing of which request a question belongs to: with one
+//!   request waiting, or several of one client (one legacy session: a stdio connection,
+//!   as a gateway served over stdio has, or one Streamable HTTP session) the question goes
+//!   to that client; with requests of several clients waiting it is refused (`-32603`,
+//!   saying why) and the log message logged here only: a caller never sees another
+//!   caller's.
 //! - **Over a 2026-07-28 connection** ([`Upstream::era`] `Modern`, or `Auto` with an
 //!   upstream that answers `server/discover`) the upstream is told the caller's client
 //!   capabilities, so it asks only what the caller can answer, and its `input_required`
@@ -67,18 +70,23 @@
 //!   their files read from the upstream when read, and checked against the manifest's size
 //!   and digest). The mirror declares the extension as it advertises every primitive: for
 //!   what the upstream may have.
-//! - **Not yet** (the rest of the gateway's work, issue #44): a connection per caller, so a
-//!   legacy upstream's questions reach their callers under concurrency too; `_meta` other
-//!   than the above; discovering an HTTP upstream's token endpoint from its metadata (with
-//!   client credentials, the endpoint is configured).
+//! - **An HTTP upstream's token endpoint is configured, not discovered**
+//!   ([`Upstream::client_credentials`]): discovering it from the upstream's
+//!   protected-resource metadata would let the upstream choose where the gateway sends its
+//!   client secret.
+//! - **Not yet** (issue #44): a connection per client, so a legacy upstream's questions
+//!   reach their callers when several clients' requests wait on it at once; `_meta` other
+//!   than the above.
 
 mod mirror;
 mod relay;
+use mirror::Resync;
 #[cfg(feature = "skills")]
 mod skills;
 mod task;
 
 use crate::client::{Client, ClientError, EraMode};
+use crate::context::RequestContext;
 use crate::protocol::methods;
 use crate::server::{BuildError, Primitive, Server, ServerBuilder};
 use serde_json::{Value, json};
@@ -300,9 +308,9 @@ pub(crate) struct Link {
     upstream: Upstream,
     /// The connection, or why there is none.
     client: RwLock<Result<Client, String>>,
-    /// The forwarded requests waiting for their answers, and where what the upstream says
-    /// meanwhile (questions, log messages) goes: see [`Link::route`].
-    waiting: std::sync::Mutex<HashMap<u64, mpsc::UnboundedSender<Routed>>>,
+    /// The forwarded requests waiting for their answers, where what the upstream says
+    /// meanwhile (questions, log messages) goes, and whose they are: see [`Link::route`].
+    waiting: std::sync::Mutex<HashMap<u64, (mpsc::UnboundedSender<Routed>, RequestContext)>>,
     next_waiting: AtomicU64,
     /// Ends the supervisor when the last `Proxy` is dropped.
     stop: CancellationToken,
@@ -343,27 +351,38 @@ impl Drop for Waiting<'_> {
 }
 
 impl Link {
-    /// Records a forwarded request waiting for its answer: what the upstream says meanwhile
-    /// may be for its caller, and goes to `to`.
-    pub(crate) fn wait(&self, to: mpsc::UnboundedSender<Routed>) -> Waiting<'_> {
+    /// Records a forwarded request of `cx` waiting for its answer: what the upstream says
+    /// meanwhile may be for its caller, and goes to `to`.
+    pub(crate) fn wait(
+        &self,
+        to: mpsc::UnboundedSender<Routed>,
+        cx: &RequestContext,
+    ) -> Waiting<'_> {
         let key = self.next_waiting.fetch_add(1, Ordering::Relaxed);
         self.waiting
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(key, to);
+            .insert(key, (to, cx.clone()));
         Waiting { link: self, key }
     }
 
-    /// Gives `what` to the caller it is for: the caller of the one request waiting on this
-    /// connection. With several waiting, nothing on the wire says which one a stdio
-    /// server's question or log message belongs to, so none gets it (a question is then
-    /// refused, a log message only logged here): a caller never sees another's. Returns
-    /// `what` when nobody took it.
+    /// Gives `what` to the caller it is for: the caller of the requests waiting on this
+    /// connection, when they are all one client's (one request; or several of one legacy
+    /// session, such as every request of a gateway served over stdio): then whichever of
+    /// its requests carries the question, it reaches the client it is for. With requests of
+    /// several clients waiting, nothing on a stdio server's wire says whose a question or
+    /// log message is, so none gets it (a question is then refused, a log message only
+    /// logged here): a caller never sees another's. Returns `what` when nobody took it.
     fn route(&self, what: Routed) -> Option<Routed> {
         let waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
-        match waiting.values().next() {
-            Some(to) if waiting.len() == 1 => to.send(what).err().map(|e| e.0),
-            _ => Some(what),
+        let mut all = waiting.values();
+        let Some((to, first)) = all.next() else {
+            return Some(what);
+        };
+        if all.all(|(_, other)| other.same_client(first)) {
+            to.send(what).err().map(|e| e.0)
+        } else {
+            Some(what)
         }
     }
 
@@ -508,7 +527,7 @@ async fn supervise(link: std::sync::Weak<Link>, mirror: crate::server::WeakServe
                     }
                     true
                 }));
-                mirror::sync(&strong, &client, &server, &Primitive::ALL).await;
+                mirror::sync(&strong, &client, &server, Resync::Check, &Primitive::ALL).await;
                 drop(server);
                 *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Ok(client.clone());
                 strong.connections.send_modify(|c| *c += 1);
@@ -589,7 +608,7 @@ async fn follow(
                     Some(_) => crate::protocol::McpError::new(
                         crate::protocol::ErrorCode::INTERNAL_ERROR,
                         format!(
-                            "the proxy cannot tell which of its callers `{method}` is for (it relays a question only while exactly one request waits on the upstream)"
+                            "the proxy cannot tell which of its callers `{method}` is for (it relays a question only while the requests waiting on the upstream are all one client's)"
                         ),
                     ),
                 },
@@ -605,18 +624,18 @@ async fn follow(
         }
         match method {
             m if m == methods::TOOLS_LIST_CHANGED.name => {
-                mirror::sync(&link, client, mirror, &[Primitive::Tools]).await;
+                mirror::sync(&link, client, mirror, Resync::Told, &[Primitive::Tools]).await;
             }
             m if m == methods::PROMPTS_LIST_CHANGED.name => {
-                mirror::sync(&link, client, mirror, &[Primitive::Prompts]).await;
+                mirror::sync(&link, client, mirror, Resync::Told, &[Primitive::Prompts]).await;
             }
             m if m == methods::RESOURCES_LIST_CHANGED.name => {
-                mirror::sync(&link, client, mirror, &[Primitive::Resources]).await;
+                mirror::sync(&link, client, mirror, Resync::Told, &[Primitive::Resources]).await;
             }
             // The listen stream is open: what changed between the listing and now is
             // listed again (a change told before the stream opened reached nobody).
             m if m == methods::SUBSCRIPTIONS_ACKNOWLEDGED.name => {
-                mirror::sync(&link, client, mirror, &Primitive::ALL).await;
+                mirror::sync(&link, client, mirror, Resync::Check, &Primitive::ALL).await;
             }
             m if m == methods::RESOURCES_UPDATED.name => {
                 if let Some(uri) = params.get("uri").and_then(Value::as_str) {

@@ -244,7 +244,9 @@ async fn list_changes_reach_the_gateway(upstream: &Server, target: Upstream, lab
 /// Listing again what the upstream listed before (as the proxy does when a 2026-07-28
 /// listen stream opens, and at each reconnection) changes nothing: the mirror's clients
 /// hear no `list_changed` for it (a client reading answers in order would have taken one
-/// for an answer). A real change is still heard.
+/// for an answer). A change the upstream tells of is passed on even with the same
+/// listing (the 2026-07-28 suite's `test_trigger_tool_change`), and a real change is
+/// heard.
 #[tokio::test]
 async fn listing_the_same_again_changes_nothing() {
     for era in [EraMode::Legacy, EraMode::Modern] {
@@ -253,11 +255,32 @@ async fn listing_the_same_again_changes_nothing() {
         proxy.connected_times(1).await;
         let mut generations = proxy.server().registry().subscribe();
         let client = proxy.link.client.read().unwrap().clone().unwrap();
-        mirror::sync(&proxy.link, &client, proxy.server(), &Primitive::ALL).await;
+        mirror::sync(
+            &proxy.link,
+            &client,
+            proxy.server(),
+            Resync::Check,
+            &Primitive::ALL,
+        )
+        .await;
         assert!(
             !generations.has_changed().unwrap(),
             "{era:?}: the same lists again were taken for a change"
         );
+        // The upstream saying its tools changed is passed on, even with the same listing.
+        mirror::sync(
+            &proxy.link,
+            &client,
+            proxy.server(),
+            Resync::Told,
+            &[Primitive::Tools],
+        )
+        .await;
+        assert!(
+            generations.has_changed().unwrap(),
+            "{era:?}: a change the upstream told of was not passed on"
+        );
+        generations.mark_unchanged();
         upstream
             .tools()
             .register(tool_fn(
@@ -265,7 +288,14 @@ async fn listing_the_same_again_changes_nothing() {
                 |_, _| async { "later" },
             ))
             .unwrap();
-        mirror::sync(&proxy.link, &client, proxy.server(), &[Primitive::Tools]).await;
+        mirror::sync(
+            &proxy.link,
+            &client,
+            proxy.server(),
+            Resync::Check,
+            &[Primitive::Tools],
+        )
+        .await;
         tokio::time::timeout(Duration::from_secs(60), generations.changed())
             .await
             .unwrap_or_else(|_| panic!("{era:?}: a new tool was not a change"))
@@ -482,6 +512,82 @@ async fn the_upstreams_questions_and_logs_reach_the_caller_in_both_eras() {
             }
             assert!(logged, "the upstream's log message reached the caller");
         }
+    }
+}
+
+/// An upstream tool that waits until `together` calls are in, then asks for a name.
+fn asking_together(together: usize) -> Server {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Name {
+        name: String,
+    }
+    let barrier = Arc::new(tokio::sync::Barrier::new(together));
+    Server::builder("upstream", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("ask", "Asks for a name.", json!({"type": "object"})),
+            move |_, cx| {
+                let barrier = barrier.clone();
+                async move {
+                    barrier.wait().await;
+                    match cx.elicit::<Name>("Your name?").await {
+                        Ok(answer) => match answer.accepted() {
+                            Some(Name { name }) => format!("hello {name}"),
+                            None => "declined".to_owned(),
+                        },
+                        Err(e) => format!("failed: {e}"),
+                    }
+                }
+            },
+        ))
+        .build()
+        .unwrap()
+}
+
+/// A gateway client answering every elicitation with `name`.
+async fn answering(gateway: &Server, name: &'static str) -> Client {
+    let client = Client::memory(gateway).with_input_handler(
+        crate::client::InputHandler::new().on_elicit(move |_| async move {
+            Ok(crate::protocol::ElicitResult::accept(
+                json!({ "name": name }).as_object().cloned(),
+            ))
+        }),
+    );
+    client.connect(EraMode::Legacy).await.unwrap();
+    client
+}
+
+/// Several requests of one client waiting on a stdio-like upstream at once (a gateway
+/// served over stdio has one client): the upstream's questions all reach that client.
+#[tokio::test]
+async fn one_clients_concurrent_calls_all_get_its_answers() {
+    let (_proxy, gateway) = logging_gateway(asking_together(2)).await;
+    let ada = answering(&gateway, "Ada").await;
+    let (first, second) = tokio::join!(
+        ada.call_tool("up_ask", json!({})),
+        ada.call_tool("up_ask", json!({}))
+    );
+    for result in [first, second] {
+        assert_eq!(result.unwrap().first_text(), Some("hello Ada"));
+    }
+}
+
+/// Requests of two clients waiting at once: the upstream's questions cannot be told apart,
+/// so neither client is asked the other's question: both are refused.
+#[tokio::test]
+async fn two_clients_never_answer_each_others_questions() {
+    let (_proxy, gateway) = logging_gateway(asking_together(2)).await;
+    let ada = answering(&gateway, "Ada").await;
+    let bob = answering(&gateway, "Bob").await;
+    let (a, b) = tokio::join!(
+        ada.call_tool("up_ask", json!({})),
+        bob.call_tool("up_ask", json!({}))
+    );
+    for (result, who) in [(a, "Ada"), (b, "Bob")] {
+        let text = result.unwrap().first_text().unwrap_or_default().to_owned();
+        assert!(
+            text.starts_with("failed:") && text.contains("cannot tell which"),
+            "{who}'s call: {text}"
+        );
     }
 }
 
