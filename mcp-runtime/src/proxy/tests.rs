@@ -464,36 +464,20 @@ async fn an_http_upstream_is_proxied_and_its_answers_bounded() {
 
 #[tokio::test]
 async fn the_upstreams_questions_and_logs_reach_the_caller_in_both_eras() {
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    struct Name {
-        name: String,
-    }
     let upstream = Server::builder("upstream", "1.0.0")
         .logging(true)
         .tool(tool_fn(
             ToolDefinition::new("ask", "Asks for a name.", json!({"type": "object"})),
             |_, cx| async move {
                 cx.log(crate::protocol::LoggingLevel::Info, "asking").await;
-                match cx.elicit::<Name>("Your name?").await {
-                    Ok(answer) => match answer.accepted() {
-                        Some(Name { name }) => format!("hello {name}"),
-                        None => "declined".to_owned(),
-                    },
-                    Err(e) => format!("failed: {e}"),
-                }
+                ask_name(&cx).await
             },
         ))
         .build()
         .unwrap();
     let (_proxy, gateway) = logging_gateway(upstream).await;
     for era in [EraMode::Legacy, EraMode::Modern] {
-        let client = Client::memory(&gateway).with_input_handler(
-            crate::client::InputHandler::new().on_elicit(|_| async {
-                Ok(crate::protocol::ElicitResult::accept(
-                    json!({"name": "Ada"}).as_object().cloned(),
-                ))
-            }),
-        );
+        let client = named(&gateway, "Ada");
         let mut heard = client.take_unrouted().unwrap();
         client.connect(era).await.unwrap();
         if era == EraMode::Legacy {
@@ -515,12 +499,25 @@ async fn the_upstreams_questions_and_logs_reach_the_caller_in_both_eras() {
     }
 }
 
+/// What an upstream tool asks its client for.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Name {
+    name: String,
+}
+
+/// Asks `cx`'s client for a name: "hello NAME", "declined", or "failed: why".
+async fn ask_name(cx: &crate::context::RequestContext) -> String {
+    match cx.elicit::<Name>("Your name?").await {
+        Ok(answer) => match answer.accepted() {
+            Some(Name { name }) => format!("hello {name}"),
+            None => "declined".to_owned(),
+        },
+        Err(e) => format!("failed: {e}"),
+    }
+}
+
 /// An upstream tool that waits until `together` calls are in, then asks for a name.
 fn asking_together(together: usize) -> Server {
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    struct Name {
-        name: String,
-    }
     let barrier = Arc::new(tokio::sync::Barrier::new(together));
     Server::builder("upstream", "1.0.0")
         .tool(tool_fn(
@@ -529,13 +526,7 @@ fn asking_together(together: usize) -> Server {
                 let barrier = barrier.clone();
                 async move {
                     barrier.wait().await;
-                    match cx.elicit::<Name>("Your name?").await {
-                        Ok(answer) => match answer.accepted() {
-                            Some(Name { name }) => format!("hello {name}"),
-                            None => "declined".to_owned(),
-                        },
-                        Err(e) => format!("failed: {e}"),
-                    }
+                    ask_name(&cx).await
                 }
             },
         ))
@@ -543,15 +534,20 @@ fn asking_together(together: usize) -> Server {
         .unwrap()
 }
 
-/// A gateway client answering every elicitation with `name`.
-async fn answering(gateway: &Server, name: &'static str) -> Client {
-    let client = Client::memory(gateway).with_input_handler(
-        crate::client::InputHandler::new().on_elicit(move |_| async move {
+/// A gateway client answering every elicitation with `name` (not connected yet).
+fn named(gateway: &Server, name: &'static str) -> Client {
+    Client::memory(gateway).with_input_handler(crate::client::InputHandler::new().on_elicit(
+        move |_| async move {
             Ok(crate::protocol::ElicitResult::accept(
                 json!({ "name": name }).as_object().cloned(),
             ))
-        }),
-    );
+        },
+    ))
+}
+
+/// [`named`], connected over a 2025 session.
+async fn answering(gateway: &Server, name: &'static str) -> Client {
+    let client = named(gateway, name);
     client.connect(EraMode::Legacy).await.unwrap();
     client
 }
