@@ -26,6 +26,7 @@
 //! cwd = "/srv"
 //! timeout = "5m"                         # each call's limit (default: --upstream-timeout)
 //! max_message_bytes = 16777216           # a longer answer closes the connection
+//! connection_per_client = 8              # a child per client, up to 8 (see below)
 //!
 //! [[upstream]]
 //! prefix = "weather"
@@ -44,6 +45,13 @@
 //! `--upstream-era modern` (or `era = "modern"`) speaks 2026-07-28 to the upstream: the
 //! caller's client capabilities go with each request, and the upstream's `input_required`
 //! rounds reach the caller under the upstream's keys (see `mcp_runtime::proxy`).
+//!
+//! `--upstream-per-client N` (or `connection_per_client = N`) gives each client of the
+//! gateway (each 2025 Streamable HTTP session) a connection of its own to a 2025 upstream, up
+//! to N at once: a child process of its own (an HTTP session for an HTTP upstream). Then the
+//! upstream's questions (elicitation, sampling, roots) reach their client even while
+//! several clients' requests wait; on a shared connection nothing on the wire says whose a
+//! question is, and it is refused then (see `Upstream::connection_per_client`).
 //!
 //! A caller's own token is never sent upstream: an HTTP upstream gets the credential
 //! configured for it, or none. An upstream that is down (or not up yet) is retried with
@@ -84,6 +92,11 @@ struct Args {
     /// answers `server/discover`). `era` in `--config`.
     #[arg(long, value_name = "ERA", value_enum, default_value = "legacy")]
     upstream_era: Era,
+    /// Gives each client (each 2025 session of the gateway's) a connection of its own to
+    /// each 2025 `--upstream`, up to N at once: its questions then reach their client under
+    /// concurrency too. `connection_per_client` in `--config`.
+    #[arg(long, value_name = "N")]
+    upstream_per_client: Option<usize>,
     #[command(flatten)]
     serve: ServeArgs,
 }
@@ -118,6 +131,7 @@ struct UpstreamConfig {
     era: Option<Era>,
     timeout: Option<String>,
     max_message_bytes: Option<usize>,
+    connection_per_client: Option<usize>,
 }
 
 /// An upstream's `oauth` table: OAuth client credentials.
@@ -287,6 +301,9 @@ fn from_table(table: UpstreamConfig, timeout: Duration, at: &Path) -> Result<Pla
     if let Some(bytes) = table.max_message_bytes {
         upstream = upstream.max_message_bytes(bytes);
     }
+    if let Some(max) = table.connection_per_client {
+        upstream = upstream.connection_per_client(max);
+    }
     planned(table.prefix, &target, upstream, timeout)
 }
 
@@ -376,7 +393,11 @@ fn plan(args: &Args) -> Result<Vec<Planned>, String> {
         }
     }
     for flag in &args.upstreams {
-        planned.push(from_flag(flag, args.upstream_timeout, args.upstream_era)?);
+        let mut one = from_flag(flag, args.upstream_timeout, args.upstream_era)?;
+        if let Some(max) = args.upstream_per_client {
+            one.upstream = one.upstream.connection_per_client(max);
+        }
+        planned.push(one);
     }
     if planned.is_empty() {
         return Err("no upstream: give --upstream [PREFIX=]TARGET or --config FILE".into());
@@ -520,6 +541,7 @@ mod tests {
             command = ["server-filesystem", "/data"]
             env = { A = "1" }
             timeout = "5m"
+            connection_per_client = 8
 
             [[upstream]]
             url = "https://weather.example/mcp"

@@ -224,7 +224,14 @@ async fn forward(
     mut params: Map<String, Value>,
     cx: &RequestContext,
 ) -> Result<Value, Failure> {
-    let client = link.client().map_err(|e| Failure::Other(e.to_string()))?;
+    let own = link.own_connection(cx).await;
+    let (client, waiters) = match &own {
+        Some(own) => (own.client.clone(), &own.waiting),
+        None => (
+            link.client().map_err(|e| Failure::Other(e.to_string()))?,
+            &link.waiting,
+        ),
+    };
     let modern = client.era() == Some(crate::protocol::Era::Modern);
     let mut meta = Map::new();
     // The caller's trace goes on upstream (W3C trace context in `_meta`, as SEP-414 has it).
@@ -263,7 +270,7 @@ async fn forward(
         } else {
             std::mem::take(&mut params)
         };
-        let answer = exchange(link, &client, method, sent, cx).await?;
+        let answer = exchange(link, &client, waiters, method, sent, cx).await?;
         if modern && answer.get("resultType").and_then(Value::as_str) == Some("task") {
             return super::task::follow(link, &client, answer, cx).await;
         }
@@ -292,6 +299,7 @@ const MAX_ROUNDS: usize = 8;
 async fn exchange(
     link: &Arc<Link>,
     client: &Client,
+    waiters: &super::Waiters,
     method: &str,
     params: Map<String, Value>,
     cx: &RequestContext,
@@ -299,7 +307,7 @@ async fn exchange(
     let (to_caller, mut progress) = mpsc::unbounded_channel::<Value>();
     let to_caller = cx.progress_token().is_some().then_some(to_caller);
     let (routed_tx, mut routed) = mpsc::unbounded_channel();
-    let _waiting = link.wait(routed_tx, cx);
+    let _waiting = waiters.wait(routed_tx, cx);
     let call = client.request_cancellable(method, Some(Value::Object(params)), to_caller);
     tokio::pin!(call);
     let answer = loop {

@@ -44,7 +44,8 @@
 //!   as a gateway served over stdio has, or one Streamable HTTP session) the question goes
 //!   to that client; with requests of several clients waiting it is refused (`-32603`,
 //!   saying why) and the log message logged here only: a caller never sees another
-//!   caller's.
+//!   caller's. [`Upstream::connection_per_client`] gives each client a connection of its
+//!   own, where every question is that client's.
 //! - **Over a 2026-07-28 connection** ([`Upstream::era`] `Modern`, or `Auto` with an
 //!   upstream that answers `server/discover`) the upstream is told the caller's client
 //!   capabilities, so it asks only what the caller can answer, and its `input_required`
@@ -74,13 +75,16 @@
 //!   ([`Upstream::client_credentials`]): discovering it from the upstream's
 //!   protected-resource metadata would let the upstream choose where the gateway sends its
 //!   client secret.
-//! - **Not yet** (issue #44): a connection per client, so a legacy upstream's questions
-//!   reach their callers when several clients' requests wait on it at once; `_meta` other
-//!   than the above.
+//! - **`_meta`**: what passes through is the above (trace context; client capabilities
+//!   and log level to a 2026-07-28 upstream); a caller's other `_meta` keys are not
+//!   forwarded.
 
 mod mirror;
+mod per_client;
 mod relay;
+mod waiters;
 use mirror::Resync;
+use waiters::{Routed, Waiters, ask_or_refuse, log_hook};
 #[cfg(feature = "skills")]
 mod skills;
 mod task;
@@ -90,11 +94,11 @@ use crate::context::RequestContext;
 use crate::protocol::methods;
 use crate::server::{BuildError, Primitive, Server, ServerBuilder};
 use serde_json::{Value, json};
-use std::collections::HashMap;
+
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -116,6 +120,8 @@ pub struct Upstream {
     target: Target,
     era: EraMode,
     max_message_bytes: usize,
+    /// At most this many clients get a connection of their own (`None`: one shared).
+    per_client: Option<usize>,
 }
 
 #[derive(Clone)]
@@ -177,6 +183,7 @@ impl Upstream {
             },
             era: EraMode::Legacy,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            per_client: None,
         }
     }
 
@@ -194,6 +201,7 @@ impl Upstream {
             },
             era: EraMode::Legacy,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            per_client: None,
         }
     }
 
@@ -265,6 +273,23 @@ impl Upstream {
         self
     }
 
+    /// Gives each client of the proxy (each 2025 session: a Streamable HTTP session) a
+    /// connection of its own to a 2025 upstream, up to `max` at once: a child process of
+    /// its own (an HTTP session of its own for an HTTP upstream), opened at the client's
+    /// first request. Then every question the upstream asks on it (elicitation, sampling,
+    /// roots) and every log message is that client's, even while several clients' requests
+    /// wait (on one shared connection nothing on the wire says whose a question is, and it
+    /// is refused while requests of several clients wait). It also keeps a stdio server's
+    /// per-connection state (log level, roots) per client. A connection idle for 5 minutes
+    /// gives its place to a new client; with every place taken by a busy client the shared
+    /// connection serves the new one. Costs a process per client: size `max` to the
+    /// machine. Not needed for a 2026-07-28 upstream, whose questions come in the answer of
+    /// the request they are for (then ignored).
+    pub fn connection_per_client(mut self, max: usize) -> Self {
+        self.per_client = Some(max.max(1));
+        self
+    }
+
     /// The longest message the upstream may send (16 MiB by default): a longer one closes
     /// the connection, as a broken upstream.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
@@ -308,10 +333,10 @@ pub(crate) struct Link {
     upstream: Upstream,
     /// The connection, or why there is none.
     client: RwLock<Result<Client, String>>,
-    /// The forwarded requests waiting for their answers, where what the upstream says
-    /// meanwhile (questions, log messages) goes, and whose they are: see [`Link::route`].
-    waiting: std::sync::Mutex<HashMap<u64, (mpsc::UnboundedSender<Routed>, RequestContext)>>,
-    next_waiting: AtomicU64,
+    /// The forwarded requests waiting on the shared connection: see [`Waiters::route`].
+    waiting: Waiters,
+    /// The clients' own connections ([`Upstream::connection_per_client`]).
+    own: per_client::Connections,
     /// Ends the supervisor when the last `Proxy` is dropped.
     stop: CancellationToken,
     /// How many connections have been made (0: none yet).
@@ -322,70 +347,7 @@ pub(crate) struct Link {
     listed: std::sync::Mutex<mirror::Listed>,
 }
 
-/// What the upstream said while a forwarded request waited, for that request's caller.
-pub(crate) enum Routed {
-    /// A question (`elicitation/create`, `sampling/createMessage`, `roots/list`): the
-    /// upstream waits for its answer under `id`.
-    Ask {
-        id: crate::protocol::RequestId,
-        request: crate::protocol::InputRequest,
-    },
-    /// A log message (`notifications/message`'s params).
-    Log(Value),
-}
-
-/// A forwarded request's place among the waiting ones; dropping it removes it.
-pub(crate) struct Waiting<'a> {
-    link: &'a Link,
-    key: u64,
-}
-
-impl Drop for Waiting<'_> {
-    fn drop(&mut self) {
-        self.link
-            .waiting
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&self.key);
-    }
-}
-
 impl Link {
-    /// Records a forwarded request of `cx` waiting for its answer: what the upstream says
-    /// meanwhile may be for its caller, and goes to `to`.
-    pub(crate) fn wait(
-        &self,
-        to: mpsc::UnboundedSender<Routed>,
-        cx: &RequestContext,
-    ) -> Waiting<'_> {
-        let key = self.next_waiting.fetch_add(1, Ordering::Relaxed);
-        self.waiting
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(key, (to, cx.clone()));
-        Waiting { link: self, key }
-    }
-
-    /// Gives `what` to the caller it is for: the caller of the requests waiting on this
-    /// connection, when they are all one client's (one request; or several of one legacy
-    /// session, such as every request of a gateway served over stdio): then whichever of
-    /// its requests carries the question, it reaches the client it is for. With requests of
-    /// several clients waiting, nothing on a stdio server's wire says whose a question or
-    /// log message is, so none gets it (a question is then refused, a log message only
-    /// logged here): a caller never sees another's. Returns `what` when nobody took it.
-    fn route(&self, what: Routed) -> Option<Routed> {
-        let waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
-        let mut all = waiting.values();
-        let Some((to, first)) = all.next() else {
-            return Some(what);
-        };
-        if all.all(|(_, other)| other.same_client(first)) {
-            to.send(what).err().map(|e| e.0)
-        } else {
-            Some(what)
-        }
-    }
-
     /// The current connection, or the error a caller gets.
     fn client(&self) -> Result<Client, ProxyError> {
         match &*self.client.read().unwrap_or_else(|p| p.into_inner()) {
@@ -443,8 +405,8 @@ impl Proxy {
         let link = Arc::new(Link {
             client: RwLock::new(Err("not connected yet".into())),
             upstream,
-            waiting: std::sync::Mutex::default(),
-            next_waiting: AtomicU64::new(0),
+            waiting: Waiters::default(),
+            own: per_client::Connections::default(),
             stop: CancellationToken::new(),
             connections: watch::channel(0).0,
             attempts: watch::channel(0).0,
@@ -512,21 +474,11 @@ async fn supervise(link: std::sync::Weak<Link>, mirror: crate::server::WeakServe
                 };
                 // Log messages go to the caller in wire order, before the answer of the
                 // request they came during (through `follow`, one could come after it).
-                let logs = link.clone();
-                client.intercept_notifications(Arc::new(move |note: &Value| {
-                    if note.get("method").and_then(Value::as_str) != Some(methods::MESSAGE.name) {
-                        return false;
-                    }
-                    let params = note.get("params").cloned().unwrap_or(Value::Null);
-                    let Some(link) = logs.upgrade() else {
-                        return true;
-                    };
-                    tracing::debug!(upstream = %link.upstream.name, "upstream log: {params}");
-                    if let Some(Routed::Log(params)) = link.route(Routed::Log(params)) {
-                        tracing::info!(upstream = %link.upstream.name, "upstream log: {params}");
-                    }
-                    true
-                }));
+                client.intercept_notifications(log_hook(
+                    link.clone(),
+                    |link: &Link| &link.waiting,
+                    upstream.name.clone(),
+                ));
                 mirror::sync(&strong, &client, &server, Resync::Check, &Primitive::ALL).await;
                 drop(server);
                 *strong.client.write().unwrap_or_else(|p| p.into_inner()) = Ok(client.clone());
@@ -593,33 +545,7 @@ async fn follow(
         let method = note.get("method").and_then(Value::as_str).unwrap_or("");
         let params = note.get("params").cloned().unwrap_or(Value::Null);
         if let Some(id) = note.get("id").filter(|_| !method.is_empty()) {
-            let Ok(id) = serde_json::from_value::<crate::protocol::RequestId>(id.clone()) else {
-                continue;
-            };
-            // A question for the client (elicitation, sampling, roots): to the caller it
-            // is for, when that is known; refused otherwise, so the upstream does not wait.
-            let asked = json!({"method": method, "params": params});
-            let refusal = match serde_json::from_value::<crate::protocol::InputRequest>(asked) {
-                Ok(request) => match link.route(Routed::Ask {
-                    id: id.clone(),
-                    request,
-                }) {
-                    None => continue,
-                    Some(_) => crate::protocol::McpError::new(
-                        crate::protocol::ErrorCode::INTERNAL_ERROR,
-                        format!(
-                            "the proxy cannot tell which of its callers `{method}` is for (it relays a question only while the requests waiting on the upstream are all one client's)"
-                        ),
-                    ),
-                },
-                Err(_) => crate::protocol::McpError::new(
-                    crate::protocol::ErrorCode::METHOD_NOT_FOUND,
-                    format!("the proxy does not relay `{method}`"),
-                ),
-            };
-            let _ = client
-                .send_raw(crate::protocol::jsonrpc::encode_error(Some(&id), &refusal))
-                .await;
+            ask_or_refuse(&link.waiting, client, id, method, params).await;
             continue;
         }
         match method {
