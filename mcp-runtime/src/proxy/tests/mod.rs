@@ -96,6 +96,21 @@ impl crate::resource::ResourceTemplate for Items {
     }
 }
 
+/// Serves `server` over Streamable HTTP on a loopback port until the test ends; its URL.
+#[cfg(feature = "http")]
+async fn serve_http(server: Server) -> String {
+    let http = crate::transport::http::HttpServer::bind(
+        "127.0.0.1:0",
+        server,
+        crate::transport::http::HttpOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = http.url();
+    tokio::spawn(http.run_until(std::future::pending()));
+    url
+}
+
 /// A gateway mounting `proxy` as `up`, offering every primitive.
 fn gateway(proxy: &Proxy) -> Server {
     Server::builder("gateway", "1.0.0")
@@ -324,15 +339,7 @@ async fn the_upstreams_list_changes_reach_the_gateways_clients() {
 async fn an_http_upstreams_list_changes_reach_the_gateways_clients() {
     for era in [EraMode::Legacy, EraMode::Modern] {
         let upstream = upstream();
-        let http = crate::transport::http::HttpServer::bind(
-            "127.0.0.1:0",
-            upstream.clone(),
-            crate::transport::http::HttpOptions::default(),
-        )
-        .await
-        .unwrap();
-        let url = http.url();
-        tokio::spawn(http.run_until(std::future::pending()));
+        let url = serve_http(upstream.clone()).await;
         let target = Upstream::http(&url).era(era);
         list_changes_reach_the_gateway(&upstream, target, &format!("HTTP {era:?}")).await;
     }
@@ -364,6 +371,27 @@ impl Drop for NotifyOnDrop {
     }
 }
 
+/// `wait`, under `policy`: tells `started` when it runs, then waits until its call is
+/// dropped (the upstream's pipeline drops a cancelled call), and tells `stopped` then.
+fn waits_until_cancelled(
+    started: Arc<tokio::sync::Notify>,
+    stopped: Arc<tokio::sync::Notify>,
+    policy: crate::tool::ToolPolicy,
+) -> impl crate::tool::Tool {
+    tool_fn(
+        ToolDefinition::new("wait", "Waits until cancelled.", json!({"type": "object"})),
+        move |_, _| {
+            let (started, stopped) = (started.clone(), stopped.clone());
+            async move {
+                let _stopped = NotifyOnDrop(stopped);
+                started.notify_one();
+                std::future::pending::<&str>().await
+            }
+        },
+    )
+    .with_policy(policy)
+}
+
 #[tokio::test]
 async fn a_call_cancelled_at_the_gateway_is_cancelled_upstream() {
     let (started, stopped) = (
@@ -372,18 +400,10 @@ async fn a_call_cancelled_at_the_gateway_is_cancelled_upstream() {
     );
     let (starting, told) = (started.clone(), stopped.clone());
     let upstream = Server::builder("upstream", "1.0.0")
-        .tool(tool_fn(
-            ToolDefinition::new("wait", "Waits until cancelled.", json!({"type": "object"})),
-            move |_, _| {
-                let (starting, told) = (starting.clone(), told.clone());
-                async move {
-                    // The upstream's pipeline drops the call when it is cancelled: the
-                    // guard's drop is how this tool learns of it.
-                    let _told = NotifyOnDrop(told);
-                    starting.notify_one();
-                    std::future::pending::<&str>().await
-                }
-            },
+        .tool(waits_until_cancelled(
+            starting,
+            told,
+            crate::tool::ToolPolicy::new(),
         ))
         .build()
         .unwrap();
@@ -439,15 +459,7 @@ async fn an_http_upstream_is_proxied_and_its_answers_bounded() {
         ))
         .build()
         .unwrap();
-    let http = crate::transport::http::HttpServer::bind(
-        "127.0.0.1:0",
-        upstream,
-        crate::transport::http::HttpOptions::default(),
-    )
-    .await
-    .unwrap();
-    let url = http.url();
-    tokio::spawn(http.run_until(std::future::pending()));
+    let url = serve_http(upstream).await;
     for era in [EraMode::Legacy, EraMode::Modern] {
         let proxy = Proxy::start(Upstream::http(&url).era(era).max_message_bytes(1 << 20));
         proxy.connected_times(1).await;
@@ -502,20 +514,7 @@ async fn an_upstreams_task_is_a_task_of_the_gateway_to_its_end() {
             )
             .with_policy(as_task()),
         )
-        .tool(
-            tool_fn(
-                ToolDefinition::new("wait", "Waits until cancelled.", json!({"type": "object"})),
-                move |_, _| {
-                    let (starting, told) = (starting.clone(), told.clone());
-                    async move {
-                        let _told = NotifyOnDrop(told);
-                        starting.notify_one();
-                        std::future::pending::<&str>().await
-                    }
-                },
-            )
-            .with_policy(as_task()),
-        )
+        .tool(waits_until_cancelled(starting, told, as_task()))
         .tool(tool_fn(
             ToolDefinition::new("quick", "Answers at once.", json!({"type": "object"})),
             |_, _| async { "quick" },

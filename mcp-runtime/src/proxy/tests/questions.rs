@@ -140,15 +140,7 @@ async fn with_a_connection_per_client_each_client_answers_its_own_questions() {
         .mount("up", proxy.server().clone())
         .build()
         .unwrap();
-    let http = crate::transport::http::HttpServer::bind(
-        "127.0.0.1:0",
-        gateway,
-        crate::transport::http::HttpOptions::default(),
-    )
-    .await
-    .unwrap();
-    let url = http.url();
-    tokio::spawn(http.run_until(std::future::pending()));
+    let url = serve_http(gateway).await;
     let client = |name: &'static str| {
         Client::http(&url).unwrap().with_input_handler(
             crate::client::InputHandler::new().on_elicit(move |_| async move {
