@@ -7,7 +7,9 @@ use super::{Caller, Peer, ResourceError};
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::meta::TraceContext;
 use crate::protocol::methods;
-use crate::protocol::{ClientCapabilities, Era, Implementation, ProgressToken, RequestId};
+use crate::protocol::{
+    ClientCapabilities, Era, Implementation, JsonObject, ProgressToken, RequestId,
+};
 use crate::protocol::{InputRequest, LoggingLevel, ResourceContents};
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -49,6 +51,7 @@ struct ContextInner {
     peer: Option<Peer>,
     extensions: Arc<Extensions>,
     caller: Caller,
+    meta: Option<Arc<JsonObject>>,
     /// How the server the request came to reads its own resources (`None` for a context
     /// made outside one).
     resources: Option<Arc<dyn ResourceReader>>,
@@ -111,13 +114,16 @@ pub struct RequestContextParts {
     pub extensions: Arc<Extensions>,
     /// Who the request comes from.
     pub caller: Caller,
+    /// The request's `_meta` keys the server does not read itself
+    /// ([`RequestMeta::other`](crate::protocol::meta::RequestMeta::other)).
+    pub meta: Option<Arc<JsonObject>>,
 }
 
 impl RequestContextParts {
     /// The parts of request `request_id` of `era`, in protocol version `protocol_version`:
     /// nothing known of the client, no progress token or trace, not cancelled, no peer
-    /// (notifications are dropped), no shared state, an anonymous caller. Set the fields that
-    /// say more.
+    /// (notifications are dropped), no shared state, an anonymous caller, no other `_meta`.
+    /// Set the fields that say more.
     pub fn new(era: Era, protocol_version: impl Into<Arc<str>>, request_id: RequestId) -> Self {
         Self {
             era,
@@ -131,6 +137,7 @@ impl RequestContextParts {
             peer: None,
             extensions: Arc::default(),
             caller: Caller::default(),
+            meta: None,
         }
     }
 }
@@ -173,6 +180,7 @@ impl RequestContext {
                 peer: parts.peer,
                 extensions: parts.extensions,
                 caller: parts.caller,
+                meta: parts.meta,
                 resources,
                 last_progress: Mutex::new(None),
                 finished: AtomicBool::new(false),
@@ -210,6 +218,7 @@ impl RequestContext {
             peer: None,
             extensions: Arc::default(),
             caller: Caller::connection(),
+            meta: None,
         })
     }
 
@@ -255,6 +264,13 @@ impl RequestContext {
     /// `_meta`, or over HTTP from its headers), when it carried one.
     pub fn trace_context(&self) -> Option<&TraceContext> {
         self.inner.trace.as_deref()
+    }
+
+    /// The request's `_meta` keys the server does not read itself (the protocol's own,
+    /// progress and trace context are read into the context), e.g. `com.example/tenant`;
+    /// `None` when it sent none. A proxy sends them on upstream.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.inner.meta.as_deref()
     }
 
     /// The progress token, when the client asked for progress.

@@ -42,33 +42,122 @@ impl fmt::Display for ProgressToken {
 /// toolkit also counts a lone `clientCapabilities` or `clientInfo` as a claim, so an envelope
 /// that lost its version is answered with `-32602` instead of being served as legacy traffic
 /// with a legacy-shaped result the client cannot read.
-#[derive(Debug, Default, Clone, Deserialize)]
+///
+/// The keys the server does not read itself are kept in [`other`](Self::other) (a
+/// `_meta` with none of them costs nothing more): what a tool may read
+/// (`RequestContext::meta`), and what a proxy sends on upstream.
+///
+/// ```
+/// use mcp_runtime::protocol::meta::RequestMeta;
+///
+/// let meta: RequestMeta = serde_json::from_str(
+///     r#"{"progressToken": 7, "com.example/tenant": "acme"}"#,
+/// ).unwrap();
+/// assert!(meta.progress_token.is_some());
+/// assert_eq!(meta.other.unwrap()["com.example/tenant"], "acme");
+/// ```
+#[derive(Debug, Default, Clone)]
 #[non_exhaustive]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default)]
     pub protocol_version: Option<String>,
     /// `io.modelcontextprotocol/clientCapabilities`.
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
     pub client_capabilities: Option<ClientCapabilities>,
     /// `io.modelcontextprotocol/clientInfo`.
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
     pub client_info: Option<Implementation>,
     /// `io.modelcontextprotocol/logLevel` (deprecated).
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default)]
     pub log_level: Option<LoggingLevel>,
     /// `progressToken`: the client wants progress notifications for this request.
-    #[serde(rename = "progressToken", default)]
     pub progress_token: Option<ProgressToken>,
     /// `traceparent` (W3C Trace Context; the key is reserved for OpenTelemetry).
-    #[serde(default)]
     pub traceparent: Option<String>,
     /// `tracestate` (W3C Trace Context).
-    #[serde(default)]
     pub tracestate: Option<String>,
     /// `baggage` (W3C Baggage).
-    #[serde(default)]
     pub baggage: Option<String>,
+    /// Every other key, as sent; `None` when there is none.
+    pub other: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Hand-written rather than derived with `#[serde(flatten)]` for [`RequestMeta::other`]:
+/// flattening buffers every `_meta` of every request before reading it, and most carry only
+/// the keys above.
+impl<'de> Deserialize<'de> for RequestMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = RequestMeta;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a `_meta` object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RequestMeta, A::Error> {
+                fn once<'de, A: serde::de::MapAccess<'de>, T: Deserialize<'de>>(
+                    map: &mut A,
+                    slot: &mut Option<T>,
+                    key: &'static str,
+                ) -> Result<(), A::Error> {
+                    if slot.is_some() {
+                        return Err(serde::de::Error::duplicate_field(key));
+                    }
+                    *slot = map.next_value()?;
+                    Ok(())
+                }
+                let mut meta = RequestMeta::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*key {
+                        PROTOCOL_VERSION_KEY => {
+                            once(&mut map, &mut meta.protocol_version, PROTOCOL_VERSION_KEY)?
+                        }
+                        CLIENT_CAPABILITIES_KEY => once(
+                            &mut map,
+                            &mut meta.client_capabilities,
+                            CLIENT_CAPABILITIES_KEY,
+                        )?,
+                        CLIENT_INFO_KEY => once(&mut map, &mut meta.client_info, CLIENT_INFO_KEY)?,
+                        LOG_LEVEL_KEY => once(&mut map, &mut meta.log_level, LOG_LEVEL_KEY)?,
+                        "progressToken" => {
+                            once(&mut map, &mut meta.progress_token, "progressToken")?
+                        }
+                        "traceparent" => once(&mut map, &mut meta.traceparent, "traceparent")?,
+                        "tracestate" => once(&mut map, &mut meta.tracestate, "tracestate")?,
+                        "baggage" => once(&mut map, &mut meta.baggage, "baggage")?,
+                        _ => {
+                            let value = map.next_value::<serde_json::Value>()?;
+                            meta.other
+                                .get_or_insert_with(serde_json::Map::new)
+                                .insert(key.into_owned(), value);
+                        }
+                    }
+                }
+                Ok(meta)
+            }
+        }
+        deserializer.deserialize_map(Fields)
+    }
+}
+
+impl RequestMeta {
+    /// The trace context of this `_meta` (moved out of it).
+    pub fn take_trace_context(&mut self) -> TraceContext {
+        TraceContext::new(
+            self.traceparent.take(),
+            self.tracestate.take(),
+            self.baggage.take(),
+        )
+    }
+
+    /// Whether this `_meta` claims the modern era.
+    pub fn claims_modern(&self) -> bool {
+        self.protocol_version.is_some()
+            || self.client_capabilities.is_some()
+            || self.client_info.is_some()
+            || self.log_level.is_some()
+    }
 }
 
 /// The trace context a request carried: the `_meta` keys the spec reserves for OpenTelemetry
@@ -112,25 +201,6 @@ impl TraceContext {
             tracestate: self.tracestate.or(other.tracestate),
             baggage: self.baggage.or(other.baggage),
         }
-    }
-}
-
-impl RequestMeta {
-    /// The trace context of this `_meta` (moved out of it).
-    pub fn take_trace_context(&mut self) -> TraceContext {
-        TraceContext::new(
-            self.traceparent.take(),
-            self.tracestate.take(),
-            self.baggage.take(),
-        )
-    }
-
-    /// Whether this `_meta` claims the modern era.
-    pub fn claims_modern(&self) -> bool {
-        self.protocol_version.is_some()
-            || self.client_capabilities.is_some()
-            || self.client_info.is_some()
-            || self.log_level.is_some()
     }
 }
 

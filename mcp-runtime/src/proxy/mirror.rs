@@ -233,7 +233,15 @@ async fn forward(
         ),
     };
     let modern = client.era() == Some(crate::protocol::Era::Modern);
-    let mut meta = Map::new();
+    // The caller's own `_meta` keys go on upstream (`com.example/tenant`, ...); the
+    // protocol's (`io.modelcontextprotocol/…`) are each hop's own and are set below.
+    let mut meta: Map<String, Value> = cx
+        .meta()
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| !key.starts_with("io.modelcontextprotocol/"))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
     // The caller's trace goes on upstream (W3C trace context in `_meta`, as SEP-414 has it).
     if let Some(trace) = cx.trace_context() {
         for (key, value) in [

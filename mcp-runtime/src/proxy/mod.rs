@@ -75,9 +75,10 @@
 //!   ([`Upstream::client_credentials`]): discovering it from the upstream's
 //!   protected-resource metadata would let the upstream choose where the gateway sends its
 //!   client secret.
-//! - **`_meta`**: what passes through is the above (trace context; client capabilities
-//!   and log level to a 2026-07-28 upstream); a caller's other `_meta` keys are not
-//!   forwarded.
+//! - **`_meta`** passes through both ways: a caller's own keys (`com.example/…`,
+//!   [`RequestContext::meta`]) go upstream with its request, and a result's `_meta` comes
+//!   back as the upstream gave it. The protocol's keys (`io.modelcontextprotocol/…`,
+//!   `progressToken`) are each hop's own: the proxy sets its own for the upstream.
 
 mod mirror;
 mod per_client;

@@ -19,6 +19,7 @@ fn context(caller: Caller) -> RequestContext {
         peer: None,
         extensions: Arc::default(),
         caller,
+        meta: None,
     })
 }
 

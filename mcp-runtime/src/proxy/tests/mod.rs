@@ -186,6 +186,55 @@ async fn a_proxied_servers_items_are_served_under_the_mount_in_both_eras() {
     }
 }
 
+/// A caller's own `_meta` keys reach the upstream's tool, and the tool's result `_meta`
+/// reaches the caller, in both eras; the protocol's own keys are each hop's.
+#[tokio::test]
+async fn meta_passes_through_both_ways_in_both_eras() {
+    let upstream = Server::builder("upstream", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("meta", "Shows its _meta.", json!({"type": "object"})),
+            |_, cx| async move {
+                let seen = cx.meta().cloned().unwrap_or_default();
+                let mut result =
+                    crate::protocol::CallToolResult::text(serde_json::to_string(&seen).unwrap());
+                result.meta = json!({"com.example/served-by": "upstream"})
+                    .as_object()
+                    .cloned();
+                result
+            },
+        ))
+        .build()
+        .unwrap();
+    for era in [EraMode::Legacy, EraMode::Modern] {
+        let proxy = Proxy::start(Upstream::memory(upstream.clone()).era(era));
+        proxy.connected_times(1).await;
+        let gateway = gateway(&proxy);
+        for caller in [EraMode::Legacy, EraMode::Modern] {
+            let client = Client::memory(&gateway);
+            client.connect(caller).await.unwrap();
+            let answer = client
+                .request(
+                    "tools/call",
+                    Some(json!({
+                        "name": "up_meta",
+                        "arguments": {},
+                        "_meta": {"com.example/tenant": "acme"},
+                    })),
+                )
+                .await
+                .unwrap();
+            let label = format!("upstream {era:?}, caller {caller:?}");
+            let seen: Value =
+                serde_json::from_str(answer["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(seen, json!({"com.example/tenant": "acme"}), "{label}");
+            assert_eq!(
+                answer["_meta"]["com.example/served-by"], "upstream",
+                "{label}: {answer}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_proxy_ends_with_its_last_user() {
     let proxy = Proxy::start(Upstream::memory(upstream()));

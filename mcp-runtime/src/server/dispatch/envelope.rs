@@ -23,6 +23,8 @@ pub(super) struct Envelope {
     pub(super) log_level: Option<LoggingLevel>,
     /// Legacy: the `initialize` behind the request, if any.
     pub(super) session: Option<Arc<LegacySession>>,
+    /// The `_meta` keys the server does not read itself.
+    pub(super) meta: Option<Arc<crate::protocol::JsonObject>>,
 }
 
 static MODERN: LazyLock<Arc<str>> = LazyLock::new(|| MODERN_VERSION.into());
@@ -39,6 +41,7 @@ impl Connection {
         checks: Option<&dyn RequestChecks>,
     ) -> Result<Envelope, Rejection> {
         let mut meta = meta.unwrap_or_default();
+        let other = meta.other.take().map(Arc::new);
         let trace = meta
             .take_trace_context()
             .or(checks.and_then(RequestChecks::trace_context));
@@ -77,6 +80,7 @@ impl Connection {
                 trace,
                 log_level: meta.log_level,
                 session: None,
+                meta: other,
             });
         }
         if let Some(checks) = checks {
@@ -102,6 +106,7 @@ impl Connection {
                 trace,
                 log_level: None,
                 session: Some(s),
+                meta: other,
             },
             None => Envelope {
                 era: Era::Legacy,
@@ -112,6 +117,7 @@ impl Connection {
                 trace,
                 log_level: None,
                 session: None,
+                meta: other,
             },
         })
     }

@@ -95,6 +95,7 @@ impl Connection {
                 peer: Some(self.notifications_for(outlet)),
                 extensions: self.inner.server.inner.extensions.clone(),
                 caller: self.caller_for(outlet),
+                meta: env.meta,
             },
             self.inner.server.inner.clone(),
             io,

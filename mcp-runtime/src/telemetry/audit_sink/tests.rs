@@ -216,6 +216,7 @@ async fn audited_line(sink: &AuditSink, memory: &Memory, id: RequestId, caller: 
         peer: None,
         extensions: Arc::default(),
         caller: Caller::connection().with_identity(caller),
+        meta: None,
     });
     let mut arguments = JsonObject::new();
     arguments.insert("text".into(), "two words".into());
