@@ -9,7 +9,9 @@
 #
 # What runs:
 #   stdio, both eras   the load client talks stdio to `echo-server`, and to `gateway` whose
-#                      one upstream (mounted flat) is `echo-server` as a stdio child.
+#                      one upstream (mounted flat) is `echo-server` as a stdio child; and
+#                      to `relay-floor`, which only copies bytes between its stdio and an
+#                      `echo-server` child: what the second hop alone costs.
 #   HTTP               16 keep-alive connections of modern stateless requests to
 #                      `echo-server --transport http`, and to `gateway --transport http`
 #                      with that stdio upstream, or with an HTTP upstream: an `echo-server`
@@ -21,7 +23,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export RUST_LOG=warn
 ROUNDS=${ROUNDS:-5}
-cargo build --release --quiet -p mcp-bench -p mcp-examples --bin echo-server --bin gateway
+cargo build --release --quiet -p mcp-bench -p mcp-examples \
+    --bin mcp-bench --bin relay-floor --bin echo-server --bin gateway
 bin=target/release
 smoke=()
 calls=(--calls 100000)
@@ -38,6 +41,7 @@ for era in legacy modern; do
     echo "## stdio, $era era, $ROUNDS rounds"
     "$bin/mcp-bench" compare --era "$era" --rounds "$ROUNDS" "${smoke[@]}" "${calls[@]}" \
         --server "direct=$bin/echo-server" \
+        --server "relay-floor=$bin/relay-floor $bin/echo-server" \
         --server "gateway=$bin/gateway --upstream =$bin/echo-server"
 done
 

@@ -124,8 +124,9 @@ fn a_wrong_http_answer_fails_the_legacy_run() {
     );
 }
 
-/// `bench/gateway.sh`'s stdio comparison: `echo-server` directly and through `gateway`
-/// (its one upstream, mounted flat), every answer checked, in both eras.
+/// `bench/gateway.sh`'s stdio comparison: `echo-server` directly, through the relay floor
+/// and through `gateway` (its one upstream, mounted flat), every answer checked, in both
+/// eras.
 #[test]
 fn gateway_smoke_run_in_both_eras() {
     let echo = mcp_tests::example_bin("echo-server").display().to_string();
@@ -133,6 +134,10 @@ fn gateway_smoke_run_in_both_eras() {
         Candidate {
             name: "direct".into(),
             command: vec![echo.clone()],
+        },
+        Candidate {
+            name: "relay-floor".into(),
+            command: vec![env!("CARGO_BIN_EXE_relay-floor").into(), echo.clone()],
         },
         Candidate {
             name: "gateway".into(),
