@@ -96,6 +96,19 @@ impl crate::resource::ResourceTemplate for Items {
     }
 }
 
+/// `tools/call` of `name` without arguments: the result as the gateway sent it (a task
+/// handle or an `input_required` round included).
+async fn call_raw(client: &Client, name: &str) -> Value {
+    client
+        .request_cancellable(
+            "tools/call",
+            Some(json!({ "name": name, "arguments": {} })),
+            None,
+        )
+        .await
+        .unwrap()
+}
+
 /// Serves `server` over Streamable HTTP on a loopback port until the test ends; its URL.
 #[cfg(feature = "http")]
 async fn serve_http(server: Server) -> String {
@@ -593,14 +606,7 @@ async fn an_upstreams_task_is_a_task_of_the_gateway_to_its_end() {
     );
     client.connect(EraMode::Modern).await.unwrap();
     // A call the upstream answers at once is answered at once, not as a task.
-    let quick = client
-        .request_cancellable(
-            "tools/call",
-            Some(json!({"name": "up_quick", "arguments": {}})),
-            None,
-        )
-        .await
-        .unwrap();
+    let quick = call_raw(&client, "up_quick").await;
     assert_eq!(quick["resultType"], "complete", "{quick}");
     // The upstream's task is the gateway's: its question asked under the upstream's key
     // in the gateway task's inputRequests, its status message shown, its result the end.
@@ -634,14 +640,7 @@ async fn an_upstreams_task_is_a_task_of_the_gateway_to_its_end() {
         "the upstream's status message is the gateway task's: {seen:?}"
     );
     // Cancelling the gateway's task cancels the upstream's.
-    let handle = client
-        .request_cancellable(
-            "tools/call",
-            Some(json!({"name": "up_wait", "arguments": {}})),
-            None,
-        )
-        .await
-        .unwrap();
+    let handle = call_raw(&client, "up_wait").await;
     assert_eq!(handle["resultType"], "task", "{handle}");
     started.notified().await;
     client

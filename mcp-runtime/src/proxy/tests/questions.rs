@@ -259,14 +259,7 @@ async fn a_modern_upstreams_questions_pass_through_under_its_keys() {
     // The round as the caller sees it: the upstream's keys, both at once.
     let client = Client::memory(&gateway).with_input_handler(answering());
     client.connect(EraMode::Modern).await.unwrap();
-    let round = client
-        .request_cancellable(
-            "tools/call",
-            Some(json!({"name": "up_both", "arguments": {}})),
-            None,
-        )
-        .await
-        .unwrap();
+    let round = call_raw(&client, "up_both").await;
     assert_eq!(round["resultType"], "input_required", "{round}");
     let keys: Vec<&String> = round["inputRequests"].as_object().unwrap().keys().collect();
     assert_eq!(keys, ["first_name", "last_name"], "{round}");
