@@ -135,6 +135,28 @@ fn gateway(proxy: &Proxy) -> Server {
         .unwrap()
 }
 
+/// Registers `later` (answering "later") on `upstream`: a change of its tools.
+fn add_later(upstream: &Server) {
+    upstream
+        .tools()
+        .register(tool_fn(
+            ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
+            |_, _| async { "later" },
+        ))
+        .unwrap();
+}
+
+/// `upstream` proxied over 2026-07-28, once connected, and mounted under `up`.
+async fn modern_gateway(upstream: Server) -> (Proxy, Server) {
+    let proxy = Proxy::start(Upstream::memory(upstream).era(EraMode::Modern));
+    proxy.connected_times(1).await;
+    let gateway = Server::builder("gateway", "1.0.0")
+        .mount("up", proxy.server().clone())
+        .build()
+        .unwrap();
+    (proxy, gateway)
+}
+
 /// `upstream` proxied, once connected, and mounted under `up` on a server that logs.
 async fn logging_gateway(upstream: Server) -> (Proxy, Server) {
     let proxy = Proxy::start(Upstream::memory(upstream));
@@ -295,13 +317,7 @@ async fn list_changes_reach_the_gateway(upstream: &Server, target: Upstream, lab
     let client = Client::memory(&gateway);
     let mut heard = client.take_unrouted().unwrap();
     client.connect(EraMode::Legacy).await.unwrap();
-    upstream
-        .tools()
-        .register(tool_fn(
-            ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
-            |_, _| async { "later" },
-        ))
-        .unwrap();
+    add_later(upstream);
     let told = tokio::time::timeout(Duration::from_secs(60), async {
         loop {
             let note = heard.recv().await.unwrap();
@@ -361,13 +377,7 @@ async fn listing_the_same_again_changes_nothing() {
             "{era:?}: a change the upstream told of was not passed on"
         );
         generations.mark_unchanged();
-        upstream
-            .tools()
-            .register(tool_fn(
-                ToolDefinition::new("later", "Added later.", json!({"type": "object"})),
-                |_, _| async { "later" },
-            ))
-            .unwrap();
+        add_later(&upstream);
         mirror::sync(
             &proxy.link,
             &client,
@@ -583,12 +593,7 @@ async fn an_upstreams_task_is_a_task_of_the_gateway_to_its_end() {
         ))
         .build()
         .unwrap();
-    let proxy = Proxy::start(Upstream::memory(upstream).era(EraMode::Modern));
-    proxy.connected_times(1).await;
-    let gateway = Server::builder("gateway", "1.0.0")
-        .mount("up", proxy.server().clone())
-        .build()
-        .unwrap();
+    let (_proxy, gateway) = modern_gateway(upstream).await;
     // The mount of a proxy that may see tasks offers them.
     assert!(
         gateway

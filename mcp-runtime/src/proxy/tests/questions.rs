@@ -238,12 +238,7 @@ async fn a_modern_upstreams_questions_pass_through_under_its_keys() {
         ))
         .build()
         .unwrap();
-    let proxy = Proxy::start(Upstream::memory(upstream).era(EraMode::Modern));
-    proxy.connected_times(1).await;
-    let gateway = Server::builder("gateway", "1.0.0")
-        .mount("up", proxy.server().clone())
-        .build()
-        .unwrap();
+    let (_proxy, gateway) = modern_gateway(upstream).await;
     let answering = || {
         crate::client::InputHandler::new().on_elicit(|params| async move {
             let name = if params.message.starts_with("First") {
