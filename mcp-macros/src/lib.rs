@@ -54,6 +54,11 @@ use proc_macro::TokenStream;
 ///   `task = "required"` (only ever a task; other clients are refused with `-32021`) or
 ///   `task = "explicit"` (a task for a client that supports them once the tool calls
 ///   `cx.become_task()`, an ordinary call until then);
+/// - MCP Apps (`mcp_runtime::protocol::apps`): `app = "ui://weather/forecast"` shows the tool
+///   with that view (`_meta.ui.resourceUri`; a `ui://` URI, checked here; `build()` refuses a
+///   view no resource serves), `visibility = ["app"]` lets only the view call it (hidden
+///   from, and refused to, clients that render no apps), `["model", "app"]` both (the
+///   default);
 /// - `crate = path` names the runtime crate when it is re-exported.
 ///
 /// Parameters are JSON arguments (their doc comments become property descriptions;

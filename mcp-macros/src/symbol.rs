@@ -20,6 +20,8 @@ pub(crate) const RATE_LIMIT: &str = "rate_limit";
 pub(crate) const CACHE: &str = "cache";
 pub(crate) const SCOPES: &str = "scopes";
 pub(crate) const TASK: &str = "task";
+pub(crate) const APP: &str = "app";
+pub(crate) const VISIBILITY: &str = "visibility";
 
 /// Every `#[mcp_tool]` key, as listed in the unknown-key error.
 pub(crate) const TOOL_KEYS: &[&str] = &[
@@ -39,6 +41,8 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     CACHE,
     SCOPES,
     TASK,
+    APP,
+    VISIBILITY,
     CRATE,
 ];
 

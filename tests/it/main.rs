@@ -1,5 +1,6 @@
 //! End-to-end tests, compiled into one binary (link time dominates on small machines).
 
+mod apps;
 mod audit_trail;
 mod client_input;
 mod command_server;

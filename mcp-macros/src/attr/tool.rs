@@ -36,6 +36,10 @@ pub(crate) struct ToolAttrs {
     pub(crate) scopes: Option<Spanned<Vec<Spanned<String>>>>,
     /// `task = "optional" | "required" | "explicit"`.
     pub(crate) task: Option<Spanned<TaskSupport>>,
+    /// `app = "ui://weather/forecast"`: the MCP Apps view the tool is shown with.
+    pub(crate) app: Option<Spanned<String>>,
+    /// `visibility = ["model", "app"]`: who may call a tool that has a view (at least one).
+    pub(crate) visibility: Option<Spanned<Vec<String>>>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -95,6 +99,14 @@ impl ToolAttrs {
             CACHE => set_once(cx, WHAT, key, &mut self.cache, duration_value(cx, key)),
             SCOPES => set_once(cx, WHAT, key, &mut self.scopes, scopes_value(cx, key)),
             TASK => set_once(cx, WHAT, key, &mut self.task, task_value(cx, key)),
+            APP => set_once(cx, WHAT, key, &mut self.app, app_value(cx, key)),
+            VISIBILITY => set_once(
+                cx,
+                WHAT,
+                key,
+                &mut self.visibility,
+                visibility_value(cx, key),
+            ),
             CRATE => {
                 let path = crate_value(cx, key);
                 if path.is_some() {
@@ -224,6 +236,90 @@ fn task_value(cx: &Ctxt, k: &Key) -> Option<Spanned<TaskSupport>> {
     };
     Some(Spanned {
         value,
+        span: k.span,
+    })
+}
+
+/// What `app` takes, shown by every error about it.
+const APP_FORMS: &str = "the `ui://` URI of the MCP Apps view the tool is shown with, served by a resource of the same server, e.g. `app = \"ui://weather/forecast\"`";
+
+/// `app = "ui://…"`: a `ui://` URI with something after the scheme.
+fn app_value(cx: &Ctxt, k: &Key) -> Option<Spanned<String>> {
+    let s = policy_string(
+        cx,
+        APP,
+        k.span,
+        k.value.clone(),
+        APP_FORMS,
+        "\"ui://weather/forecast\"",
+    )?;
+    let uri = s.value();
+    match uri.strip_prefix("ui://") {
+        Some(rest) if !rest.is_empty() && !rest.contains(char::is_whitespace) => Some(Spanned {
+            value: uri,
+            span: k.span,
+        }),
+        Some(_) => {
+            cx.error_spanned_by(&s, format!("invalid `app` {uri:?}: write {APP_FORMS}"));
+            None
+        }
+        None => {
+            cx.error_spanned_by(
+                &s,
+                format!(
+                    "invalid `app` {uri:?}: MCP Apps views are `ui://` resources; write {APP_FORMS}"
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// What `visibility` takes, shown by every error about it.
+const VISIBILITY_FORMS: &str = "an array of who may call the tool: `\"model\"` (the agent) and/or `\"app\"` (its view), e.g. `visibility = [\"app\"]`";
+
+/// `visibility = ["model", "app"]`: at least one, each once.
+fn visibility_value(cx: &Ctxt, k: &Key) -> Option<Spanned<Vec<String>>> {
+    let array = match k.value.clone() {
+        Some(Expr::Array(array)) => array,
+        Some(other) => {
+            cx.error_spanned_by(other, format!("`visibility` takes {VISIBILITY_FORMS}"));
+            return None;
+        }
+        None => {
+            cx.error_at(
+                k.span,
+                format!("`visibility` needs a value: {VISIBILITY_FORMS}"),
+            );
+            return None;
+        }
+    };
+    if array.elems.is_empty() {
+        cx.error_spanned_by(
+            &array,
+            format!("an empty `visibility` lets no one call the tool; write {VISIBILITY_FORMS}"),
+        );
+        return None;
+    }
+    let mut seen = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) if matches!(s.value().as_str(), "model" | "app") => {
+                if seen.contains(&s.value()) {
+                    cx.error_spanned_by(s, format!("{:?} is listed twice", s.value()));
+                } else {
+                    seen.push(s.value());
+                }
+            }
+            other => {
+                cx.error_spanned_by(other, format!("not a visibility; write {VISIBILITY_FORMS}"))
+            }
+        }
+    }
+    Some(Spanned {
+        value: seen,
         span: k.span,
     })
 }

@@ -34,6 +34,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, position: Position) {
     );
     annotations(cx, tool);
     policy(cx, tool);
+    app(cx, tool);
     params(
         cx,
         &tool.func,
@@ -91,6 +92,15 @@ fn policy(cx: &Ctxt, tool: &ToolFn) {
         cx.error_at(
             cache.span,
             format!("a cached result is only safe for read-only, idempotent tools, and this tool {problem}: mark it {fix}, or remove `cache`"),
+        );
+    }
+}
+
+fn app(cx: &Ctxt, tool: &ToolFn) {
+    if let (Some(visibility), None) = (&tool.attrs.visibility, &tool.attrs.app) {
+        cx.error_at(
+            visibility.span,
+            "`visibility` says who may call a tool shown with an MCP Apps view, and this tool names none: add `app = \"ui://…\"`, or remove `visibility`",
         );
     }
 }

@@ -187,6 +187,17 @@ fn definition_fn(tool: &ToolFn, rt: &TokenStream, args_ty: &Ident) -> TokenStrea
     });
     let annotations = annotations(tool, rt);
     let icons = icons(rt, &tool.attrs.icons);
+    let app = tool.attrs.app.as_ref().map(|app| {
+        let uri = &app.value;
+        quote!(definition = definition.with_app(#uri);)
+    });
+    let visibility = tool.attrs.visibility.as_ref().map(|v| {
+        let each = v.value.iter().map(|who| match who.as_str() {
+            "model" => quote!(#rt::protocol::apps::Visibility::Model),
+            _ => quote!(#rt::protocol::apps::Visibility::App),
+        });
+        quote!(definition = definition.with_app_visibility([#(#each),*]);)
+    });
     quote! {
         fn definition(&self) -> #rt::protocol::ToolDefinition {
             let mut definition = #rt::protocol::ToolDefinition::new(
@@ -200,6 +211,8 @@ fn definition_fn(tool: &ToolFn, rt: &TokenStream, args_ty: &Ident) -> TokenStrea
             #title
             #annotations
             #icons
+            #app
+            #visibility
             definition
         }
     }

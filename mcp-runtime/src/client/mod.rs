@@ -678,13 +678,17 @@ impl Client {
             // Capabilities already there are kept: a proxy sends its caller's.
             if !meta.contains_key(CLIENT_CAPABILITIES_KEY) {
                 let mut capabilities = self.declared_capabilities();
+                // Added to the extensions declared (the apps extension of a previewing
+                // client), never in their place.
                 if self.tasks_enabled()
                     && let Value::Object(capabilities) = &mut capabilities
+                    && let Value::Object(extensions) = capabilities
+                        .entry("extensions")
+                        .or_insert_with(|| json!({}))
                 {
-                    capabilities.insert(
-                        "extensions".into(),
-                        json!({ crate::protocol::task::TASKS_EXTENSION: {} }),
-                    );
+                    extensions
+                        .entry(crate::protocol::task::TASKS_EXTENSION)
+                        .or_insert_with(|| json!({}));
                 }
                 meta.insert(CLIENT_CAPABILITIES_KEY.into(), capabilities);
             }

@@ -250,6 +250,14 @@ impl RequestContext {
         &self.inner.client_capabilities
     }
 
+    /// Whether the client renders MCP Apps views (it declared the
+    /// `io.modelcontextprotocol/ui` extension; see [`crate::protocol::apps`]). A tool shown
+    /// with a view returns a text result every client can use anyway, and may add to it
+    /// (structured content for the view) when this is true.
+    pub fn client_renders_apps(&self) -> bool {
+        crate::protocol::apps::client_supports_apps(&self.inner.client_capabilities)
+    }
+
     /// The client's identity, when it gave one.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.inner.client_info.as_deref()

@@ -1,5 +1,6 @@
 //! Wire types for both protocol eras: JSON-RPC framing and MCP messages. Serde only, no I/O.
 
+pub mod apps;
 pub mod capabilities;
 pub mod common;
 pub mod completion;

@@ -18,11 +18,13 @@
 //!
 //! [`Json`]: crate::tool::Json
 
+mod app;
 mod catalog;
 mod contents;
 pub mod uri_template;
 
 pub use crate::context::ResourceError;
+pub use app::{AppView, Html};
 pub use catalog::{ResourceCatalog, ResourceSink};
 pub use contents::IntoContents;
 pub use uri_template::{UriTemplate, UriTemplateError, Variables};

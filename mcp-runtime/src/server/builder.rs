@@ -4,7 +4,7 @@
 //! answer, and the server itself.
 
 use super::dispatch::table::Offer;
-use super::problems::{task_problem, unknown_tool_layers};
+use super::problems::{task_problem, unknown_tool_layers, unserved_views};
 use super::projection::{Modern, to_raw};
 use super::registry::catalog::PageSettings;
 use super::registry::{self, ChangeFeed, Registry};
@@ -535,6 +535,7 @@ impl ServerBuilder {
         let registry = Registry::new(tools, resources, prompts, skills, feed);
         let mounts = super::mount::mount_all(std::mem::take(&mut self.mounts), &registry, errors);
         errors.extend(unknown_tool_layers(&registry.tools));
+        errors.extend(unserved_views(&registry));
         (registry, mounts)
     }
 
@@ -589,6 +590,7 @@ impl ServerBuilder {
                 || mounts.iter().any(super::mount::Mounted::offers_tasks),
             // A mounted server's skills are served here (`server::mount`).
             skills,
+            apps: tools.snapshot().iter().any(|t| t.app.is_some()) || resources.serves_apps(),
         }
     }
 

@@ -193,7 +193,10 @@ impl Mounted {
                     .tools()
                     .snapshot()
                     .iter()
-                    .map(|tool| tool.mounted(&prefixed(&self.prefix, &tool.name), &self.home))
+                    .map(|tool| {
+                        let name = prefixed(&self.prefix, &tool.name);
+                        tool.mounted(&name, &|uri| mount_uri(&self.prefix, uri), &self.home)
+                    })
                     .collect();
                 into.tools
                     .swap_mounted(&mut held.tools, tools, leave_out_clashes)

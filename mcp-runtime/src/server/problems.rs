@@ -1,5 +1,6 @@
 //! What `ServerBuilder::build` reports: every problem of a server definition at once.
 
+use super::registry::Registry;
 use super::{RegistrationError, ToolRegistry};
 
 /// What is wrong with task settings, if anything.
@@ -30,6 +31,28 @@ pub(super) fn unknown_tool_layers(tools: &ToolRegistry) -> Vec<RegistrationError
     unknown
         .into_iter()
         .map(|name| RegistrationError::UnknownTool { name: name.clone() })
+        .collect()
+}
+
+/// Tools whose MCP Apps view no resource (or template) of the server serves, in list order:
+/// a host would show a broken frame. Checked at `build()`, after mounts; tools registered
+/// later at run time, and a proxy's (whose upstream serves their views), are not.
+pub(super) fn unserved_views(registry: &Registry) -> Vec<RegistrationError> {
+    registry
+        .tools
+        .snapshot()
+        .iter()
+        .filter_map(|tool| {
+            let uri = &tool.app.as_ref()?.resource_uri;
+            registry
+                .resources
+                .route(uri)
+                .is_none()
+                .then(|| RegistrationError::UnservedView {
+                    tool: tool.name.to_string(),
+                    uri: uri.clone(),
+                })
+        })
         .collect()
 }
 

@@ -7,6 +7,7 @@ use super::method::Method;
 use super::{Connection, Routed, Scope, required_params};
 use crate::context::RequestContext;
 use crate::pipeline::{AUDIT_TARGET, BoxError, McpRequest, Outcome};
+use crate::protocol::apps::client_supports_apps;
 use crate::protocol::jsonrpc::{encode_error, encode_result_within};
 use crate::protocol::methods;
 use crate::protocol::{CallToolParams, CallToolResult, Content, Era, McpError, RequestId};
@@ -31,12 +32,15 @@ impl Connection {
             let env = self.admitted_named(p.meta, method, &p.name, checks)?;
             // The mirrored headers exist on the modern leg only.
             let header_checks = checks.filter(|_| env.era == Era::Modern);
+            // An app-only tool does not exist for a client that renders no MCP Apps
+            // (`protocol::apps`): refused exactly as an unknown name.
             let tool = self
                 .inner
                 .server
                 .tools()
                 .snapshot()
                 .get(&p.name)
+                .filter(|t| !t.app_only() || client_supports_apps(&env.client_capabilities))
                 .cloned()
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", p.name)))?;
             let arguments = match p.arguments {

@@ -3,6 +3,7 @@
 
 use super::method::Method;
 use super::{Connection, optional_params};
+use crate::protocol::apps::client_supports_apps;
 use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
 use crate::server::contract::{Rejection, RequestChecks};
@@ -12,8 +13,14 @@ use std::sync::Arc;
 
 /// A list a `*/list` method pages through: one registry's page from a cursor, per era.
 pub(super) trait Listed {
-    /// The page at `cursor` (the first without one).
-    fn page(registry: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError>;
+    /// The page at `cursor` (the first without one), for a client that renders MCP Apps
+    /// (`apps`) or not.
+    fn page(
+        registry: &Registry,
+        cursor: Option<&str>,
+        modern: bool,
+        apps: bool,
+    ) -> Result<Arc<str>, McpError>;
 }
 
 /// `tools/list`.
@@ -26,25 +33,45 @@ pub(super) struct Resources;
 pub(super) struct Templates;
 
 impl Listed for Tools {
-    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
-        r.tools.list_page(cursor, modern)
+    fn page(
+        r: &Registry,
+        cursor: Option<&str>,
+        modern: bool,
+        apps: bool,
+    ) -> Result<Arc<str>, McpError> {
+        r.tools.list_page(cursor, modern, apps)
     }
 }
 
 impl Listed for Prompts {
-    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+    fn page(
+        r: &Registry,
+        cursor: Option<&str>,
+        modern: bool,
+        _: bool,
+    ) -> Result<Arc<str>, McpError> {
         r.prompts.list_page(cursor, modern)
     }
 }
 
 impl Listed for Resources {
-    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+    fn page(
+        r: &Registry,
+        cursor: Option<&str>,
+        modern: bool,
+        _: bool,
+    ) -> Result<Arc<str>, McpError> {
         r.resources.list_page(cursor, modern)
     }
 }
 
 impl Listed for Templates {
-    fn page(r: &Registry, cursor: Option<&str>, modern: bool) -> Result<Arc<str>, McpError> {
+    fn page(
+        r: &Registry,
+        cursor: Option<&str>,
+        modern: bool,
+        _: bool,
+    ) -> Result<Arc<str>, McpError> {
         r.resources.templates_page(cursor, modern)
     }
 }
@@ -64,6 +91,7 @@ impl Connection {
             self.inner.server.registry(),
             p.cursor.as_deref(),
             env.era == Era::Modern,
+            client_supports_apps(&env.client_capabilities),
         )?;
         Ok(encode_raw_result(id, &page))
     }

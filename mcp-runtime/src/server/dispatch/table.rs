@@ -30,6 +30,8 @@ pub(crate) struct Offer {
     pub(crate) tasks: bool,
     /// Skills are served.
     pub(crate) skills: bool,
+    /// Some tool has an MCP Apps view, or some resource is one.
+    pub(crate) apps: bool,
 }
 
 impl Offer {
@@ -81,6 +83,12 @@ impl Offer {
             extensions.insert(
                 SKILLS_EXTENSION.into(),
                 serde_json::json!({ "directoryRead": true }),
+            );
+        }
+        if self.apps {
+            extensions.insert(
+                crate::protocol::apps::UI_EXTENSION.into(),
+                crate::protocol::apps::server_extension_settings(),
             );
         }
         (!extensions.is_empty()).then_some(extensions)

@@ -38,6 +38,14 @@ pub(crate) trait Kind: Send + Sync + 'static {
 
     /// The error for a second item with the same key.
     fn duplicate(key: &str) -> RegistrationError;
+
+    /// Whether the item is listed only to clients that may see restricted items (an
+    /// app-only tool, to clients that render MCP Apps). None by default; a snapshot without
+    /// any is listed from its cached pages to everyone.
+    fn restricted(item: &Self::Item) -> bool {
+        let _ = item;
+        false
+    }
 }
 
 /// What pages need from the server: its identity, cache policy and page size.
@@ -66,6 +74,8 @@ pub(crate) struct Snapshot<K: Kind> {
     order: Vec<Arc<K::Item>>,
     pages: Vec<Page>,
     page_by_cursor: HashMap<String, usize>,
+    /// Whether any item is [`Kind::restricted`].
+    restricted: bool,
 }
 
 impl<K: Kind> Snapshot<K> {
@@ -90,6 +100,7 @@ impl<K: Kind> Snapshot<K> {
                 .iter()
                 .map(|item| (Arc::from(K::key(item)), item.clone()))
                 .collect(),
+            restricted: items.iter().any(|item| K::restricted(item)),
             order: items,
             pages,
             page_by_cursor,
@@ -299,15 +310,30 @@ impl<K: Kind> Catalog<K> {
         }
         // A cursor from before a change: continue from the key it names, so a client paging
         // through a changing list neither fails nor loops.
-        let start_key = cursor
-            .filter(|c| c.len() <= MAX_CURSOR_LEN)
-            .and_then(|c| URL_SAFE_NO_PAD.decode(c).ok())
-            .and_then(|b| String::from_utf8(b).ok())
-            .ok_or_else(|| McpError::invalid_params("invalid cursor"))?;
-        let start = snapshot
-            .order
-            .partition_point(|i| K::key(i) < start_key.as_str());
+        let start = start_at::<K>(&snapshot.order, cursor)?;
         Ok(self.render(&snapshot.order, start, modern))
+    }
+
+    /// [`list_page`](Self::list_page) for a client that may not see restricted items: the
+    /// cached pages when there are none; else a page of the others, rendered for this
+    /// request (cursors name keys, so they work across both views).
+    pub(crate) fn list_page_unrestricted(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<Arc<str>, McpError> {
+        let snapshot = self.snapshot();
+        if !snapshot.restricted {
+            return self.list_page(cursor, modern);
+        }
+        let visible: Vec<_> = snapshot
+            .order
+            .iter()
+            .filter(|item| !K::restricted(item))
+            .cloned()
+            .collect();
+        let start = start_at::<K>(&visible, cursor)?;
+        Ok(self.render(&visible, start, modern))
     }
 
     /// The list result text for the page of `items` beginning at `start`.
@@ -330,6 +356,20 @@ impl<K: Kind> Catalog<K> {
         };
         raw.get().into()
     }
+}
+
+/// Where in `order` the page named by `cursor` starts: the first item at or after the key
+/// the cursor names (the first item without a cursor).
+fn start_at<K: Kind>(order: &[Arc<K::Item>], cursor: Option<&str>) -> Result<usize, McpError> {
+    let Some(cursor) = cursor else {
+        return Ok(0);
+    };
+    let start_key = Some(cursor)
+        .filter(|c| c.len() <= MAX_CURSOR_LEN)
+        .and_then(|c| URL_SAFE_NO_PAD.decode(c).ok())
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(|| McpError::invalid_params("invalid cursor"))?;
+    Ok(order.partition_point(|i| K::key(i) < start_key.as_str()))
 }
 
 /// Cursors longer than this are refused unread (a key is a name or a URI; its base64 is

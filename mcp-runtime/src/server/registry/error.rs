@@ -46,6 +46,26 @@ pub enum RegistrationError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The tool's MCP Apps view (`_meta.ui`) is malformed: not a `ui://` URI, or a
+    /// `visibility` that lets no one call it.
+    #[error("tool `{name}` has an invalid app view: {reason}")]
+    InvalidApp {
+        /// The tool.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The tool names an MCP Apps view that no resource of the server serves: a host would
+    /// show a broken frame.
+    #[error(
+        "tool `{tool}` shows the view `{uri}`, but no resource serves it; register it (`ServerBuilder::resource(AppView::new({uri:?}, ...))`) or fix the URI"
+    )]
+    UnservedView {
+        /// The tool.
+        tool: String,
+        /// The view's URI.
+        uri: String,
+    },
     /// [`ServerBuilder::layer_for`](crate::ServerBuilder::layer_for) names a tool that was
     /// not registered.
     #[error("a layer is added for tool `{name}`, but no tool of that name is registered")]

@@ -366,6 +366,15 @@ impl ResourceRegistry {
                 reason: "a resource URI needs a scheme (`config://app`) and no spaces".into(),
             });
         }
+        if definition.mime_type.as_deref() == Some(crate::protocol::apps::APP_MIME_TYPE)
+            && !uri.starts_with(crate::protocol::apps::UI_SCHEME)
+        {
+            return Err(RegistrationError::InvalidResource {
+                uri,
+                reason: "an MCP Apps view (`text/html;profile=mcp-app`) must have a `ui://` URI"
+                    .into(),
+            });
+        }
         if !has_name(&definition.name) {
             return Err(RegistrationError::InvalidResource {
                 uri,
@@ -548,6 +557,13 @@ impl ResourceRegistry {
     /// The template registered with exactly this URI template string.
     pub(crate) fn template(&self, uri_template: &str) -> Option<Arc<RegisteredTemplate>> {
         self.templates.snapshot().get(uri_template).cloned()
+    }
+
+    /// Whether some resource is an MCP Apps view (its MIME type is `text/html;profile=mcp-app`).
+    pub(crate) fn serves_apps(&self) -> bool {
+        self.resources.snapshot().iter().any(|r| {
+            r.definition.mime_type.as_deref() == Some(crate::protocol::apps::APP_MIME_TYPE)
+        })
     }
 
     /// Whether a resource has exactly this URI.

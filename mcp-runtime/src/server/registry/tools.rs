@@ -6,6 +6,7 @@ use super::catalog::{Catalog, Kind, PageSettings, Snapshot};
 use super::{ChangeFeed, Primitive, RegistrationError};
 use crate::context::Extensions;
 use crate::pipeline::{ServerPolicies, ToolStack};
+use crate::protocol::apps::ToolUi;
 use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::{McpError, ToolDefinition};
 use crate::tool::schema::CheckedSchema;
@@ -31,18 +32,38 @@ pub(crate) struct RegisteredTool {
     pub(crate) scopes: Arc<[String]>,
     /// Whether calls may run as tasks.
     pub(crate) task: crate::task::TaskSupport,
+    /// The MCP Apps view the tool is shown with, if any.
+    pub(crate) app: Option<Arc<ToolUi>>,
     modern_definition: ToolDefinition,
     legacy_definition: ToolDefinition,
 }
 
 impl RegisteredTool {
-    /// This tool as another server serves it (`ServerBuilder::mount`): named `name`, run by
-    /// its own stack (its server's policies) with its server's state and resources.
-    pub(crate) fn mounted(&self, name: &str, home: &Arc<crate::context::Home>) -> Self {
-        let mut modern_definition = self.modern_definition.clone();
-        modern_definition.name = name.to_owned();
-        let mut legacy_definition = self.legacy_definition.clone();
-        legacy_definition.name = name.to_owned();
+    /// This tool as another server serves it (`ServerBuilder::mount`): named `name`, its
+    /// view (if any) at the URI `mount_uri` makes of it (where the mount serves the view's
+    /// resource), run by its own stack (its server's policies) with its server's state and
+    /// resources.
+    pub(crate) fn mounted(
+        &self,
+        name: &str,
+        mount_uri: &dyn Fn(&str) -> String,
+        home: &Arc<crate::context::Home>,
+    ) -> Self {
+        let app = self.app.as_ref().map(|ui| {
+            let mut ui = ToolUi::clone(ui);
+            ui.resource_uri = mount_uri(&ui.resource_uri);
+            Arc::new(ui)
+        });
+        let rename = |definition: &ToolDefinition| {
+            let mut definition = definition.clone();
+            definition.name = name.to_owned();
+            match &app {
+                Some(ui) => definition.with_app(ui.resource_uri.clone()),
+                None => definition,
+            }
+        };
+        let modern_definition = rename(&self.modern_definition);
+        let legacy_definition = rename(&self.legacy_definition);
         Self {
             name: name.into(),
             stack: self.stack.at_home(home.clone()),
@@ -50,6 +71,7 @@ impl RegisteredTool {
             header_params: self.header_params.clone(),
             scopes: self.scopes.clone(),
             task: self.task,
+            app,
             modern_definition,
             legacy_definition,
         }
@@ -82,6 +104,7 @@ fn prepare(
     {
         return Err(RegistrationError::MissingDescription { name });
     }
+    let app = app_of(&definition)?;
     check_state(&*tool, extensions).map_err(|type_names| RegistrationError::MissingToolState {
         tool: name.clone(),
         type_names,
@@ -138,9 +161,43 @@ fn prepare(
         header_params,
         scopes,
         task: policy.task,
+        app,
         modern_definition: definition,
         legacy_definition,
     })
+}
+
+/// The tool's MCP Apps view, checked: `_meta.ui` that does not parse, a view that is not
+/// `ui://`, or a `visibility` that lets no one call the tool is refused.
+fn app_of(definition: &ToolDefinition) -> Result<Option<Arc<ToolUi>>, RegistrationError> {
+    let invalid = |reason: String| RegistrationError::InvalidApp {
+        name: definition.name.clone(),
+        reason,
+    };
+    let declared = definition
+        .meta
+        .as_ref()
+        .is_some_and(|m| m.contains_key("ui"));
+    let Some(ui) = definition.app() else {
+        return match declared {
+            true => Err(invalid(
+                "`_meta.ui` is not `{resourceUri, visibility?}` with `visibility` of `model` and `app`".into(),
+            )),
+            false => Ok(None),
+        };
+    };
+    match ui.problem() {
+        Some(reason) => Err(invalid(reason)),
+        None => Ok(Some(Arc::new(ui))),
+    }
+}
+
+impl RegisteredTool {
+    /// Whether the tool is hidden from, and refused to, a client that does not render MCP
+    /// Apps (its `visibility` is `app` only; see [`crate::protocol::apps`]).
+    pub(crate) fn app_only(&self) -> bool {
+        self.app.as_ref().is_some_and(|ui| ui.app_only())
+    }
 }
 
 /// The tools kind of the registry.
@@ -167,6 +224,10 @@ impl Kind for Tools {
         RegistrationError::Duplicate {
             name: name.to_owned(),
         }
+    }
+
+    fn restricted(tool: &RegisteredTool) -> bool {
+        tool.app_only()
     }
 }
 
@@ -297,12 +358,17 @@ impl ToolRegistry {
             .map(|t| t.modern_definition.clone())
     }
 
-    /// The serialized `tools/list` result for `cursor` in the given era.
+    /// The serialized `tools/list` result for `cursor` in the given era, for a client that
+    /// renders MCP Apps (`apps`: every tool) or not (app-only tools left out).
     pub(crate) fn list_page(
         &self,
         cursor: Option<&str>,
         modern: bool,
+        apps: bool,
     ) -> Result<Arc<str>, McpError> {
-        self.catalog.list_page(cursor, modern)
+        match apps {
+            true => self.catalog.list_page(cursor, modern),
+            false => self.catalog.list_page_unrestricted(cursor, modern),
+        }
     }
 }
