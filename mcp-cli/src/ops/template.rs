@@ -26,11 +26,19 @@ pub enum Template {
     Http,
     /// Tools on a FileService confined to a directory from arguments or the environment.
     Files,
+    /// A tool with an interactive view (MCP Apps): the view in `ui/`, written with the
+    /// official `@modelcontextprotocol/ext-apps` `App` class and built by `build.rs` with npm.
+    App,
 }
 
 impl Template {
     /// Every template.
-    pub const ALL: [Template; 3] = [Template::Stdio, Template::Http, Template::Files];
+    pub const ALL: [Template; 4] = [
+        Template::Stdio,
+        Template::Http,
+        Template::Files,
+        Template::App,
+    ];
 
     /// The template's folder name under `templates/`.
     pub fn name(self) -> &'static str {
@@ -38,6 +46,7 @@ impl Template {
             Template::Stdio => "stdio",
             Template::Http => "http",
             Template::Files => "files",
+            Template::App => "app",
         }
     }
 

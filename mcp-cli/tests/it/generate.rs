@@ -222,6 +222,23 @@ fn the_files_template_passes_its_tests_and_serves_the_directory_given() {
 }
 
 #[test]
+fn the_app_template_builds_its_view_and_passes_its_tests() {
+    // `cargo test` ran `build.rs`: `npm ci` from the pinned lock, then Vite.
+    let (_tmp, project) = generated_and_tested("app");
+    let built = std::fs::read_to_string(project.join("ui/dist/index.html")).unwrap();
+    assert!(
+        built.contains("callServerTool") && !built.contains("src=\"./src/app.js\""),
+        "one self-contained document with the ext-apps App class"
+    );
+    let read = cargo_mcp_in(&project, &["read", "ui://demo-app/stats"]);
+    assert!(read.status.success(), "{}", show(&read));
+    assert!(stdout(&read).contains("<!doctype html>"), "{}", show(&read));
+    let call = cargo_mcp_in(&project, &["call", "text_stats", "text=one two"]);
+    assert!(call.status.success(), "{}", show(&call));
+    assert!(stdout(&call).contains("\"words\":2"), "{}", show(&call));
+}
+
+#[test]
 fn a_project_inside_a_workspace_joins_it_or_stands_alone_and_both_build() {
     let tmp = outside_tempdir();
     let root = tmp.path();
