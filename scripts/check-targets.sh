@@ -43,7 +43,7 @@ checks=(
 # `new`), standalone, with the workspace's lock file as their starting point.
 cargo build "${CROSS_CARGO_FLAGS[@]:1}" -p mcp-runtime-cli --quiet
 projects=target/cross/projects
-templates=(stdio http files)
+templates=(stdio http files app)
 rm -rf "$projects" && mkdir -p "$projects"
 for template in "${templates[@]}"; do
     target/cross/debug/cargo-mcp mcp new "$projects/$template" --template "$template" \

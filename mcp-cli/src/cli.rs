@@ -2,8 +2,8 @@
 //! shape, so `cargo mcp new x` and `cargo-mcp new x` parse the same way.
 
 use crate::commands::{
-    call, completions, dev, doctor, init, install, list, login, new, package, prompt, read, schema,
-    task, uninstall,
+    call, completions, dev, doctor, init, install, list, login, new, package, preview, prompt,
+    read, schema, task, uninstall,
 };
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -91,6 +91,8 @@ pub enum Command {
     Doctor(doctor::Args),
     /// Serve the current project, rebuilding it on every saved change.
     Dev(dev::Args),
+    /// Show a tool's MCP Apps view in the browser, hosted as a chat host does.
+    Preview(preview::Args),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions(completions::Args),
     /// Write the MCP Registry's server.json and build an MCPB bundle.
@@ -128,6 +130,7 @@ pub fn exec(cli: McpCli) -> anyhow::Result<()> {
         Command::Uninstall(args) => uninstall::exec(args),
         Command::Doctor(args) => doctor::exec(args),
         Command::Dev(args) => dev::exec(args),
+        Command::Preview(args) => preview::exec(args),
         Command::Completions(args) => {
             completions::exec(args, <Cargo as clap::CommandFactory>::command())
         }

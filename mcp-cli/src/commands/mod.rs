@@ -11,6 +11,7 @@ pub mod list;
 pub mod login;
 pub mod new;
 pub mod package;
+pub mod preview;
 pub mod prompt;
 pub mod read;
 pub mod schema;

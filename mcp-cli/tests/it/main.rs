@@ -12,6 +12,7 @@ mod inspect;
 mod install;
 mod oauth;
 mod package;
+mod preview;
 mod primitives;
 mod skills;
 mod support;

@@ -197,7 +197,7 @@ fn kept_token(path: &std::path::Path) -> Result<String> {
 }
 
 /// 128 random bits, hex.
-fn token() -> String {
+pub(super) fn token() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system's random generator works");
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -214,7 +214,7 @@ fn is_loopback_host(host: &str) -> bool {
 }
 
 /// Whether the request's body is declared JSON.
-fn is_json(request: &Request<Incoming>) -> bool {
+pub(super) fn is_json(request: &Request<Incoming>) -> bool {
     request
         .headers()
         .get(header::CONTENT_TYPE)

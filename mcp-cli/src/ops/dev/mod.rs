@@ -38,6 +38,7 @@ pub mod build;
 pub mod child;
 pub mod http;
 pub mod inspector;
+pub mod preview;
 pub mod relay;
 pub mod watch;
 
@@ -71,12 +72,23 @@ pub struct DevOptions {
 }
 
 /// Where the client reaches a dev session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
     /// Our stdin and stdout (the client started us).
     Stdio,
     /// A Streamable HTTP endpoint on this address (`http://<address>/mcp`).
     Http(std::net::SocketAddr),
+    /// No outside client: the MCP Apps preview page on this address ([`preview`]) is the
+    /// client, showing `tool` (the first tool with a view when `None`) called with
+    /// `arguments`.
+    Preview {
+        /// Where the page is served (a loopback IPv4 address).
+        address: std::net::SocketAddr,
+        /// The tool whose view is shown.
+        tool: Option<String>,
+        /// The arguments it is called with.
+        arguments: serde_json::Value,
+    },
 }
 
 /// What happens in a session, as the event loop sees it.
@@ -133,6 +145,8 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
     let root = binary.workspace_root.clone();
     let (events, inbox) = mpsc::unbounded_channel();
     let (client, outbox) = mpsc::unbounded_channel();
+    // The preview's page server, stopped when the session ends.
+    let mut page = None;
     let writer = match transport {
         Transport::Stdio => {
             report(format_args!(
@@ -162,6 +176,28 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
                 }
             });
             tokio::spawn(front.run(outbox))
+        }
+        Transport::Preview {
+            address,
+            tool,
+            arguments,
+        } => {
+            let preview = preview::Preview::bind(address, events.clone(), outbox).await?;
+            report(format_args!(
+                "previewing `{}`'s app at {} (open it in a browser), rebuilt on every change under {}; Ctrl-C stops",
+                binary.bin,
+                preview.url(tool.as_deref(), &arguments),
+                root.display()
+            ));
+            let stop = events.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    let _ = stop.send(Event::ClientClosed);
+                }
+            });
+            page = Some(tokio::spawn(preview.run()));
+            // Nothing is written for a client of ours when the session ends.
+            tokio::spawn(async {})
         }
     };
 
@@ -199,6 +235,9 @@ pub async fn serve(options: DevOptions, transport: Transport) -> Result<()> {
         options,
     };
     session.run(inbox).await;
+    if let Some(page) = page {
+        page.abort();
+    }
     // Everything for the client is written before we return.
     let _ = writer.await;
     Ok(())
