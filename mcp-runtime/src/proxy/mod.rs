@@ -638,10 +638,15 @@ async fn connect(
         .expect("a new client's notifications are untaken");
     // Every kind of question can be relayed to a caller who can answer it; one who cannot
     // is refused by its own ask, and the upstream gets that error.
+    // MCP Apps too: the upstream's views and app-only tools pass through, and this server
+    // lists an app-only tool (and lets it be called) only to its callers that render apps.
     client.declare_capabilities(json!({
         "elicitation": {"form": {}, "url": {}},
         "sampling": {},
         "roots": {"listChanged": false},
+        "extensions": {
+            crate::protocol::apps::UI_EXTENSION: {"mimeTypes": [crate::protocol::apps::APP_MIME_TYPE]},
+        },
     }));
     client
         .connect(upstream.era)

@@ -8,6 +8,7 @@ use crate::resource::resource_fn;
 use crate::tool::tool_fn;
 use serde_json::json;
 
+mod apps;
 mod questions;
 
 impl Upstream {
