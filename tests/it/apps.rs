@@ -351,3 +351,35 @@ async fn a_view_from_a_folder_shows_each_edit_and_a_missing_file_fails_only_that
         .unwrap();
     assert_eq!(result.first_text(), Some("Sunny in Oslo, 21 °C"));
 }
+
+#[tokio::test]
+async fn pages_of_a_client_without_apps_leave_the_app_only_tool_out_across_cursors() {
+    let server = Server::builder("weather", "1.0.0")
+        .page_size(1)
+        .resource(view())
+        .tool(forecast::tool())
+        .tool(refresh::tool())
+        .tool(tool_fn(
+            ToolDefinition::new("zone", "The time zone.", json!({"type": "object"})),
+            |_args, _cx| async { "UTC" },
+        ))
+        .build()
+        .unwrap();
+    for era in ERAS {
+        for (apps, expected) in [
+            (false, &["forecast", "zone"][..]),
+            (true, &["forecast", "refresh", "zone"][..]),
+        ] {
+            // The client follows every cursor.
+            let names: Vec<String> = client(&server, era, apps)
+                .await
+                .list_tools()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|t| t.name)
+                .collect();
+            assert_eq!(names, expected, "{era:?}, apps: {apps}");
+        }
+    }
+}

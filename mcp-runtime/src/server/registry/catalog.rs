@@ -76,6 +76,9 @@ pub(crate) struct Snapshot<K: Kind> {
     page_by_cursor: HashMap<String, usize>,
     /// Whether any item is [`Kind::restricted`].
     restricted: bool,
+    /// The first page without the restricted items, per era (legacy, modern), rendered
+    /// on first request like `pages`.
+    unrestricted_first: [OnceLock<Arc<str>>; 2],
 }
 
 impl<K: Kind> Snapshot<K> {
@@ -101,6 +104,7 @@ impl<K: Kind> Snapshot<K> {
                 .map(|item| (Arc::from(K::key(item)), item.clone()))
                 .collect(),
             restricted: items.iter().any(|item| K::restricted(item)),
+            unrestricted_first: Default::default(),
             order: items,
             pages,
             page_by_cursor,
@@ -315,8 +319,9 @@ impl<K: Kind> Catalog<K> {
     }
 
     /// [`list_page`](Self::list_page) for a client that may not see restricted items: the
-    /// cached pages when there are none; else a page of the others, rendered for this
-    /// request (cursors name keys, so they work across both views).
+    /// cached pages when there are none; else a page of the others: the first one cached
+    /// like the others, a later one rendered for its request (cursors name keys, so they
+    /// work across both views).
     pub(crate) fn list_page_unrestricted(
         &self,
         cursor: Option<&str>,
@@ -326,12 +331,21 @@ impl<K: Kind> Catalog<K> {
         if !snapshot.restricted {
             return self.list_page(cursor, modern);
         }
-        let visible: Vec<_> = snapshot
-            .order
-            .iter()
-            .filter(|item| !K::restricted(item))
-            .cloned()
-            .collect();
+        let visible = || -> Vec<_> {
+            snapshot
+                .order
+                .iter()
+                .filter(|item| !K::restricted(item))
+                .cloned()
+                .collect()
+        };
+        if cursor.is_none() {
+            let cell = &snapshot.unrestricted_first[usize::from(modern)];
+            return Ok(cell
+                .get_or_init(|| self.render(&visible(), 0, modern))
+                .clone());
+        }
+        let visible = visible();
         let start = start_at::<K>(&visible, cursor)?;
         Ok(self.render(&visible, start, modern))
     }
