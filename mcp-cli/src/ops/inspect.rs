@@ -205,17 +205,19 @@ fn about(description: Option<&str>, title: Option<&str>, width: Option<usize>) -
     first_line(description.or(title).unwrap_or(""), cut)
 }
 
-/// The tools as a table: name, typed arguments, the first line of the description; laid
-/// out in `width` columns when given (see [`table`]).
+/// The tools as a table: name, typed arguments, the first line of the description (after
+/// the tool's MCP Apps view, when it has one: `[view ui://…]`); laid out in `width` columns
+/// when given (see [`table`]).
 pub fn tools_table(tools: &[ToolDefinition], width: Option<usize>) -> String {
     let rows: Vec<[String; 3]> = tools
         .iter()
         .map(|t| {
-            [
-                t.name.clone(),
-                argument_summary(t),
-                about(t.description.as_deref(), None, width),
-            ]
+            let about = about(t.description.as_deref(), None, width);
+            let about = match t.app() {
+                Some(ui) => format!("[view {}] {about}", ui.resource_uri),
+                None => about,
+            };
+            [t.name.clone(), argument_summary(t), about]
         })
         .collect();
     table(["NAME", "ARGUMENTS", "DESCRIPTION"], &rows, width)

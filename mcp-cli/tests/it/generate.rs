@@ -230,6 +230,13 @@ fn the_app_template_builds_its_view_and_passes_its_tests() {
         built.contains("callServerTool") && !built.contains("src=\"./src/app.js\""),
         "one self-contained document with the ext-apps App class"
     );
+    let list = cargo_mcp_in(&project, &["list"]);
+    assert!(list.status.success(), "{}", show(&list));
+    assert!(
+        stdout(&list).contains("[view ui://demo-app/stats]"),
+        "{}",
+        show(&list)
+    );
     let read = cargo_mcp_in(&project, &["read", "ui://demo-app/stats"]);
     assert!(read.status.success(), "{}", show(&read));
     assert!(stdout(&read).contains("<!doctype html>"), "{}", show(&read));

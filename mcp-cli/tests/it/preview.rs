@@ -197,7 +197,9 @@ async fn enter_view(client: &Client) {
 fn the_preview_hosts_the_app_template_in_chromium() {
     mcp_tests::setup("browser");
     let tmp = outside_tempdir();
-    let project = generate_default(tmp.path(), "demo-app", &["--template", "app"]);
+    // Its own name: the generated projects share one target folder, and a binary of the same
+    // name built by another test at the same time would replace this one.
+    let project = generate_default(tmp.path(), "preview-app", &["--template", "app"]);
     pin_dependencies(&project);
 
     // The view declares one origin it may reach, and tries that one and another.
