@@ -34,7 +34,9 @@ A client configuration (Claude Desktop, VS Code, …):
   {\"command\": \"cargo\", \"args\": [\"mcp\", \"dev\", \"--manifest-path\", \"/path/to/weather/Cargo.toml\"]}
 or, with --transport http (VS Code, Claude Code, Cursor):
   {\"type\": \"http\", \"url\": \"http://127.0.0.1:8808/<token>/mcp\"}
-(the URL printed: its token is kept in the target folder, the same on every run)"
+(the URL printed: its token is kept in the target folder, the same on every run)
+
+`cargo mcp preview` runs the same loop with an MCP Apps view hosted in the browser."
 )]
 pub struct Args {
     /// The project's `Cargo.toml` (default: the one for the current folder).
