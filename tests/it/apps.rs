@@ -66,6 +66,12 @@ async fn client(server: &Server, era: EraMode, apps: bool) -> Client {
 
 const ERAS: [EraMode; 2] = [EraMode::Legacy, EraMode::Modern];
 
+/// The names `client` sees in `tools/list` (every page).
+async fn tool_names(client: &Client) -> Vec<String> {
+    let tools = client.list_tools().await.unwrap();
+    tools.into_iter().map(|t| t.name).collect()
+}
+
 #[tokio::test]
 async fn tools_name_their_view_and_the_view_is_served_with_its_meta() {
     let server = server();
@@ -120,13 +126,7 @@ async fn an_app_only_tool_is_absent_and_refused_for_a_client_without_apps() {
     let server = server();
     for era in ERAS {
         let plain = client(&server, era, false).await;
-        let names: Vec<String> = plain
-            .list_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
+        let names = tool_names(&plain).await;
         assert_eq!(names, ["forecast"], "{era:?}");
 
         // Refused exactly as a name that does not exist.
@@ -151,13 +151,7 @@ async fn an_app_only_tool_is_absent_and_refused_for_a_client_without_apps() {
         );
 
         let apps = client(&server, era, true).await;
-        let names: Vec<String> = apps
-            .list_tools()
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
+        let names = tool_names(&apps).await;
         assert_eq!(names, ["forecast", "refresh"], "{era:?}");
         let called = apps
             .call_tool("refresh", json!({"city": "Oslo"}))
@@ -200,13 +194,7 @@ async fn a_client_listing_other_mime_types_is_not_an_apps_client() {
     client
         .declare_capabilities(json!({"extensions": {UI_EXTENSION: {"mimeTypes": ["text/html"]}}}));
     client.connect(EraMode::Modern).await.unwrap();
-    let names: Vec<String> = client
-        .list_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
+    let names = tool_names(&client).await;
     assert_eq!(names, ["forecast"]);
 }
 
@@ -371,14 +359,7 @@ async fn pages_of_a_client_without_apps_leave_the_app_only_tool_out_across_curso
             (true, &["forecast", "refresh", "zone"][..]),
         ] {
             // The client follows every cursor.
-            let names: Vec<String> = client(&server, era, apps)
-                .await
-                .list_tools()
-                .await
-                .unwrap()
-                .into_iter()
-                .map(|t| t.name)
-                .collect();
+            let names = tool_names(&client(&server, era, apps).await).await;
             assert_eq!(names, expected, "{era:?}, apps: {apps}");
         }
     }

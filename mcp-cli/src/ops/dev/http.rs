@@ -68,7 +68,8 @@ pub const MAX_BODY: usize = 4 << 20;
 /// How many unasked messages wait for a stream to open before the oldest are dropped.
 pub const BACKLOG: usize = 1024;
 
-type Body = BoxBody<Bytes, Infallible>;
+/// The body of every answer of the dev session's fronts.
+pub(super) type Body = BoxBody<Bytes, Infallible>;
 
 /// Who waits for the answer to a request.
 #[derive(Debug)]
@@ -153,6 +154,21 @@ impl Front {
 }
 
 async fn accept(listener: TcpListener, shared: Arc<Shared>) {
+    serve_connections(listener, move |request| {
+        let shared = Arc::clone(&shared);
+        async move { shared.handle(request).await }
+    })
+    .await;
+}
+
+/// Serves every connection `listener` accepts with `handle`, over HTTP/1.1 with bounded
+/// request headers ([`MAX_HEADERS`], read within [`HEADER_TIMEOUT`]); a failed accept is
+/// reported and retried. Shared by the dev session's fronts (this one and the preview's).
+pub(super) async fn serve_connections<F, Fut>(listener: TcpListener, handle: F)
+where
+    F: Fn(Request<Incoming>) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = Response<Body>> + Send + 'static,
+{
     loop {
         let (stream, _) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -163,11 +179,11 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>) {
             }
         };
         let _ = stream.set_nodelay(true);
-        let shared = Arc::clone(&shared);
+        let handle = handle.clone();
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
-                let shared = Arc::clone(&shared);
-                async move { Ok::<_, Infallible>(shared.handle(request).await) }
+                let answer = handle(request);
+                async move { Ok::<_, Infallible>(answer.await) }
             });
             let _ = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())

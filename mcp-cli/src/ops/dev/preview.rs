@@ -21,18 +21,16 @@
 //!   requests to the server (`POST …/rpc`) must come from the host page's own origin, as JSON,
 //!   and may only list and call tools and list and read resources.
 
+use super::http::Body;
 use super::{Event, report};
 use anyhow::{Context as _, Result};
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode, header};
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt as _, Full, Limited};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use mcp_runtime::client::{Client, ClientError, EraMode};
 use mcp_runtime::protocol::apps::{APP_MIME_TYPE, UI_EXTENSION};
 use serde_json::{Value, json};
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -54,8 +52,6 @@ const ALLOWED: &[&str] = &[
     "resources/templates/list",
     "resources/read",
 ];
-
-type Body = BoxBody<Bytes, Infallible>;
 
 /// The preview front of a dev session, bound and ready to serve.
 #[derive(Debug)]
@@ -168,29 +164,12 @@ impl Preview {
                 "the preview's client could not connect to the server: {e}"
             ));
         }
-        loop {
-            let (stream, _) = match self.listener.accept().await {
-                Ok(accepted) => accepted,
-                Err(e) => {
-                    report(format_args!("accepting a connection failed: {e}"));
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                    continue;
-                }
-            };
-            let shared = Arc::clone(&self.shared);
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |request| {
-                    let shared = Arc::clone(&shared);
-                    async move { Ok::<_, Infallible>(shared.handle(request).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(super::http::HEADER_TIMEOUT)
-                    .max_buf_size(super::http::MAX_HEADERS)
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
+        let shared = self.shared;
+        super::http::serve_connections(self.listener, move |request| {
+            let shared = Arc::clone(&shared);
+            async move { shared.handle(request).await }
+        })
+        .await;
     }
 }
 
