@@ -533,9 +533,11 @@ impl ServerBuilder {
             refused(resources.register_templates(vec![skills.files_template()]));
         }
         let registry = Registry::new(tools, resources, prompts, skills, feed);
+        // This server's own tools: a mounted server's were checked by its own `build()`, and
+        // a proxy's views are its upstream's to serve (which may leave them unlisted).
+        errors.extend(unserved_views(&registry));
         let mounts = super::mount::mount_all(std::mem::take(&mut self.mounts), &registry, errors);
         errors.extend(unknown_tool_layers(&registry.tools));
-        errors.extend(unserved_views(&registry));
         (registry, mounts)
     }
 

@@ -35,8 +35,8 @@ pub(super) fn unknown_tool_layers(tools: &ToolRegistry) -> Vec<RegistrationError
 }
 
 /// Tools whose MCP Apps view no resource (or template) of the server serves, in list order:
-/// a host would show a broken frame. Checked at `build()`, after mounts; tools registered
-/// later at run time, and a proxy's (whose upstream serves their views), are not.
+/// a host would show a broken frame. Checked at `build()` before anything is mounted, so
+/// only the server's own tools; tools registered later at run time are not.
 pub(super) fn unserved_views(registry: &Registry) -> Vec<RegistrationError> {
     registry
         .tools

@@ -84,3 +84,44 @@ async fn views_and_app_only_tools_pass_through_a_proxy_in_both_eras() {
         }
     }
 }
+
+/// Servers may leave their views out of `resources/list` (the spec allows it): a gateway
+/// over one still builds, its tool naming the view where the upstream serves it.
+#[tokio::test]
+async fn a_gateway_builds_over_an_upstream_that_lists_no_view() {
+    let upstream = Server::builder("weather", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("forecast", "Weather.", json!({"type": "object"}))
+                .with_app("ui://weather/forecast"),
+            |_, _| async { "sunny" },
+        ))
+        .build()
+        .unwrap_err();
+    // Our own servers refuse an unserved view; a server written elsewhere may still send one.
+    assert!(upstream.to_string().contains("ui://weather/forecast"));
+    let elsewhere = Server::builder("weather", "1.0.0")
+        .tool(tool_fn(
+            ToolDefinition::new("forecast", "Weather.", json!({"type": "object"})),
+            |_, _| async { "sunny" },
+        ))
+        .build()
+        .unwrap();
+    // Its tool gains a view at run time (not checked then), as a foreign server's would have.
+    elsewhere.tools().remove("forecast");
+    elsewhere
+        .tools()
+        .register(tool_fn(
+            ToolDefinition::new("forecast", "Weather.", json!({"type": "object"}))
+                .with_app("ui://weather/forecast"),
+            |_, _| async { "sunny" },
+        ))
+        .unwrap();
+    let proxy = Proxy::start(Upstream::memory(elsewhere));
+    proxy.connected_times(1).await;
+    let gateway = gateway(&proxy);
+    let forecast = gateway.tools().definition("up_forecast").unwrap();
+    assert_eq!(
+        forecast.app().unwrap().resource_uri,
+        "ui://up/weather/forecast"
+    );
+}
