@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "JSON")]
     pub args: Option<String>,
 
-    /// The address of the page: a loopback IPv4 address (its sandbox is served from
+    /// The address of the page: 127.0.0.1 and a port (its sandbox is served from
     /// `localhost`, another origin).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8809")]
     pub bind: std::net::SocketAddr,

@@ -78,11 +78,13 @@ impl Preview {
         events: mpsc::UnboundedSender<Event>,
         mut outbox: mpsc::UnboundedReceiver<String>,
     ) -> Result<Self> {
-        if !address.ip().is_ipv4() || !address.ip().is_loopback() {
+        // The page's URL and its two origins are 127.0.0.1 and `localhost`: another
+        // loopback address would serve a page nothing reaches.
+        if address.ip() != std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST) {
             anyhow::bail!(
-                "the preview serves this machine only, at an IPv4 loopback address (its sandbox \
-                 is served from `localhost` as another origin): --bind {address} is not one; use \
-                 127.0.0.1"
+                "the preview serves this machine only, at 127.0.0.1 (its sandbox is served from \
+                 `localhost` as another origin): --bind {address} is not it; use \
+                 127.0.0.1:PORT"
             );
         }
         let listener = TcpListener::bind(address)
