@@ -22,6 +22,8 @@ pub(crate) const SCOPES: &str = "scopes";
 pub(crate) const TASK: &str = "task";
 pub(crate) const APP: &str = "app";
 pub(crate) const VISIBILITY: &str = "visibility";
+pub(crate) const CONFIRM: &str = "confirm";
+pub(crate) const UNCONFIRMABLE: &str = "unconfirmable";
 
 /// Every `#[mcp_tool]` key, as listed in the unknown-key error.
 pub(crate) const TOOL_KEYS: &[&str] = &[
@@ -43,6 +45,8 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     TASK,
     APP,
     VISIBILITY,
+    CONFIRM,
+    UNCONFIRMABLE,
     CRATE,
 ];
 

@@ -4,6 +4,7 @@ mod apps;
 mod audit_trail;
 mod client_input;
 mod command_server;
+mod confirm;
 mod fetch_server;
 mod fs_attacks;
 mod fs_attacks_files;

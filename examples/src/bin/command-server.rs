@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! command-server [--allow SPEC]... [--root DIR]... [--timeout SECS] [--max-output BYTES]
-//!                [--transport stdio|http] [--bind ADDR]
+//!                [--confirm] [--transport stdio|http] [--bind ADDR]
 //! ```
 //!
 //! - `--allow SPEC` (repeatable; also `ALLOW_COMMANDS` / `ALLOWED_COMMANDS`, comma-separated
@@ -29,6 +29,8 @@
 //! - `--timeout SECS`: the most a command may run (30); a call's `timeout` can only be
 //!   shorter.
 //! - `--max-output BYTES`: the most bytes kept of stdout, and of stderr (1 MiB each).
+//! - `--confirm`: ask the user before every command ("Run `ls -l` in `.`?"), and run it only
+//!   on accept; a client that cannot elicit gets an `isError` refusal.
 //!
 //! Differences from the reference, on purpose: no shell operators (`;`, `&&`, `|` in the
 //! array are arguments, not a pipeline), and options are refused unless allowed by name
@@ -41,6 +43,7 @@ use mcp_runtime::fs::{FileService, FsPolicy};
 use mcp_runtime::launch::{ServeArgs, init_tracing};
 use mcp_runtime::prelude::*;
 use mcp_runtime::protocol::{CallToolResult, Content};
+use mcp_runtime::tool::Confirm;
 use serde_json::json;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,6 +73,11 @@ struct Args {
     /// The most bytes kept of stdout, and of stderr.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     max_output: usize,
+
+    /// Ask the user (elicitation) before every command; refuse when the client cannot be
+    /// asked.
+    #[arg(long)]
+    confirm: bool,
 
     #[command(flatten)]
     serve: ServeArgs,
@@ -221,7 +229,7 @@ async fn main() -> ExitCode {
         }
     };
     let names: Vec<String> = run.programs().into_iter().map(|(n, _)| n).collect();
-    let server = Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(format!(
             "Runs programs without a shell. Allowed programs: {}. Pass the program and its \
              arguments as separate strings; shell syntax (pipes, ;, $(...)) is not interpreted.",
@@ -232,8 +240,13 @@ async fn main() -> ExitCode {
             }
         ))
         .state(run)
-        .tool(shell_execute::tool())
-        .build();
+        .tool(shell_execute::tool());
+    if args.confirm {
+        builder = builder.confirm_destructive(
+            Confirm::new().message("Run the command {command} in {directory}?"),
+        );
+    }
+    let server = builder.build();
     match server {
         Ok(server) => {
             args.serve

@@ -3,7 +3,7 @@
 //! [`FileService`].
 //!
 //! ```text
-//! file-server [--ext EXT]... [--read-only] [--transport stdio|http] [--bind ADDR] DIR...
+//! file-server [--ext EXT]... [--read-only] [--confirm] [--transport stdio|http] [--bind ADDR] DIR...
 //! ```
 //!
 //! - `DIR...`: the allowed directories (at least one; each must exist). Everything below them
@@ -11,6 +11,9 @@
 //! - `--ext EXT`: only files with these extensions (repeatable, ASCII-case-insensitive, with
 //!   or without the dot); directories are always reachable.
 //! - `--read-only`: refuse every change, and list only the tools that read.
+//! - `--confirm`: ask the user before every tool that may destroy (`write_file`, `edit_file`,
+//!   `move_file`; `ServerBuilder::confirm_destructive`) and change nothing unless the
+//!   answer is accept; a client that cannot elicit gets an `isError` refusal.
 //! - `--transport`, `--bind`, ...: every server's flags, `mcp_runtime::launch::ServeArgs`
 //!   (stdio by default; see `--help`).
 //!
@@ -35,6 +38,7 @@ use clap::Parser;
 use mcp_runtime::Server;
 use mcp_runtime::fs::{FileResources, FileService, FileTools, FsPolicy};
 use mcp_runtime::launch::{ServeArgs, init_tracing};
+use mcp_runtime::tool::Confirm;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -53,6 +57,11 @@ struct Args {
     /// Refuse every change and offer only the tools that read.
     #[arg(long)]
     read_only: bool,
+
+    /// Ask the user (elicitation) before every tool that may destroy; refuse when the
+    /// client cannot be asked.
+    #[arg(long)]
+    confirm: bool,
 
     #[command(flatten)]
     serve: ServeArgs,
@@ -100,14 +109,14 @@ async fn remove_stale_temp_files(files: &FileService) {
     });
 }
 
-fn server(files: FileService) -> Result<Server, mcp_runtime::server::BuildError> {
+fn server(files: FileService, confirm: bool) -> Result<Server, mcp_runtime::server::BuildError> {
     let dirs: Vec<String> = files
         .allowed_directories()
         .iter()
         .map(|d| d.display().to_string())
         .collect();
     let tools = Arc::new(FileTools::new(files.clone()));
-    let builder = Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder(env!("CARGO_BIN_NAME"), env!("CARGO_PKG_VERSION"))
         .instructions(format!(
             "File access confined to these directories (relative paths resolve against the \
              first): {}. Use list_allowed_directories to see them. Files are also resources: \
@@ -115,6 +124,9 @@ fn server(files: FileService) -> Result<Server, mcp_runtime::server::BuildError>
             dirs.join(", ")
         ))
         .tools(tools.tools_for_policy());
+    if confirm {
+        builder = builder.confirm_destructive(Confirm::new());
+    }
     FileResources::new(files).register(builder).build()
 }
 
@@ -130,7 +142,7 @@ async fn main() -> ExitCode {
         }
     };
     remove_stale_temp_files(&files).await;
-    match server(files) {
+    match server(files, args.confirm) {
         Ok(server) => {
             args.serve
                 .with_stdio_hint(TERMINAL_HINT)

@@ -214,3 +214,57 @@ fn a_prompt_that_asks_is_answered_on_the_terminal_too() {
         );
     }
 }
+
+/// `file-server --confirm`: `cargo mcp call` shows the confirmation question on the
+/// terminal, and the file is written only when the user says yes, in both eras.
+#[test]
+fn a_confirmation_is_asked_on_the_terminal_and_only_yes_writes() {
+    let server = mcp_tests::example_bin("file-server")
+        .to_string_lossy()
+        .into_owned();
+    for era in ERAS {
+        for (typed, written) in [("n\n", false), ("y\n", true)] {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path().to_string_lossy().into_owned();
+            let out = on_terminal(
+                &[
+                    "call",
+                    "write_file",
+                    "path=confirmed.txt",
+                    "content=hello",
+                    "--era",
+                    era,
+                    "--command",
+                    &server,
+                    "--confirm",
+                    &root,
+                ],
+                &[typed],
+                Duration::from_millis(200),
+            );
+            let shown = stdout(&out);
+            assert!(
+                shown.contains("The server asks: Allow the tool `write_file` to run?"),
+                "{era}: {shown}"
+            );
+            assert!(shown.contains("path: confirmed.txt"), "{era}: {shown}");
+            assert_eq!(
+                dir.path().join("confirmed.txt").exists(),
+                written,
+                "{era} {typed:?}: {shown}"
+            );
+            if written {
+                assert!(out.status.success(), "{era}: {}", show(&out));
+                assert!(
+                    shown.contains("Successfully wrote to confirmed.txt"),
+                    "{shown}"
+                );
+            } else {
+                assert!(
+                    shown.contains("The user declined this call"),
+                    "{era}: {shown}"
+                );
+            }
+        }
+    }
+}

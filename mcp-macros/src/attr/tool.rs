@@ -40,6 +40,11 @@ pub(crate) struct ToolAttrs {
     pub(crate) app: Option<Spanned<String>>,
     /// `visibility = ["model", "app"]`: who may call a tool that has a view (at least one).
     pub(crate) visibility: Option<Spanned<Vec<String>>>,
+    /// `confirm` or `confirm = "Delete {path}?"`: ask the user before every call (the
+    /// message, when given; `None` inside for the default question).
+    pub(crate) confirm: Option<Spanned<Option<String>>>,
+    /// `unconfirmable = "run" | "refuse"`: `true` to run when the client cannot be asked.
+    pub(crate) unconfirmable: Option<Spanned<bool>>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -107,6 +112,14 @@ impl ToolAttrs {
                 &mut self.visibility,
                 visibility_value(cx, key),
             ),
+            CONFIRM => set_once(cx, WHAT, key, &mut self.confirm, confirm_value(cx, key)),
+            UNCONFIRMABLE => set_once(
+                cx,
+                WHAT,
+                key,
+                &mut self.unconfirmable,
+                unconfirmable_value(cx, key),
+            ),
             CRATE => {
                 let path = crate_value(cx, key);
                 if path.is_some() {
@@ -117,6 +130,60 @@ impl ToolAttrs {
                 &key.path,
                 unknown_key("mcp_tool attribute", other, TOOL_KEYS),
             ),
+        }
+    }
+}
+
+/// `confirm` (the default question) or `confirm = "Delete {path}?"`.
+fn confirm_value(cx: &Ctxt, key: &Key) -> Option<Spanned<Option<String>>> {
+    match &key.value {
+        None => Some(Spanned {
+            value: None,
+            span: key.span,
+        }),
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        })) => Some(Spanned {
+            value: Some(s.value()),
+            span: s.span(),
+        }),
+        Some(other) => {
+            cx.error_spanned_by(
+                other,
+                "`confirm` is written `confirm` (the default question) or `confirm = \"Delete {path}?\"` (a question over the arguments)",
+            );
+            None
+        }
+    }
+}
+
+/// `unconfirmable = "run" | "refuse"`: `true` for `run`.
+fn unconfirmable_value(cx: &Ctxt, key: &Key) -> Option<Spanned<bool>> {
+    const WHAT: &str = "what the tool does when the client cannot be asked: `unconfirmable = \"refuse\"` (the default) or `unconfirmable = \"run\"`";
+    match &key.value {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        })) => match s.value().as_str() {
+            "run" => Some(Spanned {
+                value: true,
+                span: key.span,
+            }),
+            "refuse" => Some(Spanned {
+                value: false,
+                span: key.span,
+            }),
+            _ => {
+                cx.error_spanned_by(s, format!("`unconfirmable` takes {WHAT}"));
+                None
+            }
+        },
+        Some(other) => {
+            cx.error_spanned_by(other, format!("`unconfirmable` takes {WHAT}"));
+            None
+        }
+        None => {
+            cx.error_at(key.span, format!("`unconfirmable` needs a value: {WHAT}"));
+            None
         }
     }
 }

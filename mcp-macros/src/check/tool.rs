@@ -34,6 +34,7 @@ pub(crate) fn check(cx: &Ctxt, tool: &ToolFn, position: Position) {
     );
     annotations(cx, tool);
     policy(cx, tool);
+    confirm(cx, tool);
     app(cx, tool);
     params(
         cx,
@@ -94,6 +95,67 @@ fn policy(cx: &Ctxt, tool: &ToolFn) {
             format!("a cached result is only safe for read-only, idempotent tools, and this tool {problem}: mark it {fix}, or remove `cache`"),
         );
     }
+}
+
+/// `confirm`'s placeholders name arguments; `unconfirmable` goes with `confirm`.
+fn confirm(cx: &Ctxt, tool: &ToolFn) {
+    let a = &tool.attrs;
+    if let (Some(u), None) = (&a.unconfirmable, &a.confirm) {
+        cx.error_at(
+            u.span,
+            "`unconfirmable` says what a confirmed tool does when the client cannot be asked, and this tool asks nothing: add `confirm`, or remove `unconfirmable`",
+        );
+    }
+    let Some(Spanned {
+        value: Some(message),
+        span,
+    }) = &a.confirm
+    else {
+        return;
+    };
+    let arguments: Vec<&str> = tool
+        .func
+        .params
+        .iter()
+        .filter_map(|p| match &p.kind {
+            crate::ast::ParamKind::Value { name, .. } => Some(name.as_str()),
+            crate::ast::ParamKind::Injected => None,
+        })
+        .collect();
+    for name in placeholders(message) {
+        if !arguments.contains(&name) {
+            let known = if arguments.is_empty() {
+                "the tool takes no arguments".to_owned()
+            } else {
+                format!("its arguments are `{}`", arguments.join("`, `"))
+            };
+            cx.error_at(
+                *span,
+                format!("the confirmation message has `{{{name}}}`, which is not an argument of this tool ({known}); write `{{{{` and `}}}}` for a brace"),
+            );
+        }
+    }
+}
+
+/// The `{name}` placeholders of a confirmation message (`{{` and `}}` are braces), by the
+/// runtime's rules (`mcp_runtime::tool::Confirm`).
+fn placeholders(message: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = message;
+    while let Some(i) = rest.find(['{', '}']) {
+        let after = &rest[i..];
+        if after.starts_with("{{") || after.starts_with("}}") {
+            rest = &after[2..];
+        } else if let Some(inner) = after.strip_prefix('{')
+            && let Some(end) = inner.find('}')
+        {
+            out.push(inner[..end].trim());
+            rest = &inner[end + 1..];
+        } else {
+            rest = &after[1..];
+        }
+    }
+    out
 }
 
 fn app(cx: &Ctxt, tool: &ToolFn) {

@@ -316,6 +316,7 @@ fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
         && a.cache.is_none()
         && a.scopes.is_none()
         && a.task.is_none()
+        && a.confirm.is_none()
     {
         return None;
     }
@@ -355,9 +356,19 @@ fn policy_fn(tool: &ToolFn, rt: &TokenStream) -> Option<TokenStream> {
             quote!(.task(#rt::task::TaskSupport::Explicit))
         }
     });
+    let confirm = a.confirm.as_ref().map(|c| {
+        let message = c.value.as_ref().map(|m| quote!(.message(#m)));
+        let run = a
+            .unconfirmable
+            .as_ref()
+            .is_some_and(|u| u.value)
+            .then(|| quote!(.unconfirmable(#rt::tool::Unconfirmable::Run)));
+        quote!(.confirm(#rt::tool::Confirm::new() #message #run))
+    });
     Some(quote! {
         fn policy(&self) -> #rt::tool::ToolPolicy {
             #rt::tool::ToolPolicy::new()
+                #confirm
                 #timeout
                 #concurrency
                 #rate_limit

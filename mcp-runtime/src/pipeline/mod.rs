@@ -73,6 +73,7 @@
 mod audit;
 mod cache;
 mod concurrency;
+mod confirm;
 mod fleet;
 mod invoke;
 mod output;
@@ -100,6 +101,7 @@ pub use timeout::{Timeout, TimeoutLayer};
 pub use validate::Validate;
 
 pub(crate) use cache::LazyStore;
+pub(crate) use confirm::ConfirmLayer;
 pub(crate) use invoke::ReadTarget;
 pub(crate) use stack::{ItemStack, ServerPolicies, ToolStack, boxed};
 

@@ -2,9 +2,9 @@
 //! the tool's declared policies, and the server's layers (see the [module docs](super)).
 
 use super::{
-    Audit, AuditLayer, BoxError, CatchPanic, CatchPanicLayer, ConcurrencyLimitLayer, Invoke,
-    LazyStore, McpRequest, McpService, Outcome, OutputCheck, RateLimitLayer, ResultCacheLayer,
-    TimeoutLayer, Validate,
+    Audit, AuditLayer, BoxError, CatchPanic, CatchPanicLayer, ConcurrencyLimitLayer, ConfirmLayer,
+    Invoke, LazyStore, McpRequest, McpService, Outcome, OutputCheck, RateLimitLayer,
+    ResultCacheLayer, TimeoutLayer, Validate,
 };
 use crate::tool::schema::CheckedSchema;
 use crate::tool::{Tool, ToolPolicy};
@@ -40,6 +40,9 @@ pub(crate) struct ServerPolicies {
     /// The Redis the server shares state through, once attached: rate limits take from
     /// the fleet's budgets.
     pub(crate) fleet: super::fleet::FleetSlot,
+    /// `ServerBuilder::confirm_destructive`: the confirmation of every tool that may
+    /// destroy and declares none of its own.
+    pub(crate) confirm_destructive: Option<crate::tool::Confirm>,
 }
 
 impl fmt::Debug for ServerPolicies {
@@ -79,6 +82,10 @@ impl ToolStack {
         policy: &ToolPolicy,
         server: &ServerPolicies,
     ) -> Self {
+        let confirm = policy
+            .confirm
+            .clone()
+            .map(|c| ConfirmLayer::new(c, input.clone()));
         let core = Validate::new(OutputCheck::new(Invoke::new(tool), output), input);
         let tool_layers = server.tool_layers.get(name).map_or(&[][..], Vec::as_slice);
         let timeout = policy.timeout.or(server.default_timeout);
@@ -88,7 +95,8 @@ impl ToolStack {
             && policy.concurrency.is_none()
             && server.concurrency.is_none()
             && policy.rate_limit.is_none()
-            && policy.cache.is_none();
+            && policy.cache.is_none()
+            && confirm.is_none();
         let inner = if plain {
             Either::Left(core)
         } else {
@@ -112,6 +120,11 @@ impl ToolStack {
                 let cache =
                     ResultCacheLayer::new(ttl, server.results.get()).fleet(server.fleet.clone());
                 service = McpService::new(cache.layer(service));
+            }
+            // Above everything the tool declares: the person's time to answer holds no
+            // slot, spends no budget and counts in no timeout.
+            if let Some(confirm) = confirm {
+                service = McpService::new(confirm.layer(service));
             }
             for layer in tool_layers.iter().rev().chain(server.layers.iter().rev()) {
                 service = layer(service);

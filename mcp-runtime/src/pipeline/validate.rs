@@ -36,38 +36,44 @@ where
     }
 
     fn call(&mut self, mut request: McpRequest) -> Self::Future {
-        let span =
-            tracing::debug_span!(target: super::REQUEST_TARGET, "validate arguments").entered();
-        let validator = match self.schema.validator() {
-            Ok(v) => v,
-            Err(reason) => {
-                tracing::error!(tool = %request.target(), reason, "the tool's input schema does not compile");
-                let error = McpError::internal(format!(
-                    "the input schema of tool `{}` does not compile: {reason}",
-                    request.target()
-                ));
-                return Either::Left(ready(Ok(Outcome::Error(error))));
-            }
-        };
-        // The validator wants a `Value`; moving the map in and out costs nothing.
-        let arguments = Value::Object(std::mem::take(&mut request.arguments));
-        if !validator.is_valid(&arguments) {
-            let found = validator.violations(&arguments);
-            let message = format!(
-                "Invalid arguments for tool `{}` ({}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
-                request.target(),
-                found.count(),
-                found.bullets()
-            );
-            let refusal = Refusal::new("invalid_arguments", message);
-            return Either::Left(ready(Ok(Outcome::Refused(refusal))));
+        match refusal(&self.schema, &mut request) {
+            Some(out) => Either::Left(ready(Ok(out))),
+            // The tool runs beside validation, not inside it.
+            None => Either::Right(self.inner.call(request)),
         }
-        let Value::Object(arguments) = arguments else {
-            unreachable!("moved in as an object above")
-        };
-        request.arguments = arguments;
-        // The tool runs beside validation, not inside it.
-        drop(span);
-        Either::Right(self.inner.call(request))
     }
+}
+
+/// What a call whose arguments do not match `schema` gets instead of running (every
+/// violation, with its JSON path), or `None` when they match.
+pub(super) fn refusal(schema: &CheckedSchema, request: &mut McpRequest) -> Option<Outcome> {
+    let _span = tracing::debug_span!(target: super::REQUEST_TARGET, "validate arguments").entered();
+    let validator = match schema.validator() {
+        Ok(v) => v,
+        Err(reason) => {
+            tracing::error!(tool = %request.target(), reason, "the tool's input schema does not compile");
+            let error = McpError::internal(format!(
+                "the input schema of tool `{}` does not compile: {reason}",
+                request.target()
+            ));
+            return Some(Outcome::Error(error));
+        }
+    };
+    // The validator wants a `Value`; moving the map in and out costs nothing.
+    let arguments = Value::Object(std::mem::take(&mut request.arguments));
+    let refused = (!validator.is_valid(&arguments)).then(|| {
+        let found = validator.violations(&arguments);
+        let message = format!(
+            "Invalid arguments for tool `{}` ({}):\n- {}\nCorrect the arguments to match the tool's input schema and call it again.",
+            request.target(),
+            found.count(),
+            found.bullets()
+        );
+        Outcome::Refused(Refusal::new("invalid_arguments", message))
+    });
+    let Value::Object(arguments) = arguments else {
+        unreachable!("moved in as an object above")
+    };
+    request.arguments = arguments;
+    refused
 }

@@ -256,6 +256,34 @@ impl ServerBuilder {
         self
     }
 
+    /// Asks the user before every tool that may destroy, as the spec reads its annotations
+    /// (not `readOnlyHint: true`, and `destructiveHint` not `false`: a tool without
+    /// annotations counts), and declares no confirmation of its own; see
+    /// [`Confirm`](crate::tool::Confirm) for what is asked, in each era, and what a client
+    /// that cannot elicit gets. Off by default.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::tool::Confirm;
+    ///
+    /// /// Deletes a note.
+    /// #[mcp_tool(destructive)]
+    /// async fn delete_note(name: String) -> String {
+    ///     format!("deleted {name}")
+    /// }
+    ///
+    /// let server = Server::builder("notes", "1.0.0")
+    ///     .tool(delete_note::tool())
+    ///     .confirm_destructive(Confirm::new())
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn confirm_destructive(mut self, confirm: crate::tool::Confirm) -> Self {
+        self.policies.confirm_destructive = Some(confirm);
+        self
+    }
+
     /// The timeout of every tool that declares none (`#[mcp_tool(timeout = "…")]` wins).
     /// None by default.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {

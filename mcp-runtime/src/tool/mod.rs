@@ -2,6 +2,7 @@
 //! request context and the extractors are the [`context`](crate::context) layer's, named
 //! here too.
 
+mod confirm;
 pub(crate) mod name;
 mod policy;
 mod result;
@@ -11,6 +12,7 @@ pub use crate::context::{
     Caller, Extensions, FromContext, FromRef, Json, MissingState, RequestContext,
     RequestContextParts, State,
 };
+pub use confirm::{Confirm, Unconfirmable};
 pub use name::{MAX_TOOL_NAME_LEN, tool_name_problem};
 pub use policy::{
     MAX_CACHE_TTL, PolicyParseError, Rate, ToolPolicy, is_scope_token, parse_duration,

@@ -12,6 +12,7 @@
 //! checked by the dispatcher before a call enters the tool's stack, so a refusal can be
 //! answered with the transport's own challenge (HTTP 403).
 
+use super::Confirm;
 use crate::protocol::ToolAnnotations;
 use std::borrow::Cow;
 use std::fmt;
@@ -183,6 +184,9 @@ pub struct ToolPolicy {
     /// Whether calls may run as tasks (`crate::task`): a client with the tasks extension
     /// gets a task handle and polls for the result.
     pub task: crate::task::TaskSupport,
+    /// Ask the user before every call, and run only on an explicit accept (see
+    /// [`Confirm`]).
+    pub confirm: Option<Confirm>,
 }
 
 impl ToolPolicy {
@@ -218,6 +222,12 @@ impl ToolPolicy {
     /// Sets [`task`](Self::task).
     pub fn task(mut self, support: crate::task::TaskSupport) -> Self {
         self.task = support;
+        self
+    }
+
+    /// Sets [`confirm`](Self::confirm).
+    pub fn confirm(mut self, confirm: Confirm) -> Self {
+        self.confirm = Some(confirm);
         self
     }
 

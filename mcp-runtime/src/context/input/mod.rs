@@ -109,6 +109,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+/// The key of a confirmation's question in `inputRequests`/`inputResponses`.
+pub(crate) const CONFIRM_KEY: &str = "confirm_call";
+
 /// What the user did with an elicitation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Elicitation<T> {
@@ -152,6 +155,9 @@ pub struct Ask<'a, T> {
     request: Option<Result<InputRequest, InputError>>,
     parse: Parse<T>,
     running: Option<BoxFuture<'static, Result<T, InputError>>>,
+    /// Whether the ask takes a position in the default keys (every handler's ask does; the
+    /// server's own confirmation does not, so a tool's keys do not move when it is added).
+    counted: bool,
 }
 
 impl<T> fmt::Debug for Ask<'_, T> {
@@ -177,6 +183,7 @@ impl<'a, T: Send + 'static> Ask<'a, T> {
             request: Some(request),
             parse,
             running: None,
+            counted: true,
         }
     }
 
@@ -192,6 +199,11 @@ impl<'a, T: Send + 'static> Ask<'a, T> {
         let key = self.key.take();
         let kind = self.kind;
         let parse = self.parse;
+        // An uncounted ask always has its key; `None` here means counted.
+        let key = match (self.counted, key) {
+            (false, key) => Err(key.unwrap_or_default()),
+            (true, key) => Ok(key),
+        };
         let request = self
             .request
             .take()
@@ -274,17 +286,23 @@ impl<T: Send + 'static> Future for Ask<'_, T> {
     }
 }
 
+/// An ask's key: `Ok` a counted ask's (chosen or not), `Err` an uncounted ask's fixed one.
+type AskKey = Result<Option<String>, String>;
+
 /// An ask's key in `round`, once the client is known to have declared what it needs, and
 /// the round's answer to it (as sent, and parsed) when it has one that parses.
 fn answered_in<T>(
     cx: &RequestContext,
     round: &Round,
-    key: Option<String>,
+    key: AskKey,
     kind: &'static str,
     request: &InputRequest,
     parse: Parse<T>,
 ) -> Result<(String, Option<(Value, T)>), InputError> {
-    let key = round.key(key, kind);
+    let key = match key {
+        Ok(chosen) => round.key(chosen, kind),
+        Err(fixed) => fixed,
+    };
     if !request.allowed_by(cx.client_capabilities()) {
         let error = InputError::missing(request);
         cx.record_missing_capability(request);
@@ -301,7 +319,7 @@ fn answered_in<T>(
 async fn modern_ask<T>(
     cx: &RequestContext,
     round: &Round,
-    key: Option<String>,
+    key: AskKey,
     kind: &'static str,
     request: InputRequest,
     parse: Parse<T>,
@@ -394,6 +412,19 @@ impl RequestContext {
             message, url, id,
         )));
         Ask::new(self, "elicit", request, parse_action)
+    }
+
+    /// The server's own yes/no question before a confirmed tool runs
+    /// ([`Confirm`](crate::tool::Confirm)): an elicitation with no fields, under a fixed key
+    /// that takes no position among the tool's own asks.
+    pub(crate) fn confirm(&self, message: String) -> Ask<'_, ElicitAction> {
+        let schema = serde_json::json!({"type": "object", "properties": {}});
+        let request = Ok(InputRequest::Elicit(ElicitRequestParams::form(
+            message, schema,
+        )));
+        let mut ask = Ask::new(self, "elicit", request, parse_action).key(CONFIRM_KEY);
+        ask.counted = false;
+        ask
     }
 
     /// Asks the client's model for a completion (`sampling/createMessage`).

@@ -109,8 +109,17 @@ fn prepare(
         tool: name.clone(),
         type_names,
     })?;
-    let policy = tool.policy();
-    let problems = policy.problems(definition.annotations.as_ref());
+    let mut policy = tool.policy();
+    if policy.confirm.is_none()
+        && let Some(confirm) = &policies.confirm_destructive
+        && may_destroy(definition.annotations.as_ref())
+    {
+        policy.confirm = Some(confirm.clone());
+    }
+    let mut problems = policy.problems(definition.annotations.as_ref());
+    if let Some(confirm) = &policy.confirm {
+        problems.extend(confirm.problems(&definition.input_schema));
+    }
     if !problems.is_empty() {
         return Err(RegistrationError::InvalidPolicy {
             name,
@@ -165,6 +174,15 @@ fn prepare(
         modern_definition: definition,
         legacy_definition,
     })
+}
+
+/// Whether a tool with `annotations` may destroy, as the spec reads them: unless it says it
+/// is read-only or not destructive (`destructiveHint` defaults to true, and applies when
+/// `readOnlyHint` is not true).
+pub(crate) fn may_destroy(annotations: Option<&crate::protocol::ToolAnnotations>) -> bool {
+    let read_only = annotations.and_then(|a| a.read_only_hint) == Some(true);
+    let destructive = annotations.and_then(|a| a.destructive_hint).unwrap_or(true);
+    !read_only && destructive
 }
 
 /// The tool's MCP Apps view, checked: `_meta.ui` that does not parse, a view that is not
