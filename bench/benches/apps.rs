@@ -192,12 +192,7 @@ fn apps_ratios(_: &mut Criterion) {
             .collect();
         rounds.push(round);
     }
-    let index = |name: &str| {
-        benches
-            .iter()
-            .position(|(n, ..)| *n == name)
-            .expect("a case")
-    };
+    let names = benches.iter().map(|(n, ..)| *n).collect::<Vec<_>>();
     for (case, baseline) in [
         ("list/with_view", "list/no_apps"),
         ("list/app_only_to_apps", "list/no_apps_to_apps"),
@@ -205,11 +200,7 @@ fn apps_ratios(_: &mut Criterion) {
         ("call/with_view", "call/no_view"),
         ("read/app_view", "read/resource_fn"),
     ] {
-        let (i, j) = (index(case), index(baseline));
-        let mut ratios: Vec<(f64, f64, f64)> =
-            rounds.iter().map(|r| (r[i] / r[j], r[i], r[j])).collect();
-        ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let (ratio, ns, base) = ratios[ratios.len() / 2];
+        let (ratio, ns, base) = mcp_bench::median_ratio(&names, &rounds, case, baseline);
         println!("apps_ratio: {case} {ratio:.2}x {baseline} ({ns:.0} ns vs {base:.0} ns)");
     }
 }

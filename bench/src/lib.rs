@@ -187,3 +187,24 @@ impl InProcess {
         self.rx.try_recv().expect("answered inline")
     }
 }
+
+/// The median over `rounds` (each a time per case, in `names`' order) of `case`'s time as a
+/// multiple of `baseline`'s, with both times of that round: how the interleaved benchmarks
+/// (`apps`, `visibility`) report, so a noisy machine moves both sides alike.
+///
+/// # Panics
+///
+/// When `case` or `baseline` is not in `names`, or there are no rounds.
+pub fn median_ratio(
+    names: &[&str],
+    rounds: &[Vec<f64>],
+    case: &str,
+    baseline: &str,
+) -> (f64, f64, f64) {
+    let index = |name: &str| names.iter().position(|n| *n == name).expect("a case");
+    let (i, j) = (index(case), index(baseline));
+    let mut ratios: Vec<(f64, f64, f64)> =
+        rounds.iter().map(|r| (r[i] / r[j], r[i], r[j])).collect();
+    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+    ratios[ratios.len() / 2]
+}

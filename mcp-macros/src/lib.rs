@@ -103,6 +103,8 @@ pub fn mcp_tools(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - annotations: `audience = ["user", "assistant"]`, `priority = 0.8` (0 to 1);
 /// - `size = 1024` (fixed resources); `allow_dot_segments` (templates: let variables match
 ///   `.` and `..`, which they do not by default);
+/// - `scopes = ["files:read"]`: only callers whose token grants them see and read it (to
+///   others it is not listed and reads as not found; see `mcp_runtime::server::visibility`);
 /// - `crate = path` names the runtime crate when it is re-exported.
 ///
 /// Template parameters take their variable's value: any type implementing `FromStr` (a
@@ -130,7 +132,8 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// - description: the doc comment, or `description = "..."`, required (clients and the
 ///   conformance suite reject prompts without one); name: the function's name, or
 ///   `name = "..."`, following the tool-name rule (checked at compile time); `title = "..."`;
-///   `icons = ["https://…"]`; `crate = path`.
+///   `icons = ["https://…"]`; `scopes = ["reports:read"]` (only callers whose token grants
+///   them see and get it; see `mcp_runtime::server::visibility`); `crate = path`.
 ///
 /// Parameters are the prompt's arguments, strings on the wire: any type implementing
 /// `FromStr` (a value that does not parse is answered with "invalid arguments", naming the

@@ -72,11 +72,12 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     SIZE,
     ICONS,
     ALLOW_DOT_SEGMENTS,
+    SCOPES,
     CRATE,
 ];
 
 /// Every `#[mcp_prompt]` key, as listed in the unknown-key error.
-pub(crate) const PROMPT_KEYS: &[&str] = &[NAME, TITLE, DESCRIPTION, ICONS, CRATE];
+pub(crate) const PROMPT_KEYS: &[&str] = &[NAME, TITLE, DESCRIPTION, ICONS, SCOPES, CRATE];
 
 // `#[mcp(...)]` parameter keys.
 pub(crate) const INJECT: &str = "inject";

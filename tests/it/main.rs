@@ -49,4 +49,5 @@ mod telemetry;
 mod tool_macro;
 mod transports;
 mod ui;
+mod visibility;
 mod wine;

@@ -36,6 +36,8 @@ fn server() -> Server {
             )
             .with_policy(ToolPolicy::new().scope("files:write").scope("files:admin")),
         )
+        // Scoped tools are listed and refused with a challenge (step-up), not hidden.
+        .step_up_scopes()
         .build()
         .unwrap()
 }

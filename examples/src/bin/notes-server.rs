@@ -2,7 +2,9 @@
 //! token says who they are and what they may do: `whoami` needs nothing but a valid token,
 //! `list_notes` needs the scope `notes:read`, `add_note` needs `notes:write`. A client whose
 //! token lacks a scope is answered 403 `insufficient_scope` naming it, and MCP clients then
-//! ask the authorization server for it (step-up authorization).
+//! ask the authorization server for it (step-up authorization:
+//! `ServerBuilder::step_up_scopes`, where scoped tools are listed to every caller; without
+//! it, a caller would not see the tools its token has no scope for).
 //!
 //! ```text
 //! notes-server --transport http --bind 0.0.0.0:8000 \
@@ -71,6 +73,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
         .tool(whoami::tool())
         .tool(list_notes::tool())
         .tool(add_note::tool())
+        .step_up_scopes()
         .build()
 }
 

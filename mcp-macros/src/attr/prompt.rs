@@ -14,6 +14,8 @@ pub(crate) struct PromptAttrs {
     pub(crate) title: Option<Spanned<String>>,
     pub(crate) description: Option<Spanned<String>>,
     pub(crate) icons: Option<Spanned<Vec<Spanned<String>>>>,
+    /// `scopes = ["files:read"]`: who may see it (at least one, each an OAuth scope token).
+    pub(crate) scopes: Option<Spanned<Vec<Spanned<String>>>>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -32,6 +34,13 @@ impl PromptAttrs {
             TITLE => set_once(cx, WHAT, key, &mut self.title, string_value(cx, key)),
             DESCRIPTION => set_once(cx, WHAT, key, &mut self.description, string_value(cx, key)),
             ICONS => set_once(cx, WHAT, key, &mut self.icons, icons_value(cx, key)),
+            SCOPES => set_once(
+                cx,
+                WHAT,
+                key,
+                &mut self.scopes,
+                super::tool::scopes_value(cx, key),
+            ),
             CRATE => {
                 let path = crate_value(cx, key);
                 if path.is_some() {

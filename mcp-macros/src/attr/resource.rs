@@ -29,6 +29,8 @@ pub(crate) struct ResourceAttrs {
     pub(crate) icons: Option<Spanned<Vec<Spanned<String>>>>,
     /// `allow_dot_segments` (templates).
     pub(crate) allow_dot_segments: Option<Spanned<bool>>,
+    /// `scopes = ["files:read"]`: who may see it (at least one, each an OAuth scope token).
+    pub(crate) scopes: Option<Spanned<Vec<Spanned<String>>>>,
     pub(crate) krate: Option<syn::Path>,
 }
 
@@ -59,6 +61,13 @@ impl ResourceAttrs {
                 key,
                 &mut self.allow_dot_segments,
                 flag_value(cx, key),
+            ),
+            SCOPES => set_once(
+                cx,
+                WHAT,
+                key,
+                &mut self.scopes,
+                super::tool::scopes_value(cx, key),
             ),
             CRATE => {
                 let path = crate_value(cx, key);

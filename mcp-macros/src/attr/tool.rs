@@ -478,7 +478,7 @@ fn parse_rate(s: &str) -> Result<Rate, String> {
 }
 
 /// `scopes = ["files:write", ...]`: at least one, each an RFC 6749 scope token.
-fn scopes_value(cx: &Ctxt, k: &Key) -> Option<Spanned<Vec<Spanned<String>>>> {
+pub(crate) fn scopes_value(cx: &Ctxt, k: &Key) -> Option<Spanned<Vec<Spanned<String>>>> {
     let (key_span, value) = (k.span, k.value.clone());
     const WHAT: &str = "an array of the OAuth scopes a caller's token must carry, e.g. `scopes = [\"files:write\"]`";
     let array = match value {

@@ -260,3 +260,14 @@ pub(crate) fn complete_fn(func: &Function, rt: &TokenStream) -> TokenStream {
         }
     }
 }
+
+/// `fn scopes` of a resource, template or prompt declaring `scopes = [...]` (the traits'
+/// default, none, otherwise).
+pub(crate) fn scopes_fn(scopes: &Option<Spanned<Vec<Spanned<String>>>>) -> Option<TokenStream> {
+    let scopes = scopes.as_ref()?.value.iter().map(|s| &s.value);
+    Some(quote! {
+        fn scopes(&self) -> ::std::vec::Vec<::std::string::String> {
+            ::std::vec![#(::std::string::String::from(#scopes)),*]
+        }
+    })
+}

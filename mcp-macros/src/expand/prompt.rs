@@ -106,6 +106,7 @@ fn prompt_items(prompt: &PromptFn, rt: &TokenStream) -> TokenStream {
     let prepare = &params.prepare;
     let call_args = &params.call_args;
     let complete = complete_fn(&prompt.func, rt);
+    let scopes = super::scopes_fn(&prompt.attrs.scopes);
     quote! {
         #assert_fn
 
@@ -118,6 +119,8 @@ fn prompt_items(prompt: &PromptFn, rt: &TokenStream) -> TokenStream {
                 #icons
                 definition
             }
+
+            #scopes
 
             #[allow(unused_variables)]
             fn get(

@@ -167,6 +167,7 @@ fn fixed_items(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
     let assert_fn = params.assert_fn(&res.func, rt);
     let output = output(&res.func, quote!(#rt::resource::IntoContents));
     let mime = mime(res);
+    let scopes = super::scopes_fn(&res.attrs.scopes);
     let prepare = &params.prepare;
     let call_args = &params.call_args;
     quote! {
@@ -180,6 +181,8 @@ fn fixed_items(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
                 #size
                 definition
             }
+
+            #scopes
 
             #[allow(unused_variables)]
             fn read(
@@ -240,6 +243,7 @@ fn template_items(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
     let assert_fn = params.assert_fn(&res.func, rt);
     let output = output(&res.func, quote!(#rt::resource::IntoContents));
     let mime = mime(res);
+    let scopes = super::scopes_fn(&res.attrs.scopes);
     let prepare = &params.prepare;
     let call_args = &params.call_args;
     let complete = complete_fn(&res.func, rt);
@@ -265,6 +269,8 @@ fn template_items(res: &ResourceFn, rt: &TokenStream) -> TokenStream {
                 #metadata
                 definition
             }
+
+            #scopes
 
             #[allow(unused_variables)]
             fn read(

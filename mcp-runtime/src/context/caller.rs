@@ -34,6 +34,14 @@ pub struct Caller {
     scopes: Option<Arc<[String]>>,
 }
 
+/// [`Caller::connection`], for borrowing.
+pub(crate) static LOCAL: Caller = Caller {
+    identity: None,
+    session: None,
+    address: None,
+    scopes: None,
+};
+
 impl Caller {
     /// The connection itself, nothing more known (stdio, in-memory).
     pub fn connection() -> Self {

@@ -16,7 +16,7 @@
 //! Tools, resources, prompts and completions are siblings above this layer; each of them
 //! imports it, and it imports none of them.
 
-mod caller;
+pub(crate) mod caller;
 mod channel;
 mod error;
 mod extensions;

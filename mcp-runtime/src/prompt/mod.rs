@@ -56,6 +56,12 @@ pub trait Prompt: Send + Sync + 'static {
         let _ = (argument, value, chosen);
         Box::pin(std::future::ready(Completion::default()))
     }
+
+    /// The OAuth scopes a caller must hold to see and use this item (all of them): to a
+    /// caller without them it does not exist (see `server::visibility`). None by default.
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Why a prompt could not be rendered.

@@ -55,6 +55,12 @@ pub trait Resource: Send + Sync + 'static {
         &self,
         cx: RequestContext,
     ) -> BoxFuture<'static, Result<Vec<ResourceContents>, ResourceError>>;
+
+    /// The OAuth scopes a caller must hold to see and use this item (all of them): to a
+    /// caller without them it does not exist (see `server::visibility`). None by default.
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A family of resources named by a URI template.
@@ -87,6 +93,12 @@ pub trait ResourceTemplate: Send + Sync + 'static {
     /// template variable used as a path cannot climb out of it).
     fn allow_dot_segments(&self) -> bool {
         false
+    }
+
+    /// The OAuth scopes a caller must hold to see and use this item (all of them): to a
+    /// caller without them it does not exist (see `server::visibility`). None by default.
+    fn scopes(&self) -> Vec<String> {
+        Vec::new()
     }
 }
 

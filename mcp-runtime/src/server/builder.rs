@@ -13,7 +13,7 @@ use super::{
     ServerInner, ToolRegistry,
 };
 use crate::context::input::RequestStateKeys;
-use crate::context::{Extensions, FromRef};
+use crate::context::{Caller, Extensions, FromRef};
 use crate::pipeline::{
     AuditLayer, AuditOptions, BoxError, ConcurrencyLimitLayer, LazyStore, McpRequest, McpService,
     Outcome, ServerPolicies,
@@ -55,6 +55,7 @@ pub struct ServerBuilder {
     pub(super) request_state_keys: Option<RequestStateKeys>,
     pub(super) logging: bool,
     pub(super) max_response_bytes: usize,
+    pub(super) visibility: super::visibility::Visibility,
     pub(super) tasks: Option<crate::task::TaskOptions>,
     pub(super) sharing: Option<super::sharing::Sharing>,
     /// Skills to serve (the skills extension), loaded or declared before `build`.
@@ -281,6 +282,53 @@ impl ServerBuilder {
     /// ```
     pub fn confirm_destructive(mut self, confirm: crate::tool::Confirm) -> Self {
         self.policies.confirm_destructive = Some(confirm);
+        self
+    }
+
+    /// Answers a caller without an item's scopes with HTTP 403 and an
+    /// `insufficient_scope` challenge (so the client can ask its user for more: the MCP
+    /// authorization spec's step-up), and lists scoped items to every caller. Without it,
+    /// an item is hidden from callers without its scopes and refused to them as unknown (see
+    /// [`visibility`](crate::server::visibility)).
+    pub fn step_up_scopes(mut self) -> Self {
+        self.visibility.step_up = true;
+        self
+    }
+
+    /// Shows each caller only the tools, resources, resource templates and prompts `rule`
+    /// lets it see (after their scopes); to a caller, an item `rule` refuses is not listed
+    /// and is refused as unknown. For rules over identities, claims, the time or your own
+    /// state; when an answer changes for a reason the server cannot see, call
+    /// [`Server::views_changed`](crate::Server::views_changed). See
+    /// [`visibility`](crate::server::visibility).
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::server::visibility::ItemKind;
+    ///
+    /// /// Drops a table.
+    /// #[mcp_tool(destructive)]
+    /// async fn drop_table(name: String) -> String {
+    ///     format!("dropped {name}")
+    /// }
+    ///
+    /// // Only alice sees the tools whose names start with `drop_`.
+    /// let server = Server::builder("db", "1.0.0")
+    ///     .tool(drop_table::tool())
+    ///     .visible_if(|caller, item| {
+    ///         item.kind() != ItemKind::Tool
+    ///             || !item.key().starts_with("drop_")
+    ///             || caller.identity() == Some("alice")
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    pub fn visible_if<F>(mut self, rule: F) -> Self
+    where
+        F: Fn(&Caller, &super::visibility::Item<'_>) -> bool + Send + Sync + 'static,
+    {
+        self.visibility.predicate = Some(Arc::new(rule));
         self
     }
 
@@ -667,6 +715,7 @@ impl ServerBuilder {
                 tasks: Arc::new(crate::task::TaskHub::new(self.tasks.unwrap_or_default())),
                 sharing: std::sync::OnceLock::new(),
                 request_state_keys_configured,
+                visibility: self.visibility,
             }),
         };
         super::mount::follow(&server.inner);

@@ -14,6 +14,7 @@ pub(crate) mod projection;
 mod prompt_watch;
 mod reader;
 pub mod sharing;
+pub mod visibility;
 pub use problems::BuildError;
 pub use sharing::AlreadyShared;
 pub(crate) mod registry;
@@ -121,6 +122,8 @@ pub(crate) struct ServerInner {
     /// Whether the requestState keys were configured (otherwise instances sharing state
     /// take the sharing's).
     request_state_keys_configured: bool,
+    /// Who sees what (`visibility`).
+    visibility: visibility::Visibility,
 }
 
 impl fmt::Debug for Server {
@@ -164,6 +167,7 @@ impl Server {
             request_state_keys: None,
             logging: true,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            visibility: visibility::Visibility::default(),
             tasks: None,
             sharing: None,
             skills: Vec::new(),
@@ -175,6 +179,23 @@ impl Server {
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+
+    /// Tells every connected client that what it may see may have changed, so it lists
+    /// again (`notifications/{tools,resources,prompts}/list_changed` on 2025 sessions, the
+    /// `subscriptions/listen` streams on 2026-07-28): for a
+    /// [`visible_if`](crate::ServerBuilder::visible_if) rule whose answers changed for a
+    /// reason the server cannot see (a role granted, a working day that ended).
+    pub fn views_changed(&self) {
+        let feed = self.inner.registry.feed();
+        for primitive in registry::Primitive::ALL {
+            feed.changed(primitive);
+        }
+    }
+
+    /// The visibility rules (`visibility`).
+    pub(crate) fn visibility(&self) -> &visibility::Visibility {
+        &self.inner.visibility
     }
 
     /// The server's tools; register or remove tools at run time through it.

@@ -176,10 +176,12 @@ pub struct ToolPolicy {
     /// [`ResultCache`](crate::pipeline::ResultCache)). Only for tools whose annotations say
     /// `readOnlyHint` and `idempotentHint`: registration refuses it on any other.
     pub cache: Option<Duration>,
-    /// OAuth scopes the caller's token must carry, all of them. A caller authenticated over
-    /// HTTP without them gets 403 with an `insufficient_scope` challenge naming them, before
-    /// the tool runs; a local client (stdio) is not held to scopes (see
-    /// [`Caller`](super::Caller)).
+    /// OAuth scopes the caller's token must carry, all of them. To a caller authenticated
+    /// over HTTP without them the tool does not exist: it is not listed, and a call is
+    /// refused as an unknown tool's (see `server::visibility`); with
+    /// [`ServerBuilder::step_up_scopes`](crate::ServerBuilder::step_up_scopes) it is listed
+    /// and the call gets 403 with an `insufficient_scope` challenge naming them. A local
+    /// client (stdio) is not held to scopes (see [`Caller`](super::Caller)).
     pub scopes: Vec<Cow<'static, str>>,
     /// Whether calls may run as tasks (`crate::task`): a client with the tasks extension
     /// gets a task handle and polls for the result.

@@ -15,6 +15,7 @@ use crate::server::Server;
 use crate::server::contract::{Disposition, Rejection};
 use crate::server::projection::Modern;
 use crate::server::registry::tools::RegisteredTool;
+use crate::server::visibility::ItemKind;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -41,6 +42,8 @@ impl Connection {
                 .snapshot()
                 .get(&p.name)
                 .filter(|t| !t.app_only() || client_supports_apps(&env.client_capabilities))
+                // Nor does a tool the caller may not see (`server::visibility`).
+                .filter(|t| self.may_see(&scope.outlet, ItemKind::Tool, &t.name, &t.scopes))
                 .cloned()
                 .ok_or_else(|| McpError::invalid_params(format!("Unknown tool: {}", p.name)))?;
             let arguments = match p.arguments {

@@ -14,8 +14,11 @@ use crate::protocol::{
 };
 use crate::server::contract::{Disposition, Rejection};
 use crate::server::projection::Modern;
+use crate::server::registry::prompts::RegisteredPrompt;
+use crate::server::visibility::ItemKind;
 use futures::FutureExt as _;
 use serde_json::value::RawValue;
+use std::sync::Arc;
 
 impl Connection {
     pub(super) fn complete(
@@ -33,7 +36,11 @@ impl Connection {
             let argument = p.argument;
             let suggestions = match p.reference {
                 CompletionReference::Prompt { name } => {
-                    let prompt = registry.prompts.get(&name).ok_or_else(|| {
+                    let prompt = registry.prompts.get(&name);
+                    let seen = |p: &Arc<RegisteredPrompt>| {
+                        self.may_see(&scope.outlet, ItemKind::Prompt, &p.name, &p.scopes)
+                    };
+                    let prompt = prompt.filter(seen).ok_or_else(|| {
                         McpError::new(
                             ErrorCode::INVALID_PARAMS,
                             format!("Prompt {name} not found"),
@@ -51,7 +58,15 @@ impl Connection {
                         .complete(&argument.name, &argument.value, &chosen)
                 }
                 CompletionReference::Resource { uri } => {
-                    match registry.resources.template(&uri) {
+                    let template = registry.resources.template(&uri).filter(|t| {
+                        self.may_see(
+                            &scope.outlet,
+                            ItemKind::ResourceTemplate,
+                            t.template.as_str(),
+                            &t.scopes,
+                        )
+                    });
+                    match template {
                         Some(template) => {
                             if !template
                                 .template

@@ -1,6 +1,7 @@
 //! The lifecycle: `initialize` (the legacy handshake), `ping`, `server/discover` (the modern
 //! one), `logging/setLevel`, and the client's notifications.
 
+use super::Scope;
 use super::method::Method;
 use super::{Connection, LEVEL_UNSET, LegacySession, optional_params, required_params};
 use crate::protocol::jsonrpc::{encode_notification, encode_raw_result, encode_result};
@@ -11,7 +12,7 @@ use crate::protocol::{
     InitializeParams, InitializeResult, MAX_RETAINED_CLIENT_BYTES, MetaOnlyParams,
 };
 use crate::protocol::{LoggingLevel, McpError, RequestId, SetLevelParams};
-use crate::server::contract::{Rejection, RequestChecks};
+use crate::server::contract::Rejection;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -27,8 +28,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: MetaOnlyParams = optional_params(params).unwrap_or_default();
         if p.meta.as_ref().is_some_and(RequestMeta::claims_modern) {
             // Served in its era only if a row says so: "not found" here.
@@ -81,8 +83,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: MetaOnlyParams = optional_params(params)?;
         self.admitted(p.meta, method, checks)?;
         Ok(encode_result(id, &json!({})))
@@ -95,8 +98,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: MetaOnlyParams = optional_params(params)?;
         if !p.meta.as_ref().is_some_and(RequestMeta::claims_modern) {
             // The envelope is what is missing: 400 on HTTP, like any bad envelope, and never
@@ -119,8 +123,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         // Classify first: on the modern leg the method does not exist, whatever its params
         // (404, conformance-next.md §6 probe 11).
         let p: MetaOnlyParams = optional_params(params)?;

@@ -1,25 +1,26 @@
 //! `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list`: pages
 //! serialized once per registry change, per era.
 
+use super::Scope;
 use super::method::Method;
 use super::{Connection, optional_params};
 use crate::protocol::apps::client_supports_apps;
 use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
-use crate::server::contract::{Rejection, RequestChecks};
+use crate::server::contract::Rejection;
 use crate::server::registry::Registry;
+use crate::server::visibility::View;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 
 /// A list a `*/list` method pages through: one registry's page from a cursor, per era.
 pub(super) trait Listed {
-    /// The page at `cursor` (the first without one), for a client that renders MCP Apps
-    /// (`apps`) or not.
+    /// The page at `cursor` (the first without one), as `view`'s caller sees it.
     fn page(
         registry: &Registry,
         cursor: Option<&str>,
         modern: bool,
-        apps: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError>;
 }
 
@@ -37,9 +38,9 @@ impl Listed for Tools {
         r: &Registry,
         cursor: Option<&str>,
         modern: bool,
-        apps: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        r.tools.list_page(cursor, modern, apps)
+        r.tools.list_page(cursor, modern, view)
     }
 }
 
@@ -48,9 +49,9 @@ impl Listed for Prompts {
         r: &Registry,
         cursor: Option<&str>,
         modern: bool,
-        _: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        r.prompts.list_page(cursor, modern)
+        r.prompts.list_page(cursor, modern, view)
     }
 }
 
@@ -59,9 +60,9 @@ impl Listed for Resources {
         r: &Registry,
         cursor: Option<&str>,
         modern: bool,
-        _: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        r.resources.list_page(cursor, modern)
+        r.resources.list_page(cursor, modern, view)
     }
 }
 
@@ -70,9 +71,9 @@ impl Listed for Templates {
         r: &Registry,
         cursor: Option<&str>,
         modern: bool,
-        _: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        r.resources.templates_page(cursor, modern)
+        r.resources.templates_page(cursor, modern, view)
     }
 }
 
@@ -83,15 +84,21 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: PaginatedParams = optional_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
+        let view = View {
+            apps: client_supports_apps(&env.client_capabilities),
+            caller: self.caller_of(&scope.outlet),
+            rules: self.inner.server.visibility(),
+        };
         let page = L::page(
             self.inner.server.registry(),
             p.cursor.as_deref(),
             env.era == Era::Modern,
-            client_supports_apps(&env.client_capabilities),
+            &view,
         )?;
         Ok(encode_raw_result(id, &page))
     }

@@ -6,7 +6,7 @@
 use super::{Connection, Routed, Scope};
 use crate::protocol::RequestId;
 use crate::protocol::methods::{Eras, MethodSpec};
-use crate::server::contract::{Rejection, RequestChecks};
+use crate::server::contract::Rejection;
 use serde_json::value::RawValue;
 
 /// What a server must offer for a method to be served: nothing, a primitive, completions
@@ -38,7 +38,7 @@ pub(crate) type Now = fn(
     &RequestId,
     &'static Method,
     Option<&RawValue>,
-    Option<&dyn RequestChecks>,
+    &Scope<'_>,
 ) -> Result<Vec<u8>, Rejection>;
 
 /// A handler that may run user code or stream: answered now, or later on its outlet.

@@ -62,6 +62,7 @@ use crate::protocol::jsonrpc::{Message, decode, encode_error};
 use crate::protocol::{ClientCapabilities, Implementation, MetaOnlyParams};
 use crate::protocol::{Era, LoggingLevel, McpError, RequestId};
 use crate::server::contract::{Dispatched, Disposition, Exchange, Rejection, RequestChecks};
+use crate::server::visibility::{Item, ItemKind};
 use envelope::Envelope;
 use method::Handler;
 use serde::de::DeserializeOwned;
@@ -449,7 +450,7 @@ impl Connection {
                 let traced = started(&id);
                 let handled = {
                     let _in = traced.as_ref().map(|t| t.span().enter());
-                    handle(self, &id, row.expect("found"), params, scope.checks)
+                    handle(self, &id, row.expect("found"), params, &scope)
                 };
                 if let Some(traced) = traced {
                     traced.finish(handled.as_ref().err().map(|r| r.error.code.0));
@@ -511,7 +512,7 @@ impl Connection {
             return Routed::rejected(&id, self.unknown(method, params, scope.checks));
         };
         match row.handler {
-            Handler::Now(handle) => Routed::now(&id, handle(self, &id, row, params, scope.checks)),
+            Handler::Now(handle) => Routed::now(&id, handle(self, &id, row, params, &scope)),
             Handler::Later(handle) | Handler::Stack(handle) => handle(self, id, row, params, scope),
         }
     }
@@ -544,6 +545,22 @@ impl Connection {
     }
 
     /// Who a request comes from: its exchange's caller (HTTP), or this connection.
+    /// Whether the caller of `outlet` may see the item (`server::visibility`): an item it
+    /// may not see is refused exactly as an unknown one.
+    fn may_see(&self, outlet: &Outlet, kind: ItemKind, key: &str, scopes: &[String]) -> bool {
+        let rules = self.inner.server.visibility();
+        let caller = self.caller_of(outlet);
+        !rules.may_hide(caller) || rules.allows(caller, &Item::new(kind, key, scopes))
+    }
+
+    /// [`caller_for`](Self::caller_for), borrowed: what a check needs, without a copy.
+    fn caller_of<'a>(&self, outlet: &'a Outlet) -> &'a Caller {
+        match outlet {
+            Outlet::Connection => &crate::context::caller::LOCAL,
+            Outlet::Exchange(exchange) => &exchange.caller,
+        }
+    }
+
     fn caller_for(&self, outlet: &Outlet) -> Caller {
         match outlet {
             Outlet::Connection => Caller::connection(),

@@ -10,6 +10,7 @@ use crate::pipeline::{BoxError, McpRequest, Outcome};
 use crate::protocol::methods;
 use crate::protocol::{Era, ErrorCode, GetPromptParams, McpError, RequestId};
 use crate::server::contract::{Disposition, Rejection};
+use crate::server::visibility::ItemKind;
 use futures::future::BoxFuture;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -31,6 +32,7 @@ impl Connection {
                 .registry()
                 .prompts
                 .get(&p.name)
+                .filter(|p| self.may_see(&scope.outlet, ItemKind::Prompt, &p.name, &p.scopes))
                 .ok_or_else(|| {
                     McpError::new(
                         ErrorCode::INVALID_PARAMS,

@@ -16,10 +16,24 @@ use crate::protocol::{Era, RequestId, ResourceUriParams};
 use crate::resource::ResourceError;
 use crate::server::contract::{Disposition, Rejection};
 use crate::server::registry::resources::Route;
+use crate::server::visibility::ItemKind;
 use futures::future::BoxFuture;
 use serde_json::value::RawValue;
 
 impl Connection {
+    /// Whether the caller of `outlet` may see the resource or template `route` reaches.
+    pub(super) fn may_see_route(&self, outlet: &super::Outlet, route: &Route) -> bool {
+        match route {
+            Route::Exact(r) => self.may_see(outlet, ItemKind::Resource, &r.uri, &r.scopes),
+            Route::Template(t, _) => self.may_see(
+                outlet,
+                ItemKind::ResourceTemplate,
+                t.template.as_str(),
+                &t.scopes,
+            ),
+        }
+    }
+
     pub(super) fn read_resource(
         &self,
         id: RequestId,
@@ -49,6 +63,7 @@ impl Connection {
                 .registry()
                 .resources
                 .route(&p.uri)
+                .filter(|route| self.may_see_route(&scope.outlet, route))
                 .ok_or_else(|| ResourceError::NotFound.into_mcp_error(&p.uri, env.era))?;
             Ok((env, p.uri, route, round))
         })();

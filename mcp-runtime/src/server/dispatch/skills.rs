@@ -10,12 +10,13 @@
 //! (`resultType`, `ttlMs`, `cacheScope`, `_meta` serverInfo), which modern results carry
 //! (the list cache policy of the server: `ServerBuilder::list_cache`).
 
+use super::Scope;
 use super::method::Method;
 use super::{Connection, optional_params, required_params};
 use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::skills::{GetSkillResult, SkillUriParams};
 use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
-use crate::server::contract::{Rejection, RequestChecks};
+use crate::server::contract::Rejection;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -26,8 +27,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: PaginatedParams = optional_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
         let page = self
@@ -45,8 +47,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: SkillUriParams = required_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
         valid_uri(&p.uri)?;
@@ -67,8 +70,9 @@ impl Connection {
         id: &RequestId,
         method: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let p: SkillUriParams = required_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
         valid_uri(&p.uri)?;

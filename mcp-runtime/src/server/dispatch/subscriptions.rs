@@ -10,7 +10,7 @@ use crate::protocol::meta::RequestMeta;
 use crate::protocol::methods;
 use crate::protocol::{Era, McpError, RequestId, ResourceUriParams};
 use crate::resource::ResourceError;
-use crate::server::contract::{Rejection, RequestChecks};
+use crate::server::contract::Rejection;
 use crate::server::projection::Modern;
 use crate::server::registry::{Primitive, Registry};
 use serde::Deserialize;
@@ -43,8 +43,9 @@ impl Connection {
         id: &RequestId,
         row: &'static Method,
         params: Option<&RawValue>,
-        checks: Option<&dyn RequestChecks>,
+        scope: &Scope<'_>,
     ) -> Result<Vec<u8>, Rejection> {
+        let checks = scope.checks;
         let method = row.name;
         // The era first: on the modern leg the method does not exist, whatever its params
         // (404 `-32601`, checked by the suite's `server-stateless`).
@@ -65,6 +66,7 @@ impl Connection {
                 .registry()
                 .resources
                 .route(&p.uri)
+                .filter(|route| self.may_see_route(&scope.outlet, route))
                 .is_none()
         {
             return Err(ResourceError::NotFound

@@ -10,6 +10,7 @@ use super::{ChangeFeed, Primitive, RegistrationError};
 use crate::protocol::McpError;
 use crate::protocol::{CachePolicy, JsonObject};
 use crate::server::projection::{Modern, to_raw};
+use crate::server::visibility::{Item, ItemKind, View};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
@@ -38,6 +39,15 @@ pub(crate) trait Kind: Send + Sync + 'static {
 
     /// The error for a second item with the same key.
     fn duplicate(key: &str) -> RegistrationError;
+
+    /// The kind of item visibility rules are asked about (`None`: listed to every caller).
+    const ITEM: Option<ItemKind>;
+
+    /// The scopes a caller must hold to see the item (see `server::visibility`).
+    fn scopes(item: &Self::Item) -> &[String] {
+        let _ = item;
+        &[]
+    }
 
     /// Whether the item is listed only to clients that may see restricted items (an
     /// app-only tool, to clients that render MCP Apps). None by default; a snapshot without
@@ -76,6 +86,8 @@ pub(crate) struct Snapshot<K: Kind> {
     page_by_cursor: HashMap<String, usize>,
     /// Whether any item is [`Kind::restricted`].
     restricted: bool,
+    /// Whether any item declares [`Kind::scopes`].
+    guarded: bool,
     /// The first page without the restricted items, per era (legacy, modern), rendered
     /// on first request like `pages`.
     unrestricted_first: [OnceLock<Arc<str>>; 2],
@@ -104,6 +116,7 @@ impl<K: Kind> Snapshot<K> {
                 .map(|item| (Arc::from(K::key(item)), item.clone()))
                 .collect(),
             restricted: items.iter().any(|item| K::restricted(item)),
+            guarded: items.iter().any(|item| !K::scopes(item).is_empty()),
             unrestricted_first: Default::default(),
             order: items,
             pages,
@@ -350,6 +363,42 @@ impl<K: Kind> Catalog<K> {
         Ok(self.render(&visible, start, modern))
     }
 
+    /// The page at `cursor` as `view`'s caller sees it: app-only items only for a client
+    /// that renders apps, and only the items the visibility rules let it see. The shared
+    /// cached pages whenever no rule can hide anything from this caller; otherwise a page of
+    /// the visible items, rendered for the request (cursors name keys, so they work across
+    /// views).
+    pub(crate) fn list_page_for(
+        &self,
+        cursor: Option<&str>,
+        modern: bool,
+        view: &View<'_>,
+    ) -> Result<Arc<str>, McpError> {
+        // Only when a rule may hide something from this caller is the snapshot looked at.
+        let Some((kind, snapshot)) = K::ITEM
+            .filter(|_| view.rules.may_hide(view.caller))
+            .map(|kind| (kind, self.snapshot()))
+            .filter(|(_, s)| s.guarded || view.rules.predicate.is_some())
+        else {
+            return match view.apps {
+                true => self.list_page(cursor, modern),
+                false => self.list_page_unrestricted(cursor, modern),
+            };
+        };
+        let visible: Vec<_> = snapshot
+            .order
+            .iter()
+            .filter(|item| view.apps || !K::restricted(item))
+            .filter(|item| {
+                let seen = Item::new(kind, K::key(item), K::scopes(item));
+                view.rules.allows(view.caller, &seen)
+            })
+            .cloned()
+            .collect();
+        let start = start_at::<K>(&visible, cursor)?;
+        Ok(self.render(&visible, start, modern))
+    }
+
     /// The list result text for the page of `items` beginning at `start`.
     fn render(&self, items: &[Arc<K::Item>], start: usize, modern: bool) -> Arc<str> {
         let end = (start + self.settings.page_size.max(1)).min(items.len());
@@ -437,6 +486,7 @@ mod tests {
         type Item = String;
         const PRIMITIVE: Primitive = Primitive::Tools;
         const LIST_FIELD: &'static str = "words";
+        const ITEM: Option<ItemKind> = None;
 
         fn key(item: &String) -> &str {
             item

@@ -6,6 +6,7 @@ use super::{ChangeFeed, Primitive, RegistrationError};
 use crate::pipeline::{GetPrompt, ItemStack, ServerPolicies};
 use crate::prompt::{Prompt, PromptArguments, PromptError};
 use crate::protocol::{McpError, PromptDefinition};
+use crate::server::visibility::{ItemKind, View};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::fmt;
@@ -17,6 +18,8 @@ pub(crate) struct RegisteredPrompt {
     pub(crate) prompt: Arc<dyn Prompt>,
     pub(crate) stack: ItemStack<GetPrompt>,
     definition: PromptDefinition,
+    /// The scopes a caller must hold to see it (`Prompt::scopes`).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl RegisteredPrompt {
@@ -30,6 +33,7 @@ impl RegisteredPrompt {
             prompt: self.prompt.clone(),
             stack: self.stack.at_home(home.clone()),
             definition,
+            scopes: self.scopes.clone(),
         }
     }
 
@@ -96,6 +100,11 @@ impl Kind for Prompts {
     type Item = RegisteredPrompt;
     const PRIMITIVE: Primitive = Primitive::Prompts;
     const LIST_FIELD: &'static str = "prompts";
+    const ITEM: Option<ItemKind> = Some(ItemKind::Prompt);
+
+    fn scopes(item: &RegisteredPrompt) -> &[String] {
+        &item.scopes
+    }
 
     fn key(item: &RegisteredPrompt) -> &str {
         &item.name
@@ -148,11 +157,13 @@ fn prepare(
             )));
         }
     }
+    let scopes = super::resources::checked_scopes(prompt.scopes()).map_err(invalid)?;
     Ok(RegisteredPrompt {
         name: name.into(),
         stack: ItemStack::new(GetPrompt::new(prompt.clone()), policies),
         prompt,
         definition,
+        scopes,
     })
 }
 
@@ -309,7 +320,8 @@ impl PromptRegistry {
         &self,
         cursor: Option<&str>,
         modern: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        self.catalog.list_page(cursor, modern)
+        self.catalog.list_page_for(cursor, modern, view)
     }
 }

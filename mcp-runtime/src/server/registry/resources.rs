@@ -9,6 +9,7 @@ use crate::pipeline::{ItemStack, McpRequest, ReadResource, ReadTarget, ServerPol
 use crate::protocol::JsonObject;
 use crate::protocol::{McpError, ResourceDefinition, ResourceTemplateDefinition};
 use crate::resource::{Resource, ResourceTemplate, UriTemplate, Variables};
+use crate::server::visibility::{ItemKind, View};
 use serde::Serialize;
 use std::fmt;
 use std::sync::Arc;
@@ -49,6 +50,8 @@ pub(crate) struct RegisteredResource {
     /// Its URI on the server it was mounted from (`ServerBuilder::mount`): what that
     /// server's code sees.
     own_uri: Option<Arc<str>>,
+    /// The scopes a caller must hold to see it (`Resource::scopes`).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl RegisteredResource {
@@ -67,6 +70,7 @@ impl RegisteredResource {
             stack: self.stack.at_home(home.clone()).remapped(remap),
             definition,
             own_uri: Some(self.own_uri.clone().unwrap_or_else(|| self.uri.clone())),
+            scopes: self.scopes.clone(),
         }
     }
 
@@ -99,6 +103,8 @@ pub(crate) struct RegisteredTemplate {
     /// How a URI this template matched becomes the one the server it was mounted from
     /// knows (`ServerBuilder::mount`).
     unmount: Option<Unmount>,
+    /// The scopes a caller must hold to see it (`ResourceTemplate::scopes`).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl RegisteredTemplate {
@@ -136,6 +142,16 @@ impl RegisteredTemplate {
     }
 }
 
+/// `scopes` as registered: each an RFC 6749 scope token.
+pub(crate) fn checked_scopes(scopes: Vec<String>) -> Result<Arc<[String]>, String> {
+    match scopes.iter().find(|s| !crate::tool::is_scope_token(s)) {
+        Some(bad) => Err(format!(
+            "{bad:?} is not an OAuth scope (printable ASCII without spaces, quotes or backslashes)"
+        )),
+        None => Ok(scopes.into()),
+    }
+}
+
 /// The resources kind.
 pub(crate) struct Resources;
 
@@ -143,6 +159,11 @@ impl Kind for Resources {
     type Item = RegisteredResource;
     const PRIMITIVE: Primitive = Primitive::Resources;
     const LIST_FIELD: &'static str = "resources";
+    const ITEM: Option<ItemKind> = Some(ItemKind::Resource);
+
+    fn scopes(item: &RegisteredResource) -> &[String] {
+        &item.scopes
+    }
 
     fn key(item: &RegisteredResource) -> &str {
         &item.uri
@@ -166,6 +187,11 @@ impl Kind for Templates {
     type Item = RegisteredTemplate;
     const PRIMITIVE: Primitive = Primitive::Resources;
     const LIST_FIELD: &'static str = "resourceTemplates";
+    const ITEM: Option<ItemKind> = Some(ItemKind::ResourceTemplate);
+
+    fn scopes(item: &RegisteredTemplate) -> &[String] {
+        &item.scopes
+    }
 
     fn key(item: &RegisteredTemplate) -> &str {
         item.template.as_str()
@@ -381,6 +407,12 @@ impl ResourceRegistry {
                 reason: "a resource needs a name".into(),
             });
         }
+        let scopes = checked_scopes(resource.scopes()).map_err(|reason| {
+            RegistrationError::InvalidResource {
+                uri: uri.clone(),
+                reason,
+            }
+        })?;
         Ok(RegisteredResource {
             uri: uri.into(),
             stack: ItemStack::new(
@@ -389,6 +421,7 @@ impl ResourceRegistry {
             ),
             definition,
             own_uri: None,
+            scopes,
         })
     }
 
@@ -412,6 +445,12 @@ impl ResourceRegistry {
                 reason: "a resource template needs a name".into(),
             });
         }
+        let scopes = checked_scopes(inner.scopes()).map_err(|reason| {
+            RegistrationError::InvalidResource {
+                uri: source.clone(),
+                reason,
+            }
+        })?;
         Ok(RegisteredTemplate {
             template,
             stack: ItemStack::new(
@@ -423,6 +462,7 @@ impl ResourceRegistry {
             definition,
             source: source.into(),
             unmount: None,
+            scopes,
         })
     }
 
@@ -522,6 +562,7 @@ impl ResourceRegistry {
                 order: self.next_order.fetch_add(1, Ordering::Relaxed),
                 definition,
                 source: source.into(),
+                scopes: t.scopes.clone(),
                 // Mounted again: back through the outer mount, then the inner one.
                 unmount: Some(match &t.unmount {
                     Some(inner) => {
@@ -575,16 +616,18 @@ impl ResourceRegistry {
         &self,
         cursor: Option<&str>,
         modern: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        self.resources.list_page(cursor, modern)
+        self.resources.list_page_for(cursor, modern, view)
     }
 
     pub(crate) fn templates_page(
         &self,
         cursor: Option<&str>,
         modern: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        self.templates.list_page(cursor, modern)
+        self.templates.list_page_for(cursor, modern, view)
     }
 }
 

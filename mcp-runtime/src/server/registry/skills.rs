@@ -37,6 +37,7 @@ use crate::protocol::{
     ResourceTemplateDefinition, TextResourceContents,
 };
 use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
+use crate::server::visibility::ItemKind;
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use futures::future::BoxFuture;
@@ -259,6 +260,7 @@ impl Kind for Skills {
     // A change of the skills is a change of the resources (their `SKILL.md`s are listed).
     const PRIMITIVE: Primitive = Primitive::Resources;
     const LIST_FIELD: &'static str = "skills";
+    const ITEM: Option<ItemKind> = None;
 
     fn key(item: &ServedSkill) -> &str {
         &item.entry.uri

@@ -9,6 +9,7 @@ use crate::pipeline::{ServerPolicies, ToolStack};
 use crate::protocol::apps::ToolUi;
 use crate::protocol::headers::{self, ParamHeader};
 use crate::protocol::{McpError, ToolDefinition};
+use crate::server::visibility::{ItemKind, View};
 use crate::tool::schema::CheckedSchema;
 use crate::tool::{Tool, check_state, schema};
 use serde::Serialize;
@@ -225,9 +226,14 @@ impl Kind for Tools {
     type Item = RegisteredTool;
     const PRIMITIVE: Primitive = Primitive::Tools;
     const LIST_FIELD: &'static str = "tools";
+    const ITEM: Option<ItemKind> = Some(ItemKind::Tool);
 
     fn key(tool: &RegisteredTool) -> &str {
         &tool.name
+    }
+
+    fn scopes(tool: &RegisteredTool) -> &[String] {
+        &tool.scopes
     }
 
     fn listed(tool: &RegisteredTool, modern: bool) -> impl Serialize + '_ {
@@ -382,11 +388,8 @@ impl ToolRegistry {
         &self,
         cursor: Option<&str>,
         modern: bool,
-        apps: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        match apps {
-            true => self.catalog.list_page(cursor, modern),
-            false => self.catalog.list_page_unrestricted(cursor, modern),
-        }
+        self.catalog.list_page_for(cursor, modern, view)
     }
 }
