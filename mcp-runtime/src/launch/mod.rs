@@ -174,6 +174,21 @@ pub struct ServeArgs {
     )]
     pub allowed_origins: Vec<String>,
 
+    /// Trust this proxy in front of the server (an address or a CIDR network,
+    /// `10.0.0.0/8`): for a request from it, the client's address (what per-caller limits,
+    /// rate limits and the audit count by) is read from `Forwarded`/`X-Forwarded-For`.
+    /// Without it those headers are ignored, so a client cannot claim another's address.
+    /// Repeatable.
+    #[cfg(feature = "http")]
+    #[arg(
+        long = "trust-proxy",
+        value_name = "CIDR",
+        env = "MCP_TRUST_PROXY",
+        value_delimiter = ',',
+        value_parser = proxy_network
+    )]
+    pub trusted_proxies: Vec<String>,
+
     /// Require `Authorization: Bearer <token>` with a token from this file (one per line:
     /// `token` or `name token`; 16 bytes or more). `MCP_BEARER_TOKEN` adds one more. Tokens
     /// are never taken on the command line, where `ps` shows them.
@@ -371,6 +386,10 @@ impl ServeArgs {
         for origin in &self.allowed_origins {
             options = options.allow_origin(origin);
         }
+        for network in &self.trusted_proxies {
+            // Checked by the parser (`proxy_network`).
+            options = options.trust_proxy(network);
+        }
         options
     }
 
@@ -553,4 +572,18 @@ macro_rules! launcher {
         )
         .about(::core::env!("CARGO_PKG_DESCRIPTION"))
     };
+}
+
+/// `--trust-proxy`'s value: an IP address or a CIDR network, refused at parse time with a
+/// usage error rather than at bind time.
+#[cfg(feature = "http")]
+fn proxy_network(value: &str) -> Result<String, String> {
+    let value = value.trim();
+    let parses = value.parse::<ipnet::IpNet>().is_ok() || value.parse::<std::net::IpAddr>().is_ok();
+    match parses {
+        true => Ok(value.to_owned()),
+        false => Err(format!(
+            "{value:?} is neither an IP address nor a CIDR network (write `10.0.0.0/8` or `192.0.2.7`)"
+        )),
+    }
 }

@@ -392,6 +392,79 @@ mod http {
         assert_eq!(status(addr, "POST", &[other]).await, 200);
     }
 
+    /// A server whose one tool allows each caller one call a minute.
+    fn rate_limited() -> Server {
+        use crate::tool::{Rate, ToolPolicy, tool_fn};
+        let definition = crate::protocol::ToolDefinition::new(
+            "once",
+            "Answers once a minute per caller.",
+            serde_json::json!({"type": "object"}),
+        );
+        let tool = tool_fn(definition, |_, _| async { "answered" })
+            .with_policy(ToolPolicy::new().rate_limit(Rate::per_minute(1)));
+        Server::builder("demo", "1.2.3").tool(tool).build().unwrap()
+    }
+
+    /// A modern `tools/call` of `once` from loopback, claiming `forwarded` as the client's
+    /// address; the response's text.
+    async fn call_claiming(addr: SocketAddr, forwarded: &str) -> String {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"once","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+             MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: once\r\n\
+             X-Forwarded-For: {forwarded}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await.unwrap();
+        String::from_utf8_lossy(&response).into_owned()
+    }
+
+    #[tokio::test]
+    async fn trust_proxy_gives_forwarded_clients_their_own_budgets_and_headers_are_ignored_without_it()
+     {
+        let serve = async |args: &[&str]| {
+            let http = parse(args)
+                .unwrap()
+                .bind_http(rate_limited())
+                .await
+                .unwrap();
+            let addr = http.local_addr();
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            tokio::spawn(http.run_until(async {
+                let _ = stopped.await;
+            }));
+            (addr, stop)
+        };
+        // Behind a trusted proxy (this test, on loopback): two clients, two budgets.
+        let (addr, _stop) = serve(&["--trust-proxy", "127.0.0.0/8"]).await;
+        let first = call_claiming(addr, "198.51.100.7").await;
+        let second = call_claiming(addr, "203.0.113.9").await;
+        let again = call_claiming(addr, "198.51.100.7").await;
+        assert!(first.contains("answered"), "{first}");
+        assert!(
+            second.contains("answered"),
+            "another client, its own budget: {second}"
+        );
+        assert!(
+            again.contains("Rate limit"),
+            "the first client's budget is spent: {again}"
+        );
+
+        // Without it the headers are ignored: every request is loopback's, one budget.
+        let (addr, _stop) = serve(&[]).await;
+        let first = call_claiming(addr, "198.51.100.7").await;
+        let second = call_claiming(addr, "203.0.113.9").await;
+        assert!(first.contains("answered"), "{first}");
+        assert!(second.contains("Rate limit"), "one budget: {second}");
+
+        // A value that is no network is a usage error.
+        assert!(parse(&["--trust-proxy", "proxy.internal"]).is_err());
+    }
+
     #[test]
     fn a_launchers_options_reach_the_parsed_arguments() {
         let args = launcher()
