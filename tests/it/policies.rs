@@ -446,3 +446,40 @@ async fn every_call_is_audited_once() {
         "arguments are not audited: {stderr}"
     );
 }
+
+/// Counts nothing: answers at once.
+#[mcp_runtime::mcp_tool]
+async fn plain_answer() -> &'static str {
+    "answered"
+}
+
+/// Declares its own rate.
+#[mcp_runtime::mcp_tool(rate_limit = "3/m")]
+async fn own_rate() -> &'static str {
+    "answered"
+}
+
+#[tokio::test]
+async fn a_default_rate_limit_applies_to_tools_that_declare_none() {
+    let server = Server::builder("rates", "1.0.0")
+        .tool(plain_answer::tool())
+        .tool(own_rate::tool())
+        .default_rate_limit(mcp_runtime::tool::Rate::per_minute(1))
+        .build()
+        .unwrap();
+    let client = Client::memory(&server);
+    client.connect(EraMode::Modern).await.unwrap();
+    let call = async |name: &str| client.call_tool(name, json!({})).await.unwrap();
+    assert_eq!(call("plain_answer").await.first_text(), Some("answered"));
+    let limited = call("plain_answer").await;
+    assert!(limited.is_error(), "{limited:?}");
+    assert!(
+        limited.first_text().unwrap().contains("Rate limit"),
+        "{limited:?}"
+    );
+    // Its own rate wins: three calls a minute.
+    for _ in 0..3 {
+        assert_eq!(call("own_rate").await.first_text(), Some("answered"));
+    }
+    assert!(call("own_rate").await.is_error());
+}

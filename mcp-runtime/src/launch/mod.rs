@@ -189,6 +189,13 @@ pub struct ServeArgs {
     )]
     pub trusted_proxies: Vec<String>,
 
+    /// At most this many requests per caller (an authenticated identity, else the client's
+    /// address: see `--trust-proxy` behind a proxy), as `N/s`, `N/m` or `N/h`; over it, 429
+    /// with `Retry-After`. None by default.
+    #[cfg(feature = "http")]
+    #[arg(long = "rate-limit", value_name = "RATE", env = "MCP_RATE_LIMIT")]
+    pub rate_limit: Option<crate::tool::Rate>,
+
     /// Require `Authorization: Bearer <token>` with a token from this file (one per line:
     /// `token` or `name token`; 16 bytes or more). `MCP_BEARER_TOKEN` adds one more. Tokens
     /// are never taken on the command line, where `ps` shows them.
@@ -389,6 +396,9 @@ impl ServeArgs {
         for network in &self.trusted_proxies {
             // Checked by the parser (`proxy_network`).
             options = options.trust_proxy(network);
+        }
+        if let Some(rate) = self.rate_limit {
+            options = options.rate_limit_per_caller(rate);
         }
         options
     }

@@ -271,7 +271,15 @@ mod http {
     /// Binds with `args`, serves in the background, and returns the address and a stop
     /// switch.
     async fn start(args: &ServeArgs) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
-        let http = args.bind_http(server()).await.unwrap();
+        start_with(args, server()).await
+    }
+
+    /// [`start`] with `server`.
+    async fn start_with(
+        args: &ServeArgs,
+        server: Server,
+    ) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+        let http = args.bind_http(server).await.unwrap();
         let addr = http.local_addr();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         tokio::spawn(http.run_until(async {
@@ -426,19 +434,7 @@ mod http {
     #[tokio::test]
     async fn trust_proxy_gives_forwarded_clients_their_own_budgets_and_headers_are_ignored_without_it()
      {
-        let serve = async |args: &[&str]| {
-            let http = parse(args)
-                .unwrap()
-                .bind_http(rate_limited())
-                .await
-                .unwrap();
-            let addr = http.local_addr();
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            tokio::spawn(http.run_until(async {
-                let _ = stopped.await;
-            }));
-            (addr, stop)
-        };
+        let serve = async |args: &[&str]| start_with(&parse(args).unwrap(), rate_limited()).await;
         // Behind a trusted proxy (this test, on loopback): two clients, two budgets.
         let (addr, _stop) = serve(&["--trust-proxy", "127.0.0.0/8"]).await;
         let first = call_claiming(addr, "198.51.100.7").await;
@@ -463,6 +459,37 @@ mod http {
 
         // A value that is no network is a usage error.
         assert!(parse(&["--trust-proxy", "proxy.internal"]).is_err());
+    }
+
+    /// The status line of a response.
+    fn status_of(response: &str) -> &str {
+        response.lines().next().unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn rate_limit_gives_each_client_behind_a_trusted_proxy_its_own_budget() {
+        let serve = async |args: &[&str]| start_with(&parse(args).unwrap(), rate_limited()).await;
+        let (addr, _stop) = serve(&["--rate-limit", "1/m", "--trust-proxy", "127.0.0.1"]).await;
+        let first = call_claiming(addr, "198.51.100.7").await;
+        let other = call_claiming(addr, "203.0.113.9").await;
+        let again = call_claiming(addr, "198.51.100.7").await;
+        assert!(status_of(&first).contains(" 200 "), "{first}");
+        assert!(
+            status_of(&other).contains(" 200 "),
+            "its own budget: {other}"
+        );
+        assert!(status_of(&again).contains(" 429 "), "{again}");
+        assert!(
+            again.to_ascii_lowercase().contains("retry-after: "),
+            "{again}"
+        );
+
+        // Without --trust-proxy both are this machine: one budget.
+        let (addr, _stop) = serve(&["--rate-limit", "1/m"]).await;
+        assert!(status_of(&call_claiming(addr, "198.51.100.7").await).contains(" 200 "));
+        let other = call_claiming(addr, "203.0.113.9").await;
+        assert!(status_of(&other).contains(" 429 "), "{other}");
+        assert!(parse(&["--rate-limit", "ten/s"]).is_err());
     }
 
     #[test]

@@ -103,6 +103,8 @@ pub use validate::Validate;
 pub(crate) use cache::LazyStore;
 pub(crate) use confirm::ConfirmLayer;
 pub(crate) use invoke::ReadTarget;
+#[cfg(feature = "http")]
+pub(crate) use rate_limit::quota;
 pub(crate) use stack::{ItemStack, ServerPolicies, ToolStack, boxed};
 
 use crate::context::RequestContext;

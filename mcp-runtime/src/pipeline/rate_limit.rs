@@ -25,6 +25,16 @@ use std::time::Duration;
 /// Checks between two prunings of idle callers' state.
 const PRUNE_EVERY: u32 = 1024;
 
+/// `rate` as `governor`'s quota: a burst of `count`, one more each `period / count` (a zero
+/// count or period is taken as 1 call per second; registration refuses those first).
+pub(crate) fn quota(rate: Rate) -> Quota {
+    let count = NonZeroU32::new(rate.count()).unwrap_or(NonZeroU32::MIN);
+    let per_call = (rate.period() / count.get()).max(Duration::from_nanos(1));
+    Quota::with_period(per_call)
+        .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+        .allow_burst(count)
+}
+
 /// Makes [`RateLimit`]s that share one set of per-caller budgets.
 #[derive(Debug, Clone)]
 pub struct RateLimitLayer {
@@ -44,14 +54,9 @@ impl RateLimitLayer {
     /// `rate` calls per caller (a zero count or period is taken as 1 call per second; the
     /// registry refuses those before they get here).
     pub fn new(rate: Rate) -> Self {
-        let count = NonZeroU32::new(rate.count()).unwrap_or(NonZeroU32::MIN);
-        let per_call = (rate.period() / count.get()).max(Duration::from_nanos(1));
-        let quota = Quota::with_period(per_call)
-            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
-            .allow_burst(count);
         Self {
             shared: Arc::new(Shared {
-                limiter: DefaultKeyedRateLimiter::keyed(quota),
+                limiter: DefaultKeyedRateLimiter::keyed(quota(rate)),
                 rate,
                 checks: AtomicU32::new(0),
                 fleet: None,

@@ -40,6 +40,8 @@ pub(crate) struct ServerPolicies {
     /// The Redis the server shares state through, once attached: rate limits take from
     /// the fleet's budgets.
     pub(crate) fleet: super::fleet::FleetSlot,
+    /// `ServerBuilder::default_rate_limit`: the per-caller rate of tools that declare none.
+    pub(crate) default_rate_limit: Option<crate::tool::Rate>,
     /// `ServerBuilder::confirm_destructive`: the confirmation of every tool that may
     /// destroy and declares none of its own.
     pub(crate) confirm_destructive: Option<crate::tool::Confirm>,
@@ -89,12 +91,13 @@ impl ToolStack {
         let core = Validate::new(OutputCheck::new(Invoke::new(tool), output), input);
         let tool_layers = server.tool_layers.get(name).map_or(&[][..], Vec::as_slice);
         let timeout = policy.timeout.or(server.default_timeout);
+        let rate_limit = policy.rate_limit.or(server.default_rate_limit);
         let plain = server.layers.is_empty()
             && tool_layers.is_empty()
             && timeout.is_none()
             && policy.concurrency.is_none()
             && server.concurrency.is_none()
-            && policy.rate_limit.is_none()
+            && rate_limit.is_none()
             && policy.cache.is_none()
             && confirm.is_none();
         let inner = if plain {
@@ -111,7 +114,7 @@ impl ToolStack {
             if let Some(limit) = &server.concurrency {
                 service = McpService::new(limit.layer(service));
             }
-            if let Some(rate) = policy.rate_limit {
+            if let Some(rate) = rate_limit {
                 let layer = RateLimitLayer::new(rate).fleet(server.fleet.clone(), name);
                 service = McpService::new(layer.layer(service));
             }

@@ -332,6 +332,15 @@ impl ServerBuilder {
         self
     }
 
+    /// The per-caller rate limit of every tool that declares none
+    /// (`#[mcp_tool(rate_limit = "…")]` wins): each tool its own budget per caller, as if it
+    /// declared `rate`. None by default. (For a limit on all of a caller's requests over
+    /// HTTP, see `HttpOptions::rate_limit_per_caller` and `--rate-limit`.)
+    pub fn default_rate_limit(mut self, rate: crate::tool::Rate) -> Self {
+        self.policies.default_rate_limit = Some(rate);
+        self
+    }
+
     /// The timeout of every tool that declares none (`#[mcp_tool(timeout = "…")]` wins).
     /// None by default.
     pub fn default_timeout(mut self, timeout: Duration) -> Self {

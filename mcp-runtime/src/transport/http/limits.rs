@@ -97,6 +97,40 @@ impl Drop for CallerSlot {
     }
 }
 
+/// Each caller's request rate ([`HttpOptions::rate_limit_per_caller`](super::HttpOptions::rate_limit_per_caller)):
+/// `governor`'s GCRA keyed like [`CallerSlots`]; idle callers' state pruned as requests come
+/// in, so memory follows the callers active within one period.
+#[derive(Debug)]
+pub(crate) struct CallerRates {
+    limiter: governor::DefaultKeyedRateLimiter<CallerKey>,
+    checks: std::sync::atomic::AtomicU32,
+}
+
+impl CallerRates {
+    pub(crate) fn new(rate: crate::tool::Rate) -> Self {
+        Self {
+            limiter: governor::DefaultKeyedRateLimiter::keyed(crate::pipeline::quota(rate)),
+            checks: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+
+    /// Takes one request from `key`'s budget, or says how long until one is free.
+    pub(crate) fn check(&self, key: &CallerKey) -> Result<(), std::time::Duration> {
+        use governor::clock::Clock as _;
+        const PRUNE_EVERY: u32 = 1024;
+        let checks = self
+            .checks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if checks % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            self.limiter.retain_recent();
+            self.limiter.shrink_to_fit();
+        }
+        self.limiter.check_key(key).map_err(|not_until| {
+            not_until.wait_time_from(governor::clock::DefaultClock::default().now())
+        })
+    }
+}
+
 /// Who a request is from, for per-caller caps: its authenticated identity, else the
 /// client's network ([`client_network`]).
 pub(crate) fn caller_key(identity: &Identity, client: Option<IpAddr>) -> Option<CallerKey> {

@@ -75,6 +75,7 @@ pub struct HttpOptions {
     pub(crate) max_connections: usize,
     pub(crate) max_streams: usize,
     pub(crate) trusted_proxies: Vec<ipnet::IpNet>,
+    pub(crate) rate_per_caller: Option<crate::tool::Rate>,
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_caller: usize,
     pub(crate) max_session_lifetime: Duration,
@@ -104,6 +105,7 @@ impl Default for HttpOptions {
             max_connections: 2048,
             max_streams: 512,
             trusted_proxies: Vec::new(),
+            rate_per_caller: None,
             max_sessions: 1024,
             max_sessions_per_caller: 32,
             max_session_lifetime: Duration::from_secs(24 * 60 * 60),
@@ -129,6 +131,7 @@ impl fmt::Debug for HttpOptions {
             .field("max_connections", &self.max_connections)
             .field("max_streams", &self.max_streams)
             .field("trusted_proxies", &self.trusted_proxies)
+            .field("rate_per_caller", &self.rate_per_caller)
             .field("max_sessions", &self.max_sessions)
             .field("auth", &self.auth.is_some())
             .finish_non_exhaustive()
@@ -250,6 +253,24 @@ impl HttpOptions {
     /// past it a new stream gets 503.
     pub fn max_streams(mut self, streams: usize) -> Self {
         self.max_streams = streams.max(1);
+        self
+    }
+
+    /// At most `rate` JSON-RPC requests per caller (an authenticated identity, else the
+    /// client's network: see [`trust_proxy`](Self::trust_proxy) behind a proxy), as
+    /// `governor`'s GCRA (a burst of the count, one more each period / count). A request
+    /// over it gets 429 with `Retry-After` and is not dispatched; notifications and the
+    /// client's answers to the server's questions are not counted. None by default.
+    ///
+    /// ```
+    /// use mcp_runtime::tool::Rate;
+    /// use mcp_runtime::transport::http::HttpOptions;
+    ///
+    /// let options = HttpOptions::default().rate_limit_per_caller(Rate::per_minute(600));
+    /// # let _ = options;
+    /// ```
+    pub fn rate_limit_per_caller(mut self, rate: crate::tool::Rate) -> Self {
+        self.rate_per_caller = Some(rate);
         self
     }
 

@@ -196,6 +196,12 @@ where
                 "this caller has as many requests and streams open as it may; retry when one ends",
             );
         };
+        if let Some(rates) = &shared.rates
+            && let Some(key) = limits::caller_key(&identity, client)
+            && let Err(wait) = rates.check(&key)
+        {
+            return response::rate_limited(wait);
+        }
         // A listen stream lives long: it takes from the streams' pool, never a request
         // permit.
         let permit = if method == methods::SUBSCRIPTIONS_LISTEN.name {

@@ -111,6 +111,19 @@ pub(crate) fn too_many(text: &str) -> Response<Body> {
     resp
 }
 
+/// 429 for a caller over its request rate, with `Retry-After` in whole seconds (at least 1).
+pub(crate) fn rate_limited(wait: std::time::Duration) -> Response<Body> {
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    let mut resp = message(
+        StatusCode::TOO_MANY_REQUESTS,
+        &format!("this caller sends requests faster than the server allows; retry in {secs} s"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&secs.max(1).to_string()) {
+        resp.headers_mut().insert(RETRY_AFTER, value);
+    }
+    resp
+}
+
 /// The largest piece of a body handed to hyper at once. Hyper takes a body's frames as
 /// long as its write buffer has room and drops the body after the last one, so a body of
 /// one big frame would be "done" (and its guard released) before most of it was written;

@@ -24,6 +24,8 @@ pub(crate) struct Shared {
     pub(crate) bodies: Semaphore,
     /// Each caller's requests and streams.
     pub(crate) callers: Arc<CallerSlots>,
+    /// Each caller's request rate, when limited.
+    pub(crate) rates: Option<super::limits::CallerRates>,
     /// Cancelled by shutdown: GET streams end.
     pub(crate) closing: CancellationToken,
 }
@@ -43,6 +45,7 @@ impl Shared {
             streams: Arc::new(Semaphore::new(options.max_streams)),
             bodies: Semaphore::new(options.max_concurrent_bodies),
             callers: CallerSlots::new(options.max_requests_per_caller),
+            rates: options.rate_per_caller.map(super::limits::CallerRates::new),
             sessions: Arc::new(sessions),
             closing: CancellationToken::new(),
             server,
