@@ -7,7 +7,8 @@
 //! killed mid-run, only requests that were in flight on it fail, and every request started
 //! after it is gone succeeds on the other instance. The nginx config is the one the README
 //! shows for this mode (round robin, no sticky routing, POSTs passed to the next instance
-//! only when the first could not be reached).
+//! only when the first could not be reached), and, with `--trust-proxy`, clients behind it
+//! told apart by the address it forwards (each its own `--rate-limit` budget).
 
 use http::{Method, StatusCode};
 use mcp_tests::http::{ACCEPT_BOTH, LEGACY, MODERN, Reply, Spawned, envelope, try_send};
@@ -351,4 +352,45 @@ async fn stateless_instances_scale_behind_nginx() {
     );
     drop(b);
     drop(nginx);
+}
+
+/// A modern `tools/list` through `url` from a client that came through an outer proxy as
+/// `client` (its `X-Forwarded-For`, to which nginx appends its own peer); the status.
+async fn list_as(url: &str, client: &str) -> StatusCode {
+    let (message, headers) = mcp_tests::http::modern(1, "tools/list", json!({}));
+    let mut headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    headers.push(("x-forwarded-for", client));
+    mcp_tests::http::post(url, &headers, &message).await.status
+}
+
+/// The README's nginx configuration forwards the client's address: with `--trust-proxy`
+/// (nginx is on loopback) two clients behind it get a budget each from `--rate-limit`;
+/// without it the forwarded headers are ignored and every request is nginx's.
+#[tokio::test]
+async fn behind_nginx_trust_proxy_gives_each_client_its_own_budget() {
+    for (trusting, separate) in [(true, true), (false, false)] {
+        let mut args = vec!["--rate-limit", "2/m"];
+        if trusting {
+            args.extend(["--trust-proxy", "127.0.0.0/8"]);
+        }
+        let instance = Spawned::start("echo-server", &args);
+        let nginx = start_nginx(&[instance.authority()]).await;
+        let url = nginx.url.clone();
+        for _ in 0..2 {
+            assert_eq!(list_as(&url, "198.51.100.7").await, StatusCode::OK);
+        }
+        // The first client's budget is spent.
+        assert_eq!(
+            list_as(&url, "198.51.100.7").await,
+            StatusCode::TOO_MANY_REQUESTS
+        );
+        let other = list_as(&url, "203.0.113.9").await;
+        let expected = if separate {
+            StatusCode::OK
+        } else {
+            StatusCode::TOO_MANY_REQUESTS
+        };
+        assert_eq!(other, expected, "trusting the proxy: {trusting}");
+        drop(nginx);
+    }
 }
