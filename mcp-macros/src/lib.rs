@@ -51,9 +51,9 @@ use proc_macro::TokenStream;
 ///   `scopes = ["files:write"]`; durations are a whole number and `ms`, `s`, `m` or `h`;
 /// - confirmation (`mcp_runtime::tool::Confirm`): `confirm` asks the user before every call
 ///   and runs the tool only on an explicit accept; `confirm = "Delete {path}?"` asks that
-///   question (placeholders name arguments, checked here); `unconfirmable = "run"` runs
-///   anyway when the client cannot be asked (the default, `"refuse"`, answers an `isError`
-///   result);
+///   question (`{path}` or `{{ path }}` name arguments, checked here);
+///   `unconfirmable = "run"` runs anyway when the client cannot be asked (the default,
+///   `"refuse"`, answers an `isError` result);
 /// - tasks (the 2026-07-28 tasks extension, `mcp_runtime::task`): `task = "optional"` (a
 ///   task for a client that supports them when the call does not finish at once),
 ///   `task = "required"` (only ever a task; other clients are refused with `-32021`) or

@@ -42,7 +42,8 @@
 //! checks, audit, timeouts, concurrency and rate limits, user layers) ← [`server`] (the
 //! builder; the registry, one catalog per primitive; era classification and dispatch; the
 //! contract a transport implements) ← [`transport`] (stdio, Streamable HTTP, in-memory; users
-//! of the public contract only). [`fs`] confines file access for the file tools and
+//! of the public contract, and of the pipeline's rate limiter for the HTTP per-caller
+//! budget). [`fs`] confines file access for the file tools and
 //! resources, and registers them through the seams of [`resource`]; `net` (a feature) fetches URLs for tools and refuses
 //! the server's own network; `tls` (the `tls` feature, which `net`, `client-https` and `otel` turn on) is the TLS client
 //! configuration they and the OTLP exporters use; `command` (a feature) runs allowlisted programs without a shell; `skill` serves Agent Skills folders
@@ -85,7 +86,7 @@
 //! | `pipeline` | `protocol` `context` `tool` `resource` `prompt` `telemetry` `targets` |  |
 //! | `server` | `protocol` `context` `tool` `resource` `prompt` `pipeline` `task` `telemetry` `targets` |  |
 //! | `shared` | `protocol` `context` `task` `pipeline` `server` `targets` |  |
-//! | `transport` | `protocol` `context` `server` `telemetry` `targets` |  |
+//! | `transport` | `protocol` `context` `tool` `pipeline` `server` `telemetry` `targets` |  |
 //! | `fs` | `protocol` `context` `tool` `resource` `windows` `targets` |  |
 //! | `skill` | `protocol` `prompt` `fs` `server` `targets` |  |
 //! | `net` | `context` `tls` `targets` |  |
@@ -97,7 +98,7 @@
 //! | `client` | `protocol` `server` `transport` `tls` |  |
 //! | `testing` | `client` `server` |  |
 //! | `proxy` | `protocol` `context` `tool` `resource` `prompt` `server` `task` `skill` `client` |  |
-//! | `launch` | `server` `transport` `shared` `oauth` `telemetry` `targets` |  |
+//! | `launch` | `tool` `server` `transport` `shared` `oauth` `telemetry` `targets` |  |
 //! | `fuzzing` | `protocol` `context` `prompt` `resource` `server` `transport` `fs` `prelude` |  |
 //! <!-- layering:end -->
 //!

@@ -137,14 +137,21 @@ fn confirm(cx: &Ctxt, tool: &ToolFn) {
     }
 }
 
-/// The `{name}` placeholders of a confirmation message (`{{` and `}}` are braces), by the
-/// runtime's rules (`mcp_runtime::tool::Confirm`).
+/// The `{name}` and `{{ name }}` placeholders of a confirmation message (other `{{` and
+/// `}}` are braces), by the runtime's rules (`mcp_runtime::tool::Confirm`).
 fn placeholders(message: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = message;
     while let Some(i) = rest.find(['{', '}']) {
         let after = &rest[i..];
-        if after.starts_with("{{") || after.starts_with("}}") {
+        // `{{ name }}` (the Jinja spelling) is a placeholder; other doubled braces are braces.
+        if let Some(inner) = after.strip_prefix("{{")
+            && let Some(end) = inner.find("}}")
+            && is_name(inner[..end].trim())
+        {
+            out.push(inner[..end].trim());
+            rest = &inner[end + 2..];
+        } else if after.starts_with("{{") || after.starts_with("}}") {
             rest = &after[2..];
         } else if let Some(inner) = after.strip_prefix('{')
             && let Some(end) = inner.find('}')
@@ -156,6 +163,14 @@ fn placeholders(message: &str) -> Vec<&str> {
         }
     }
     out
+}
+
+/// What a placeholder may name (the runtime's `is_placeholder`).
+fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-' || c == '.')
 }
 
 fn app(cx: &Ctxt, tool: &ToolFn) {

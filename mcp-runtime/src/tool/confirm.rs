@@ -34,9 +34,9 @@ const SHOWN_VALUE_CHARS: usize = 200;
 /// one that asks. Every decision is audited on [`AUDIT_TARGET`](crate::pipeline::AUDIT_TARGET)
 /// with the caller, the tool and the answer.
 ///
-/// The message is a template over the arguments: `{path}` is the argument `path` (a string
-/// as it is, anything else as compact JSON, each value shortened to 200 characters), `{{`
-/// and `}}` are braces. Without a message, the question names the tool and lists the
+/// The message is a template over the arguments: `{path}` (or `{{ path }}`, as prompt
+/// templates write it) is the argument `path` (a string as it is, anything else as compact
+/// JSON, each value shortened to 200 characters); any other `{{` and `}}` are braces. Without a message, the question names the tool and lists the
 /// arguments. Placeholders are checked against the tool's input schema at registration
 /// (and against the function's parameters at compile time by `#[mcp_tool]`). The template
 /// syntax is this small on purpose: the attribute checks it at compile time, which a
@@ -187,6 +187,15 @@ fn pieces(template: &str) -> impl Iterator<Item = Piece<'_>> {
         if rest.is_empty() {
             return None;
         }
+        // `{{ name }}`, the Jinja spelling (prompt templates use it), is a placeholder too.
+        if let Some(inner) = rest.strip_prefix("{{")
+            && let Some(end) = inner.find("}}")
+            && is_placeholder(inner[..end].trim())
+        {
+            let name = &inner[..end];
+            rest = &inner[end + 2..];
+            return Some(Piece::Argument(name.trim()));
+        }
         for escaped in ["{{", "}}"] {
             if let Some(after) = rest.strip_prefix(escaped) {
                 let text = &rest[..1];
@@ -240,7 +249,9 @@ mod tests {
         let render = |t: &'static str| Confirm::new().message(t).render("t", &a);
         assert_eq!(render("Delete {path}?"), "Delete a.txt?");
         assert_eq!(render("{n} of {tags}"), "3 of [\"x\"]");
-        assert_eq!(render("{{path}} is {path}"), "{path} is a.txt");
+        assert_eq!(render("{{path}} is {path}"), "a.txt is a.txt");
+        assert_eq!(render("{{ n }} and {{ }}"), "3 and { }");
+        assert_eq!(render("{{{{"), "{{");
         assert_eq!(render("{missing}"), "(none)");
         assert_eq!(render("a { alone"), "a { alone");
         assert_eq!(render("and } too"), "and } too");
@@ -262,7 +273,8 @@ mod tests {
             names("Move {source} to {destination}?"),
             Ok(vec!["source".to_owned(), "destination".to_owned()])
         );
-        assert_eq!(names("{{literal}}"), Ok(vec![]));
+        assert_eq!(names("{{literal}}"), Ok(vec!["literal".to_owned()]));
+        assert_eq!(names("{{ not a name }}"), Ok(vec![]));
         assert!(names("{not a name}").is_err());
         assert!(names("{}").is_err());
         let schema = args(json!({"type": "object", "properties": {"path": {"type": "string"}}}));

@@ -2,7 +2,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::tool::{Tool as _, Unconfirmable};
 
 /// Deletes a file.
-#[mcp_tool(destructive, confirm = "Delete {path}? {{really}}")]
+#[mcp_tool(destructive, confirm = "Delete {{ path }}? {{ sure? }}")]
 async fn delete(path: String) -> String {
     path
 }
@@ -15,7 +15,7 @@ async fn archive(path: String) -> String {
 
 fn main() {
     let delete = delete::tool().policy().confirm.unwrap();
-    assert_eq!(delete.template(), Some("Delete {path}? {{really}}"));
+    assert_eq!(delete.template(), Some("Delete {{ path }}? {{ sure? }}"));
     assert_eq!(delete.when_unconfirmable(), Unconfirmable::Refuse);
     let archive = archive::tool().policy().confirm.unwrap();
     assert_eq!(archive.template(), None);
