@@ -2,7 +2,8 @@
 //! tokens granting different scopes, each caller lists only what it may use, in both eras,
 //! and using a hidden tool, resource, template or prompt is refused exactly as an unknown
 //! one; a `visible_if` rule hides by identity; `views_changed` tells clients to list again;
-//! a caller without scopes (in memory, like stdio) sees everything.
+//! a caller without scopes (in memory, like stdio) sees everything; a hidden skill takes its
+//! `SKILL.md`, files and folders with it.
 
 use mcp_runtime::client::{Client, EraMode};
 use mcp_runtime::prelude::*;
@@ -324,5 +325,136 @@ async fn step_up_lists_scoped_tools_and_answers_with_a_challenge() {
             .header("www-authenticate")
             .is_some_and(|c| c.contains("insufficient_scope")),
         "{refused:?}"
+    );
+}
+
+/// A skill is one item: hidden, it is in no list, and `skills/get`, reads of its files and
+/// `resources/directory/read` of its folder answer as for a skill that does not exist.
+#[tokio::test]
+async fn a_hidden_skill_is_unlisted_and_its_files_and_folders_do_not_exist() {
+    use mcp_runtime::skill::Skill;
+    let greeting = Skill::new("---\nname: greeting\ndescription: Greets people.\n---\nHello.\n");
+    let runbook = Skill::new(
+        "---\nname: incident-runbook\ndescription: Steps for an outage.\n---\nSee steps/restart.md.\n",
+    )
+    .file("steps/restart.md", "Restart the notes service.")
+    .scopes(["notes:admin"]);
+    let internal =
+        Skill::new("---\nname: payroll\ndescription: Runs payroll.\n---\nAsk finance.\n")
+            .under("internal");
+    let server = Server::builder("notes", "1.0.0")
+        .skill(greeting)
+        .skill(runbook)
+        .skill(internal)
+        // A rule for the skills that declare no scopes (a skills folder's): the `internal`
+        // group is the admin's.
+        .visible_if(|caller, item| {
+            item.kind() != ItemKind::Skill
+                || !item.key().starts_with("skill://internal/")
+                || caller.identity() == Some("admin")
+        })
+        .build()
+        .unwrap();
+    let http = serve(server, HttpOptions::default().auth(tokens())).await;
+    let url = &http.url;
+    let (reader, admin) = ("token-reader", "token-admin");
+
+    let skills = ask(url, reader, "skills/list", json!({})).await;
+    assert_eq!(
+        keys(&skills, "skills", "uri"),
+        ["skill://greeting/SKILL.md"]
+    );
+    let resources = ask(url, reader, "resources/list", json!({})).await;
+    assert_eq!(
+        keys(&resources, "resources", "uri"),
+        ["skill://greeting/SKILL.md"]
+    );
+    let skills = ask(url, admin, "skills/list", json!({})).await;
+    assert_eq!(
+        keys(&skills, "skills", "uri"),
+        [
+            "skill://greeting/SKILL.md",
+            "skill://incident-runbook/SKILL.md",
+            "skill://internal/payroll/SKILL.md"
+        ]
+    );
+    let resources = ask(url, admin, "resources/list", json!({})).await;
+    assert_eq!(keys(&resources, "resources", "uri").len(), 3, "{resources}");
+
+    let uri = |u: &str| json!({"uri": u});
+    for (method, hidden, missing) in [
+        (
+            "skills/get",
+            "skill://incident-runbook/SKILL.md",
+            "skill://no-such-skill/SKILL.md",
+        ),
+        (
+            "skills/get",
+            "skill://internal/payroll/SKILL.md",
+            "skill://internal/no-such/SKILL.md",
+        ),
+        (
+            "resources/read",
+            "skill://incident-runbook/SKILL.md",
+            "skill://no-such-skill/SKILL.md",
+        ),
+        (
+            "resources/read",
+            "skill://incident-runbook/steps/restart.md",
+            "skill://no-such-skill/steps/restart.md",
+        ),
+        (
+            "resources/read",
+            "skill://internal/payroll/SKILL.md",
+            "skill://internal/no-such/SKILL.md",
+        ),
+        (
+            "resources/directory/read",
+            "skill://incident-runbook/steps",
+            "skill://no-such-skill/steps",
+        ),
+    ] {
+        let refused = ask(url, reader, method, uri(hidden)).await;
+        let unknown = ask(url, reader, method, uri(missing)).await;
+        assert_eq!(
+            error_shape(&refused, hidden),
+            error_shape(&unknown, missing),
+            "{method} {hidden}: {refused} vs {unknown}"
+        );
+    }
+
+    // The admin gets the skill, reads its file and lists its folder.
+    let got = ask(
+        url,
+        admin,
+        "skills/get",
+        uri("skill://incident-runbook/SKILL.md"),
+    )
+    .await;
+    assert_eq!(
+        got["result"]["skill"]["uri"], "skill://incident-runbook/SKILL.md",
+        "{got}"
+    );
+    let read = ask(
+        url,
+        admin,
+        "resources/read",
+        uri("skill://incident-runbook/steps/restart.md"),
+    )
+    .await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "Restart the notes service.",
+        "{read}"
+    );
+    let listed = ask(
+        url,
+        admin,
+        "resources/directory/read",
+        uri("skill://incident-runbook/steps"),
+    )
+    .await;
+    assert_eq!(
+        keys(&listed, "resources", "uri"),
+        ["skill://incident-runbook/steps/restart.md"]
     );
 }

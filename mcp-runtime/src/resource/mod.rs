@@ -61,6 +61,13 @@ pub trait Resource: Send + Sync + 'static {
     fn scopes(&self) -> Vec<String> {
         Vec::new()
     }
+
+    /// What visibility rules are asked about: a resource. (A skill's `SKILL.md`, which the
+    /// skills extension lists as a resource, answers the skill, so one rule hides both.)
+    #[doc(hidden)]
+    fn item_kind(&self) -> crate::server::visibility::ItemKind {
+        crate::server::visibility::ItemKind::Resource
+    }
 }
 
 /// A family of resources named by a URI template.

@@ -1,11 +1,11 @@
 //! Who sees what: every list is computed for its caller, and an item the caller may not
 //! use does not exist for it.
 //!
-//! Two rules decide, for each tool, resource, resource template and prompt:
+//! Two rules decide, for each tool, resource, resource template, prompt and skill:
 //!
 //! - **Scopes.** An item declaring scopes (`#[mcp_tool(scopes = [...])]`,
-//!   `#[mcp_resource(scopes = [...])]`, `#[mcp_prompt(scopes = [...])]`, or the traits'
-//!   `scopes`/`policy`) is seen only by callers whose credentials grant all of them. To any
+//!   `#[mcp_resource(scopes = [...])]`, `#[mcp_prompt(scopes = [...])]`,
+//!   [`Skill::scopes`](crate::skill::Skill::scopes), or the traits' `scopes`/`policy`) is seen only by callers whose credentials grant all of them. To any
 //!   other caller it is not listed, and calling, reading or getting it is refused exactly as a
 //!   name that does not exist (`Unknown tool: …`, the resource's not-found error, `Unknown
 //!   prompt: …`), so its existence does not leak. Callers without scopes (stdio and
@@ -17,6 +17,13 @@
 //! - **A predicate** ([`ServerBuilder::visible_if`](crate::ServerBuilder::visible_if)) for
 //!   rules over anything else: the identity, the scopes, the time, your own state. It sees
 //!   the [`Caller`] and the [`Item`]; an item it refuses is treated as above.
+//!
+//! A skill is one item: a caller that may not see it finds it in no list (`skills/list`,
+//! its `SKILL.md` in `resources/list`), and `skills/get`, `resources/read` of any of its
+//! files and `resources/directory/read` of its folders answer as for a skill that does not
+//! exist. A skills folder's skills declare no scopes (their front matter is the Agent Skills
+//! format, shared with other hosts); hide them with a `visible_if` rule over
+//! [`ItemKind::Skill`] and the key (`skill://group/name/SKILL.md`).
 //!
 //! When a caller's view changes for a reason the server cannot see (a role granted in your
 //! database, a working day that ends), [`Server::views_changed`](crate::Server::views_changed)
@@ -44,6 +51,9 @@ pub enum ItemKind {
     ResourceTemplate,
     /// A prompt (`prompts/list`, `prompts/get`).
     Prompt,
+    /// A skill (`skills/list`, `skills/get`, its `SKILL.md` in `resources/list`, reads of its
+    /// files and `resources/directory/read` of its folders). Its key is its `SKILL.md`'s URI.
+    Skill,
 }
 
 /// An item a caller may or may not see: its kind, its key (a tool's or prompt's name, a

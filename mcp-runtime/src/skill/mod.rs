@@ -119,6 +119,7 @@ pub struct Skill {
     skill_md: String,
     files: Vec<(String, Vec<u8>)>,
     groups: Vec<String>,
+    scopes: Vec<String>,
 }
 
 impl fmt::Debug for Skill {
@@ -126,6 +127,7 @@ impl fmt::Debug for Skill {
         f.debug_struct("Skill")
             .field("files", &self.files.len())
             .field("groups", &self.groups)
+            .field("scopes", &self.scopes)
             .finish_non_exhaustive()
     }
 }
@@ -138,6 +140,7 @@ impl Skill {
             skill_md: skill_md.into(),
             files: Vec::new(),
             groups: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -152,6 +155,29 @@ impl Skill {
     /// adds a deeper group.
     pub fn under(mut self, group: impl Into<String>) -> Self {
         self.groups.push(group.into());
+        self
+    }
+
+    /// The OAuth scopes a caller must hold to see the skill (all of them): to a caller
+    /// without them it is in no list and its files and folders read as URIs nothing serves
+    /// (see [`visibility`](crate::server::visibility)). Each must be an RFC 6749 scope token;
+    /// `build()` reports one that is not.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// use mcp_runtime::skill::Skill;
+    ///
+    /// let runbook = Skill::new("---\nname: incident-runbook\ndescription: Steps for an outage.\n---\nPage the on-call.\n")
+    ///     .scopes(["ops:admin"]);
+    /// let server = Server::builder("ops", "1.0.0").skill(runbook).build().unwrap();
+    /// assert_eq!(server.skills().uris(), ["skill://incident-runbook/SKILL.md"]);
+    /// ```
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 
@@ -230,10 +256,17 @@ impl Skill {
                 "the skill `{name}` holds {total} bytes; a skill holds at most 16 MiB ({MAX_SKILL_BYTES} bytes) in all its files"
             ));
         }
+        let scopes = crate::server::registry::resources::checked_scopes(self.scopes)
+            .unwrap_or_else(|reason| {
+                at(format!("the skill's scopes: {reason}"));
+                Default::default()
+            });
         if !problems.is_empty() {
             return Err(problems);
         }
-        Ok(ServedSkill::from_memory(uri, frontmatter, files))
+        let mut served = ServedSkill::from_memory(uri, frontmatter, files);
+        served.scopes = scopes;
+        Ok(served)
     }
 }
 

@@ -21,17 +21,19 @@ use futures::future::BoxFuture;
 use serde_json::value::RawValue;
 
 impl Connection {
-    /// Whether the caller of `outlet` may see the resource or template `route` reaches.
-    pub(super) fn may_see_route(&self, outlet: &super::Outlet, route: &Route) -> bool {
-        match route {
-            Route::Exact(r) => self.may_see(outlet, ItemKind::Resource, &r.uri, &r.scopes),
+    /// Whether the caller of `outlet` may see the resource or template `route` reaches for
+    /// `uri`, and the skill `uri` belongs to if it is a skill's file.
+    pub(super) fn may_see_route(&self, outlet: &super::Outlet, route: &Route, uri: &str) -> bool {
+        let seen = match route {
+            Route::Exact(r) => self.may_see(outlet, r.item, &r.uri, &r.scopes),
             Route::Template(t, _) => self.may_see(
                 outlet,
                 ItemKind::ResourceTemplate,
                 t.template.as_str(),
                 &t.scopes,
             ),
-        }
+        };
+        seen && !self.hides_skill(outlet, uri)
     }
 
     pub(super) fn read_resource(
@@ -63,7 +65,7 @@ impl Connection {
                 .registry()
                 .resources
                 .route(&p.uri)
-                .filter(|route| self.may_see_route(&scope.outlet, route))
+                .filter(|route| self.may_see_route(&scope.outlet, route, &p.uri))
                 .ok_or_else(|| ResourceError::NotFound.into_mcp_error(&p.uri, env.era))?;
             Ok((env, p.uri, route, round))
         })();

@@ -13,10 +13,13 @@
 use super::Scope;
 use super::method::Method;
 use super::{Connection, optional_params, required_params};
+use crate::protocol::apps::client_supports_apps;
 use crate::protocol::jsonrpc::encode_raw_result;
 use crate::protocol::skills::{GetSkillResult, SkillUriParams};
 use crate::protocol::{Era, McpError, PaginatedParams, RequestId};
 use crate::server::contract::Rejection;
+use crate::server::registry::skills::not_a_directory;
+use crate::server::visibility::View;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -32,12 +35,16 @@ impl Connection {
         let checks = scope.checks;
         let p: PaginatedParams = optional_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
-        let page = self
-            .inner
-            .server
-            .registry()
-            .skills
-            .list_page(p.cursor.as_deref(), env.era == Era::Modern)?;
+        let view = View {
+            apps: client_supports_apps(&env.client_capabilities),
+            caller: self.caller_of(&scope.outlet),
+            rules: self.inner.server.visibility(),
+        };
+        let page = self.inner.server.registry().skills.list_page(
+            p.cursor.as_deref(),
+            env.era == Era::Modern,
+            &view,
+        )?;
         Ok(encode_raw_result(id, &page))
     }
 
@@ -54,7 +61,8 @@ impl Connection {
         let env = self.admitted(p.meta, method, checks)?;
         valid_uri(&p.uri)?;
         let skills = &self.inner.server.registry().skills;
-        let skill = skills.entry(&p.uri).ok_or_else(|| {
+        let hidden = self.hides_skill(&scope.outlet, &p.uri);
+        let skill = skills.entry(&p.uri).filter(|_| !hidden).ok_or_else(|| {
             McpError::invalid_params(format!(
                 "no skill is served at {} (skills/list names every skill by the URI of its SKILL.md)",
                 p.uri
@@ -76,6 +84,9 @@ impl Connection {
         let p: SkillUriParams = required_params(params)?;
         let env = self.admitted(p.meta, method, checks)?;
         valid_uri(&p.uri)?;
+        if self.hides_skill(&scope.outlet, &p.uri) {
+            return Err(not_a_directory(&p.uri).into());
+        }
         let result = self
             .inner
             .server
@@ -97,6 +108,16 @@ fn valid_uri(uri: &str) -> Result<(), McpError> {
 }
 
 impl Connection {
+    /// Whether `uri` belongs to a skill the caller of `outlet` may not see
+    /// (`server::visibility`): it answers as a URI no skill serves.
+    pub(super) fn hides_skill(&self, outlet: &super::Outlet, uri: &str) -> bool {
+        self.inner.server.registry().skills.hides(
+            uri,
+            self.caller_of(outlet),
+            self.inner.server.visibility(),
+        )
+    }
+
     /// A skills result in the request's era, through the answer every read and prompt gets
     /// (`serve.rs`): modern with the era fields and the skills' cache policy, within the
     /// response budget.

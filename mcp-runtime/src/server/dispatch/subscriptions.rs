@@ -66,7 +66,7 @@ impl Connection {
                 .registry()
                 .resources
                 .route(&p.uri)
-                .filter(|route| self.may_see_route(&scope.outlet, route))
+                .filter(|route| self.may_see_route(&scope.outlet, route, &p.uri))
                 .is_none()
         {
             return Err(ResourceError::NotFound

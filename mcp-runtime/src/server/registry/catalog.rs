@@ -49,6 +49,13 @@ pub(crate) trait Kind: Send + Sync + 'static {
         &[]
     }
 
+    /// What visibility rules see the item as: [`ITEM`](Self::ITEM) unless an item says
+    /// otherwise (a skill's `SKILL.md` among the resources).
+    fn item_kind(item: &Self::Item) -> ItemKind {
+        let _ = item;
+        Self::ITEM.unwrap_or(ItemKind::Resource)
+    }
+
     /// Whether the item is listed only to clients that may see restricted items (an
     /// app-only tool, to clients that render MCP Apps). None by default; a snapshot without
     /// any is listed from its cached pages to everyone.
@@ -375,10 +382,10 @@ impl<K: Kind> Catalog<K> {
         view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
         // Only when a rule may hide something from this caller is the snapshot looked at.
-        let Some((kind, snapshot)) = K::ITEM
+        let Some(snapshot) = K::ITEM
             .filter(|_| view.rules.may_hide(view.caller))
-            .map(|kind| (kind, self.snapshot()))
-            .filter(|(_, s)| s.guarded || view.rules.predicate.is_some())
+            .map(|_| self.snapshot())
+            .filter(|s| s.guarded || view.rules.predicate.is_some())
         else {
             return match view.apps {
                 true => self.list_page(cursor, modern),
@@ -390,7 +397,7 @@ impl<K: Kind> Catalog<K> {
             .iter()
             .filter(|item| view.apps || !K::restricted(item))
             .filter(|item| {
-                let seen = Item::new(kind, K::key(item), K::scopes(item));
+                let seen = Item::new(K::item_kind(item), K::key(item), K::scopes(item));
                 view.rules.allows(view.caller, &seen)
             })
             .cloned()

@@ -52,6 +52,8 @@ pub(crate) struct RegisteredResource {
     own_uri: Option<Arc<str>>,
     /// The scopes a caller must hold to see it (`Resource::scopes`).
     pub(crate) scopes: Arc<[String]>,
+    /// What visibility rules see it as: a resource, or a skill (its `SKILL.md`).
+    pub(crate) item: ItemKind,
 }
 
 impl RegisteredResource {
@@ -71,6 +73,7 @@ impl RegisteredResource {
             definition,
             own_uri: Some(self.own_uri.clone().unwrap_or_else(|| self.uri.clone())),
             scopes: self.scopes.clone(),
+            item: self.item,
         }
     }
 
@@ -163,6 +166,10 @@ impl Kind for Resources {
 
     fn scopes(item: &RegisteredResource) -> &[String] {
         &item.scopes
+    }
+
+    fn item_kind(item: &RegisteredResource) -> ItemKind {
+        item.item
     }
 
     fn key(item: &RegisteredResource) -> &str {
@@ -413,6 +420,7 @@ impl ResourceRegistry {
                 reason,
             }
         })?;
+        let item = resource.item_kind();
         Ok(RegisteredResource {
             uri: uri.into(),
             stack: ItemStack::new(
@@ -422,6 +430,7 @@ impl ResourceRegistry {
             definition,
             own_uri: None,
             scopes,
+            item,
         })
     }
 

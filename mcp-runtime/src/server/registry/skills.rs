@@ -27,6 +27,7 @@
 
 use super::catalog::{Catalog, Kind, PageSettings};
 use super::{ChangeFeed, Primitive, RegistrationError};
+use crate::context::Caller;
 use crate::context::RequestContext;
 use crate::protocol::CachePolicy;
 use crate::protocol::skills::{
@@ -37,7 +38,7 @@ use crate::protocol::{
     ResourceTemplateDefinition, TextResourceContents,
 };
 use crate::resource::{Resource, ResourceError, ResourceTemplate, Variables};
-use crate::server::visibility::ItemKind;
+use crate::server::visibility::{Item, ItemKind, View, Visibility};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use futures::future::BoxFuture;
@@ -92,6 +93,8 @@ pub(crate) struct ServedSkill {
     /// Sorted by URI.
     pub(crate) files: Vec<ServedFile>,
     pub(crate) source: Arc<dyn SkillSource>,
+    /// The scopes a caller must hold to see the skill (`Skill::scopes`).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl fmt::Debug for ServedSkill {
@@ -123,6 +126,7 @@ impl ServedSkill {
             entry: SkillEntry::new(uri, frontmatter, SkillResources::Files(manifest)),
             files,
             source,
+            scopes: Arc::new([]),
         }
     }
 
@@ -179,6 +183,7 @@ impl ServedSkill {
             entry,
             files,
             source: self.source.clone(),
+            scopes: self.scopes.clone(),
         }
     }
 
@@ -260,7 +265,11 @@ impl Kind for Skills {
     // A change of the skills is a change of the resources (their `SKILL.md`s are listed).
     const PRIMITIVE: Primitive = Primitive::Resources;
     const LIST_FIELD: &'static str = "skills";
-    const ITEM: Option<ItemKind> = None;
+    const ITEM: Option<ItemKind> = Some(ItemKind::Skill);
+
+    fn scopes(item: &ServedSkill) -> &[String] {
+        &item.scopes
+    }
 
     fn key(item: &ServedSkill) -> &str {
         &item.entry.uri
@@ -385,13 +394,29 @@ impl SkillRegistry {
         self.catalog.swap_held(held, add, leave_out_clashes)
     }
 
-    /// One page of `skills/list`.
+    /// One page of `skills/list`, as `view`'s caller sees it.
     pub(crate) fn list_page(
         &self,
         cursor: Option<&str>,
         modern: bool,
+        view: &View<'_>,
     ) -> Result<Arc<str>, McpError> {
-        self.catalog.list_page(cursor, modern)
+        self.catalog.list_page_for(cursor, modern, view)
+    }
+
+    /// Whether `uri` is a skill's `SKILL.md`, one of its files or folders, of a skill the
+    /// visibility rules hide from `caller`: such a URI answers as one no skill serves.
+    pub(crate) fn hides(&self, uri: &str, caller: &Caller, rules: &Visibility) -> bool {
+        if !rules.may_hide(caller) || self.catalog.is_empty() {
+            return false;
+        }
+        let snapshot = self.catalog.snapshot();
+        skill_of(&snapshot, uri).is_some_and(|skill| {
+            !rules.allows(
+                caller,
+                &Item::new(ItemKind::Skill, &skill.entry.uri, &skill.scopes),
+            )
+        })
     }
 
     /// The `SKILL.md` resources, to be listed by `resources/list`.
@@ -402,6 +427,7 @@ impl SkillRegistry {
             .map(|s| {
                 Arc::new(SkillManifest {
                     definition: s.manifest_definition(),
+                    scopes: s.scopes.clone(),
                     catalog: self.catalog.clone(),
                 }) as Arc<dyn Resource>
             })
@@ -422,12 +448,7 @@ impl SkillRegistry {
         cursor: Option<&str>,
     ) -> Result<ReadDirectoryResult, McpError> {
         let snapshot = self.catalog.snapshot();
-        let not_a_directory = || {
-            McpError::invalid_params(format!(
-                "{uri} is not a directory of a skill this server serves (resources/directory/read lists a skill's folder or a folder inside it)"
-            ))
-            .with_data(serde_json::json!({ "uri": uri }))
-        };
+        let not_a_directory = || not_a_directory(uri);
         let skill = skill_of(&snapshot, uri).ok_or_else(not_a_directory)?;
         let root = skill.entry.directory_uri();
         if uri != root && skill.file(uri).is_some() {
@@ -485,6 +506,15 @@ impl SkillRegistry {
     }
 }
 
+/// `-32602` for a `resources/directory/read` of `uri`, which is no folder of a skill served
+/// (to this caller).
+pub(crate) fn not_a_directory(uri: &str) -> McpError {
+    McpError::invalid_params(format!(
+        "{uri} is not a directory of a skill this server serves (resources/directory/read lists a skill's folder or a folder inside it)"
+    ))
+    .with_data(serde_json::json!({ "uri": uri }))
+}
+
 /// The skill whose folder holds `uri` (or is `uri`): the longest prefix of `uri` that ends
 /// at a `/` and is a skill's folder (skills may nest).
 ///
@@ -524,12 +554,22 @@ fn skill_of<'a>(
 /// A skill's `SKILL.md`, listed.
 struct SkillManifest {
     definition: ResourceDefinition,
+    /// The skill's: its `SKILL.md` is listed to whoever sees the skill.
+    scopes: Arc<[String]>,
     catalog: Arc<Catalog<Skills>>,
 }
 
 impl Resource for SkillManifest {
     fn definition(&self) -> ResourceDefinition {
         self.definition.clone()
+    }
+
+    fn scopes(&self) -> Vec<String> {
+        self.scopes.to_vec()
+    }
+
+    fn item_kind(&self) -> ItemKind {
+        ItemKind::Skill
     }
 
     fn read(
