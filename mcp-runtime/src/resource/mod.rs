@@ -62,11 +62,11 @@ pub trait Resource: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// What visibility rules are asked about: a resource. (A skill's `SKILL.md`, which the
-    /// skills extension lists as a resource, answers the skill, so one rule hides both.)
+    /// Whether this is a skill's `SKILL.md`, which the skills extension lists as a resource:
+    /// visibility rules are then asked about the skill, so one rule hides both.
     #[doc(hidden)]
-    fn item_kind(&self) -> crate::server::visibility::ItemKind {
-        crate::server::visibility::ItemKind::Resource
+    fn is_skill_manifest(&self) -> bool {
+        false
     }
 }
 

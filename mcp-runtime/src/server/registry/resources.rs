@@ -420,7 +420,10 @@ impl ResourceRegistry {
                 reason,
             }
         })?;
-        let item = resource.item_kind();
+        let item = match resource.is_skill_manifest() {
+            true => ItemKind::Skill,
+            false => ItemKind::Resource,
+        };
         Ok(RegisteredResource {
             uri: uri.into(),
             stack: ItemStack::new(

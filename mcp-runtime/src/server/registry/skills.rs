@@ -568,8 +568,8 @@ impl Resource for SkillManifest {
         self.scopes.to_vec()
     }
 
-    fn item_kind(&self) -> ItemKind {
-        ItemKind::Skill
+    fn is_skill_manifest(&self) -> bool {
+        true
     }
 
     fn read(
