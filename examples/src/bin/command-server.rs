@@ -181,7 +181,7 @@ async fn shell_execute(
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = mcp_runtime::launch::parse();
     let _logs = init_tracing();
     let mut specs = args.allow.clone();
     for var in ["ALLOW_COMMANDS", "ALLOWED_COMMANDS"] {

@@ -308,7 +308,7 @@ fn server(skills_dir: &std::path::Path) -> Result<Server, mcp_runtime::server::B
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = mcp_runtime::launch::parse();
     let _logs = init_tracing();
     match server(&args.skills_dir) {
         Ok(server) => {

@@ -252,7 +252,7 @@ fn server() -> Result<Server, mcp_runtime::server::BuildError> {
 // and serves HTTP on a pool: `launch::RuntimeFlavor`; this example serves both on one thread.)
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = mcp_runtime::launch::parse();
     let _logs = init_tracing();
     match server() {
         Ok(server) => {

@@ -246,7 +246,7 @@ fn fetch_prompt(net: NetService, agent: String) -> impl mcp_runtime::prompt::Pro
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = mcp_runtime::launch::parse();
     let _logs = init_tracing();
     let mut policy = NetPolicy::new()
         .max_response_bytes(args.max_bytes)

@@ -132,7 +132,7 @@ fn server(files: FileService, confirm: bool) -> Result<Server, mcp_runtime::serv
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = mcp_runtime::launch::parse();
     let _logs = init_tracing();
     let files = match FileService::new(policy(&args)) {
         Ok(files) => files.for_tool("file-server"),

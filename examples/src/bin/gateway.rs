@@ -452,7 +452,7 @@ async fn gateway(planned: Vec<Planned>) -> Result<(Server, Vec<Proxy>), String> 
 // chooses for stdio; 1.3 × the calls per second of the multi-threaded runtime with a stdio
 // upstream, `bench/gateway.sh`). HTTP serves many callers and gets a thread per core.
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args: Args = mcp_runtime::launch::parse();
     let runtime = if args.serve.transport == Transport::Stdio {
         tokio::runtime::Builder::new_current_thread()
     } else {

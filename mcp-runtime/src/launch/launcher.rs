@@ -1,5 +1,6 @@
 //! [`Launcher`]: a server binary's `main` in one expression, around [`ServeArgs`].
 
+use super::config::with_config;
 use super::{RuntimeFlavor, ServeArgs, Settings, init_tracing};
 use crate::server::Server;
 #[cfg(feature = "http")]
@@ -122,7 +123,8 @@ impl Launcher {
     }
 
     /// Parses `args` (the program's name first) into [`ServeArgs`] carrying this launcher's
-    /// settings. `MCP_*` variables fill in what the arguments leave out.
+    /// settings. `MCP_*` variables fill in what the arguments leave out, and `--config`'s
+    /// file (or `MCP_CONFIG`'s) what both leave out ([`config`](super::config)).
     ///
     /// ```
     /// use mcp_runtime::launch::Transport;
@@ -137,7 +139,8 @@ impl Launcher {
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
-        let matches = self.command().try_get_matches_from(args)?;
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let matches = with_config(self.command(), &args)?.try_get_matches_from(args)?;
         self.serve_args(&matches)
     }
 
@@ -162,7 +165,7 @@ impl Launcher {
         F: FnOnce() -> Result<Server, E>,
         E: Display,
     {
-        let matches = self.command().get_matches();
+        let matches = matches_of(self.command());
         let serve = self.serve_args(&matches).unwrap_or_else(|e| e.exit());
         self.launch(serve, build)
     }
@@ -195,7 +198,7 @@ impl Launcher {
         F: FnOnce(A) -> Result<Server, E>,
         E: Display,
     {
-        let matches = self.command_with::<A>().get_matches();
+        let matches = matches_of(self.command_with::<A>());
         let own = A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
         let serve = self.serve_args(&matches).unwrap_or_else(|e| e.exit());
         self.launch(serve, || build(own))
@@ -268,4 +271,13 @@ impl Launcher {
             }
         })
     }
+}
+
+/// The program's arguments parsed by `command`, with `--config`'s file as the defaults;
+/// help, the version or a usage error printed and the process ended, as clap does.
+fn matches_of(command: Command) -> clap::ArgMatches {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    with_config(command, &args)
+        .and_then(|command| command.try_get_matches_from(args))
+        .unwrap_or_else(|e| e.exit())
 }

@@ -66,6 +66,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 
+pub mod config;
 mod launcher;
 mod logs;
 #[cfg(feature = "oauth")]
@@ -105,6 +106,7 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:0";
 /// | `--oauth-scope SCOPE`... (feature `oauth`) | `MCP_OAUTH_SCOPES` (comma-separated) | none |
 /// | `--oauth-client-id ID` (feature `oauth`) | `MCP_OAUTH_CLIENT_ID` (secret: `MCP_OAUTH_CLIENT_SECRET`) | none |
 /// | `--redis URL` | `MCP_REDIS_URL` | none (state in this process) |
+/// | `--config FILE` | `MCP_CONFIG` | none: every flag above (and the server's own) from a TOML file ([`config`]) |
 ///
 /// All but `--transport` and `--redis` come with the `http` feature; `--redis` needs the
 /// `redis` feature (without it, it is answered with a message naming the feature). The
@@ -263,6 +265,13 @@ pub struct ServeArgs {
     /// `http`.
     #[arg(long, value_name = "URL", env = "MCP_REDIS_URL")]
     pub redis: Option<String>,
+
+    /// Read flags from this TOML file, each under its long name (`bind = "0.0.0.0:8000"`,
+    /// `trust-proxy = ["10.0.0.0/8"]`); a flag on the command line or its `MCP_*` variable
+    /// overrides the file. Found before the rest is parsed: [`Launcher`] and [`parse`] read
+    /// it (see [`config`]).
+    #[arg(long, value_name = "FILE", env = config::CONFIG_ENV)]
+    pub config: Option<std::path::PathBuf>,
 
     /// What code sets (not flags): the base HTTP options and the stdio hint.
     #[arg(skip)]
@@ -548,6 +557,66 @@ impl ServeArgs {
         server.share_through(crate::shared::connect(url).await?)?;
         Ok(())
     }
+}
+
+/// Parses the program's command line into `P`, a `clap::Parser` that flattens [`ServeArgs`],
+/// with `--config`'s file (or `MCP_CONFIG`'s) giving the flags' defaults ([`config`]): what
+/// `P::parse()` does, plus the file. Prints help, the version or a usage error and exits as
+/// clap does.
+///
+/// ```no_run
+/// #[derive(clap::Parser)]
+/// struct Args {
+///     /// Refuse every change.
+///     #[arg(long)]
+///     read_only: bool,
+///     #[command(flatten)]
+///     serve: mcp_runtime::launch::ServeArgs,
+/// }
+///
+/// let args: Args = mcp_runtime::launch::parse();
+/// # let _ = args.read_only;
+/// ```
+pub fn parse<P: clap::Parser>() -> P {
+    try_parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit())
+}
+
+/// [`parse`] over `args` (the program's name first), returning the usage error.
+///
+/// ```
+/// use mcp_runtime::launch::{ServeArgs, Transport};
+///
+/// #[derive(clap::Parser)]
+/// struct Args {
+///     #[command(flatten)]
+///     serve: ServeArgs,
+/// }
+///
+/// let dir = tempfile::tempdir()?;
+/// let file = dir.path().join("server.toml");
+/// std::fs::write(&file, "transport = \"http\"\nallowed-origin = [\"https://app.example.com\"]\n")?;
+/// let file = file.to_str().unwrap();
+/// let args: Args = mcp_runtime::launch::try_parse_from(["demo", "--config", file])?;
+/// assert_eq!(args.serve.transport, Transport::Http);
+/// // A flag overrides the file.
+/// let args: Args =
+///     mcp_runtime::launch::try_parse_from(["demo", "--config", file, "--transport", "stdio"])?;
+/// assert_eq!(args.serve.transport, Transport::Stdio);
+/// // A key that is no flag is a usage error.
+/// std::fs::write(file, "bnd = \"0.0.0.0:80\"\n")?;
+/// let error = mcp_runtime::launch::try_parse_from::<Args, _, _>(["demo", "--config", file]);
+/// assert!(error.err().unwrap().to_string().contains("unknown key `bnd`"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn try_parse_from<P, I, T>(args: I) -> Result<P, clap::Error>
+where
+    P: clap::Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let matches = config::with_config(P::command(), &args)?.try_get_matches_from(args)?;
+    P::from_arg_matches(&matches)
 }
 
 /// The stdio hint unless the server gives its own.

@@ -30,12 +30,22 @@ impl ServeArgs {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn oauth(&self) -> Result<Option<crate::oauth::OAuth>, crate::oauth::OAuthError> {
-        let (Some(issuer), Some(audience)) = (&self.oauth_issuer, &self.oauth_audience) else {
-            return Ok(None);
+        // The flags require each other; a `--config` file's values are defaults, which clap's
+        // `requires` does not see, so one without the other is refused here, not ignored.
+        let Some(issuer) = &self.oauth_issuer else {
+            return match (&self.oauth_audience, &self.oauth_client_id) {
+                (None, None) => Ok(None),
+                _ => Err(crate::oauth::OAuthError::Issuer {
+                    url: String::new(),
+                    why: "is missing: --oauth-audience and --oauth-client-id need --oauth-issuer",
+                }),
+            };
         };
-        let mut builder = crate::oauth::OAuth::issuer(issuer)
-            .audience(audience)
-            .scopes_supported(self.oauth_scopes.iter().cloned());
+        let mut builder =
+            crate::oauth::OAuth::issuer(issuer).scopes_supported(self.oauth_scopes.iter().cloned());
+        if let Some(audience) = &self.oauth_audience {
+            builder = builder.audience(audience);
+        }
         if let Some(id) = &self.oauth_client_id {
             // Unset is empty, which `build` refuses naming the variable: never an empty secret.
             let secret = std::env::var(OAUTH_CLIENT_SECRET_ENV).unwrap_or_default();

@@ -179,8 +179,8 @@ fn the_default_stdio_hint_names_the_server_and_a_request_to_paste() {
     assert_eq!(request["method"], "tools/list");
 }
 
-/// Marks the child process [`environment_variables_fill_in_flags`] starts.
-const CHILD: &str = "MCP_LAUNCH_TEST_CHILD";
+/// Marks the child process [`in_child`] starts.
+pub(super) const CHILD: &str = "MCP_LAUNCH_TEST_CHILD";
 
 /// Variables are read by the process, and this crate forbids the `unsafe` `set_var`: the test
 /// runs itself again in a child with the variables set, and the child checks the parse.
@@ -206,21 +206,30 @@ fn environment_variables_fill_in_flags() {
         }
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "launch::tests::environment_variables_fill_in_flags",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .env("MCP_TRANSPORT", "stdio")
-        .env("MCP_BIND", "0.0.0.0:9000")
-        .env("MCP_LEGACY_MODE", "stateless")
-        .env("MCP_ALLOWED_HOSTS", "a.example.com,b.example.com")
-        .env("MCP_ALLOWED_ORIGINS", "https://app.example.com")
-        .env("MCP_TOKEN_FILE", "tokens.txt")
-        .output()
-        .unwrap();
+    in_child(
+        "launch::tests::environment_variables_fill_in_flags",
+        &[
+            ("MCP_TRANSPORT", "stdio"),
+            ("MCP_BIND", "0.0.0.0:9000"),
+            ("MCP_LEGACY_MODE", "stateless"),
+            ("MCP_ALLOWED_HOSTS", "a.example.com,b.example.com"),
+            ("MCP_ALLOWED_ORIGINS", "https://app.example.com"),
+            ("MCP_TOKEN_FILE", "tokens.txt"),
+        ],
+    );
+}
+
+/// Runs the test `name` again in a child process with [`CHILD`] and `vars` set, and checks
+/// that it passed there.
+pub(super) fn in_child(name: &str, vars: &[(&str, &str)]) {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+    child
+        .args(["--exact", name, "--test-threads=1"])
+        .env(CHILD, "1");
+    for (var, value) in vars {
+        child.env(var, value);
+    }
+    let output = child.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && stdout.contains("1 passed"),
@@ -238,21 +247,9 @@ fn an_invalid_variable_is_a_usage_error() {
         assert!(error.to_string().contains("pigeon"), "{error}");
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "launch::tests::an_invalid_variable_is_a_usage_error",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .env("MCP_TRANSPORT", "pigeon")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("1 passed"),
-        "the child failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    in_child(
+        "launch::tests::an_invalid_variable_is_a_usage_error",
+        &[("MCP_TRANSPORT", "pigeon")],
     );
 }
 

@@ -254,21 +254,22 @@ async fn tools_list_matches_the_snapshot() {
     testing::assert_tools_snapshot(&server, path).await;
 }
 
-/// Serves the server over HTTP on a free loopback port as `main` does for
-/// `--transport http --allowed-origin https://app.example.com`: the flags parsed by the
-/// same launcher, over the same `http_options`. Returns the endpoint URL; the server stops
-/// with the test's runtime.
+/// Serves the server over HTTP as `main` does for `--config mcp.toml` (HTTP, and
+/// `https://app.example.com` allowed as an origin), on a free loopback port (`--bind`
+/// overrides the file's): the flags parsed by the same launcher, over the same
+/// `http_options`. Returns the endpoint URL; the server stops with the test's runtime.
 async fn serve_http() -> String {
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp.toml");
     let args = mcp_runtime::launcher!()
         .http_options(http_options())
         .try_parse_from([
             "{{name}}",
-            "--transport",
-            "http",
-            "--allowed-origin",
-            "https://app.example.com",
+            "--config",
+            config.to_str().expect("a UTF-8 path"),
+            "--bind",
+            "127.0.0.1:0",
         ])
-        .expect("valid flags");
+        .expect("valid flags and mcp.toml");
     let http = args
         .bind_http(server().unwrap())
         .await
