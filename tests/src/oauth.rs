@@ -21,35 +21,86 @@ impl AuthorizationServer {
     /// Installs (once per process) and starts the authorization server; waits, bounded, for
     /// the issuer URL it prints.
     pub fn start() -> Self {
-        let dir = crate::setup("oauth");
-        let mut child = Command::new(dir.join("node_modules/.bin/node"))
-            .arg(dir.join("authorization-server.mjs"))
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("cannot start the authorization server");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the authorization server printed no issuer within 60 s");
-        let issuer = serde_json::from_str::<serde_json::Value>(&line)
-            .ok()
-            .and_then(|v| v["issuer"].as_str().map(str::to_owned))
-            .unwrap_or_else(|| panic!("the authorization server printed {line:?}"));
+        let (child, stdin, first) = start_script("authorization-server.mjs", &[]);
+        let issuer = first["issuer"]
+            .as_str()
+            .unwrap_or_else(|| panic!("the authorization server printed {first}"))
+            .to_owned();
         Self {
             child,
             _stdin: stdin,
             issuer,
         }
+    }
+}
+
+/// Starts `node <script> <args>` in `tests/oauth` (installed once per process) and waits,
+/// bounded, for the JSON line it prints first.
+fn start_script(script: &str, args: &[&str]) -> (Child, Option<ChildStdin>, serde_json::Value) {
+    let dir = crate::setup("oauth");
+    let mut child = Command::new(dir.join("node_modules/.bin/node"))
+        .arg(dir.join(script))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {script}: {e}"));
+    let stdin = child.stdin.take();
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{script} printed nothing within 60 s"));
+    let first = serde_json::from_str(&line).unwrap_or_else(|_| panic!("{script} printed {line:?}"));
+    (child, stdin, first)
+}
+
+/// An identity provider played by oauth2-mock-server (`tests/oauth/provider.mjs`): its
+/// discovery document where that provider serves it, and tokens shaped as it issues them.
+#[derive(Debug)]
+pub struct Provider {
+    child: Child,
+    _stdin: Option<ChildStdin>,
+    /// Its URL, `http://127.0.0.1:PORT`: the provider's host(s).
+    pub base: String,
+    tokens: serde_json::Value,
+}
+
+impl Provider {
+    /// Starts the provider `name` (`entra`, `auth0`, `okta`, `keycloak`, `google`).
+    pub fn start(name: &str) -> Self {
+        let (child, stdin, first) = start_script("provider.mjs", &[name]);
+        let base = first["base"]
+            .as_str()
+            .unwrap_or_else(|| panic!("provider.mjs printed {first}"))
+            .to_owned();
+        Self {
+            child,
+            _stdin: stdin,
+            base,
+            tokens: first["tokens"].clone(),
+        }
+    }
+
+    /// The token of the case `name` (see `provider.mjs`).
+    pub fn token(&self, name: &str) -> &str {
+        self.tokens[name]
+            .as_str()
+            .unwrap_or_else(|| panic!("provider.mjs made no {name:?} token: {}", self.tokens))
+    }
+}
+
+impl Drop for Provider {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

@@ -2,6 +2,7 @@
 //! clock leeway, key and introspection caching, limits), checked at
 //! [`build`](OAuthBuilder::build).
 
+use super::claims::ClaimRules;
 use super::{Inner, KeepVerified, OAuth, OAuthError, VERIFIED_CAPACITY, introspect, keys};
 use crate::net::{NetPolicy, NetService};
 use crate::transport::http::ProtectedResource;
@@ -32,6 +33,9 @@ pub struct OAuthBuilder {
     resource_name: Option<String>,
     verified_ttl: Duration,
     strict_type: bool,
+    rules: ClaimRules,
+    metadata_url: Option<String>,
+    authorization_server: Option<String>,
 }
 
 /// The algorithms accepted unless [`OAuthBuilder::algorithms`] says otherwise: every
@@ -70,6 +74,9 @@ impl OAuthBuilder {
             resource_name: None,
             verified_ttl: Duration::from_secs(300),
             strict_type: false,
+            rules: ClaimRules::default(),
+            metadata_url: None,
+            authorization_server: None,
         }
     }
 
@@ -78,6 +85,55 @@ impl OAuthBuilder {
     /// the published metadata. A trailing `/` is not significant.
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audience = Some(audience.into());
+        self
+    }
+
+    /// Also accepts tokens whose `aud` names `audience` (any string, not only a URL): the
+    /// identifier the authorization server puts in tokens for this server when it is not
+    /// its URL (Entra ID's application ID, an Auth0 API identifier, Okta's
+    /// `api://default`). The published metadata keeps [`audience`](Self::audience).
+    pub fn accept_audience(mut self, audience: impl Into<String>) -> Self {
+        self.rules.audiences.push(audience.into());
+        self
+    }
+
+    /// Also accepts this spelling of the issuer in `iss` (Google's ID tokens say
+    /// `accounts.google.com` as often as `https://accounts.google.com`).
+    pub fn also_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.rules.also_issuers.push(issuer.into());
+        self
+    }
+
+    /// Refuses tokens whose claim `claim` is not the string `value` (Entra ID's `tid`
+    /// tenant and `ver` token version, Google's `hd` Workspace domain); checked with the
+    /// claims that need no key, before the signature.
+    pub fn require_claim(mut self, claim: impl Into<String>, value: impl Into<String>) -> Self {
+        self.rules.required.push((claim.into(), value.into()));
+        self
+    }
+
+    /// Also counts the values of `claim` (a list, or a space-separated string) as the
+    /// caller's scopes, beside `scope`/`scp`: Entra ID's `roles` (an application's
+    /// permissions), Auth0's `permissions`. A dotted name reaches into objects
+    /// (`realm_access.roles`).
+    pub fn scopes_from_claim(mut self, claim: impl Into<String>) -> Self {
+        self.rules.scope_claims.push(claim.into());
+        self
+    }
+
+    /// Fetches the issuer's metadata from this URL instead of discovering it from the
+    /// issuer's (for an issuer whose tokens name a host that serves no metadata, like
+    /// Entra ID's v1 `https://sts.windows.net/{tenant}/`). The document must still name the
+    /// issuer.
+    pub fn metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// The authorization server the published metadata sends clients to, when it is not
+    /// the issuer (Entra ID v1 tokens are obtained from the v2 endpoint).
+    pub fn authorization_server(mut self, url: impl Into<String>) -> Self {
+        self.authorization_server = Some(url.into());
         self
     }
 
@@ -257,10 +313,26 @@ impl OAuthBuilder {
         {
             return Err(OAuthError::Algorithm(*alg));
         }
+        let metadata_origin = match &self.metadata_url {
+            None => None,
+            Some(url) => Some(
+                url::Url::parse(url)
+                    .map_err(|_| OAuthError::Issuer {
+                        url: url.clone(),
+                        why: "(its metadata URL) is not an absolute URL",
+                    })?
+                    .origin()
+                    .ascii_serialization(),
+            ),
+        };
         let net = match self.net {
             Some(net) => net,
             None => NetService::new(
-                NetPolicy::new()
+                metadata_origin
+                    .into_iter()
+                    .try_fold(NetPolicy::new(), |policy, origin| {
+                        policy.allow_origin(origin)
+                    })?
                     .allow_origin(issuer_url.origin().ascii_serialization())?
                     .connect_timeout(self.timeout)
                     .total_timeout(self.timeout)
@@ -270,8 +342,9 @@ impl OAuthBuilder {
         }
         .for_tool("oauth");
         let resource = audience.as_ref().map(|audience| {
+            let server = self.authorization_server.as_ref().unwrap_or(&self.issuer);
             let mut resource = ProtectedResource::new(audience.clone())
-                .authorization_server(self.issuer.clone())
+                .authorization_server(server.clone())
                 .scopes_supported(self.scopes_supported.clone());
             if let Some(name) = &self.resource_name {
                 resource = resource.resource_name(name.clone());
@@ -281,6 +354,7 @@ impl OAuthBuilder {
         let keys = keys::KeyStore::new(
             net.clone(),
             self.issuer.clone(),
+            self.metadata_url,
             self.algorithms.clone(),
             keys::Ages {
                 max_age: self.jwks_max_age,
@@ -311,6 +385,7 @@ impl OAuthBuilder {
                 resource,
                 verified_ttl: self.verified_ttl,
                 strict_type: self.strict_type,
+                rules: self.rules,
                 verified: moka::sync::Cache::builder()
                     .max_capacity(VERIFIED_CAPACITY)
                     .expire_after(KeepVerified)

@@ -1,7 +1,7 @@
 //! What a token says: its claims as read (before and after the signature check), the
 //! checks made on them that need no key, and how they become an [`Identity`].
 
-use crate::transport::http::Identity;
+use crate::transport::http::{AuthError, Identity};
 use serde::Deserialize;
 
 /// Why a JWT's `typ` header is not an access token's: with `strict`, anything but `at+jwt`
@@ -69,15 +69,21 @@ enum Scopes {
 }
 
 impl Claims {
-    pub(super) fn identity(self) -> Identity {
+    /// The identity: `sub`, and the scopes of `scope`/`scp` with `extra` after them.
+    pub(super) fn identity(self, extra: Vec<String>) -> Identity {
         let subject = self.sub.filter(|s| !s.is_empty());
-        let scopes: Vec<String> = match (self.scope, self.scp) {
+        let mut scopes: Vec<String> = match (self.scope, self.scp) {
             (Some(scope), _) | (None, Some(Scopes::Text(scope))) => {
                 scope.split_ascii_whitespace().map(str::to_owned).collect()
             }
             (None, Some(Scopes::List(list))) => list,
             (None, None) => Vec::new(),
         };
+        for scope in extra {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
         let identity = match subject {
             Some(subject) => Identity::subject(subject),
             None => Identity::anonymous(),
@@ -94,5 +100,72 @@ pub(super) fn audience_matches(aud: &serde_json::Value, audience: &str) -> bool 
     match aud {
         serde_json::Value::Array(list) => list.iter().any(same),
         other => same(other),
+    }
+}
+
+/// What an [`OAuthBuilder`](super::OAuthBuilder) adds to the standard claim checks for an
+/// authorization server's habits (see `oauth::providers`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct ClaimRules {
+    /// Other spellings of the issuer accepted in `iss`.
+    pub(super) also_issuers: Vec<String>,
+    /// Other values accepted in `aud`.
+    pub(super) audiences: Vec<String>,
+    /// Claims that must have exactly these string values.
+    pub(super) required: Vec<(String, String)>,
+    /// Claims (dotted paths) whose values are scopes too.
+    pub(super) scope_claims: Vec<String>,
+}
+
+impl ClaimRules {
+    /// Whether no rule needs the token's other claims.
+    pub(super) fn is_empty(&self) -> bool {
+        self.required.is_empty() && self.scope_claims.is_empty()
+    }
+
+    /// Refuses `claims` when a required claim is missing or has another value.
+    pub(super) fn check_required(
+        &self,
+        claims: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), AuthError> {
+        for (claim, want) in &self.required {
+            match claims.get(claim) {
+                Some(got) if got.as_str() == Some(want) => {}
+                Some(got) => {
+                    return Err(AuthError::invalid_token(format!(
+                        "the access token's {claim} is {got}, not {want:?}"
+                    )));
+                }
+                None => {
+                    return Err(AuthError::invalid_token(format!(
+                        "the access token has no {claim} claim (it must be {want:?})"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The scopes the scope claims hold: each a list of strings or a space-separated string.
+    pub(super) fn scopes(
+        &self,
+        claims: &serde_json::Map<String, serde_json::Value>,
+    ) -> Vec<String> {
+        let mut scopes = Vec::new();
+        for path in &self.scope_claims {
+            let mut parts = path.split('.');
+            let first = parts.next().and_then(|p| claims.get(p));
+            let found = parts.fold(first, |value, part| value.and_then(|v| v.get(part)));
+            match found {
+                Some(serde_json::Value::Array(list)) => {
+                    scopes.extend(list.iter().filter_map(|v| v.as_str()).map(str::to_owned))
+                }
+                Some(serde_json::Value::String(text)) => {
+                    scopes.extend(text.split_ascii_whitespace().map(str::to_owned));
+                }
+                _ => {}
+            }
+        }
+        scopes
     }
 }

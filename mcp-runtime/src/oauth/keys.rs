@@ -49,6 +49,8 @@ pub(super) struct KeyStore {
 struct Issuer {
     net: NetService,
     issuer: String,
+    /// Where the metadata is, when not where the issuer's URL says (`OAuthBuilder::metadata_url`).
+    metadata_url: Option<String>,
     algorithms: Vec<Algorithm>,
     endpoints: OnceLock<Arc<Endpoints>>,
     discovery: Flight<Arc<Endpoints>>,
@@ -71,6 +73,7 @@ impl KeyStore {
     pub(super) fn new(
         net: NetService,
         issuer: String,
+        metadata_url: Option<String>,
         algorithms: Vec<Algorithm>,
         ages: Ages,
         budget: Duration,
@@ -79,6 +82,7 @@ impl KeyStore {
             issuer: Arc::new(Issuer {
                 net,
                 issuer,
+                metadata_url,
                 algorithms,
                 endpoints: OnceLock::new(),
                 discovery: Flight::new(budget),
@@ -213,19 +217,23 @@ impl Issuer {
     }
 
     /// RFC 8414 metadata, then OpenID Connect discovery (both of its forms for an issuer
-    /// with a path); the first document found must name this issuer exactly.
+    /// with a path), or only the configured metadata URL; the first document found must
+    /// name this issuer exactly.
     async fn discover(&self) -> Result<Endpoints, String> {
         let url = url::Url::parse(&self.issuer).map_err(|e| e.to_string())?;
         let origin = url.origin().ascii_serialization();
         let path = url.path().trim_end_matches('/');
-        let mut candidates = vec![
-            format!("{origin}/.well-known/oauth-authorization-server{path}"),
-            format!(
-                "{}/.well-known/openid-configuration",
-                self.issuer.trim_end_matches('/')
-            ),
-        ];
-        if !path.is_empty() {
+        let mut candidates = match &self.metadata_url {
+            Some(url) => vec![url.clone()],
+            None => vec![
+                format!("{origin}/.well-known/oauth-authorization-server{path}"),
+                format!(
+                    "{}/.well-known/openid-configuration",
+                    self.issuer.trim_end_matches('/')
+                ),
+            ],
+        };
+        if !path.is_empty() && self.metadata_url.is_none() {
             candidates.push(format!("{origin}/.well-known/openid-configuration{path}"));
         }
         let mut failures = Vec::new();

@@ -17,6 +17,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Presets for Entra ID (v1 and v2 tokens), Auth0, Okta, Keycloak and Google are in
+//! [`providers`]; each is an [`OAuthBuilder`] set for how that provider issues tokens.
+//!
 //! Server binaries get the same from the command line: `--oauth-issuer URL` and
 //! `--oauth-audience URL` (`MCP_OAUTH_ISSUER`, `MCP_OAUTH_AUDIENCE`), see
 //! [`launch`](crate::launch).
@@ -87,6 +90,7 @@ mod claims;
 mod flight;
 mod introspect;
 mod keys;
+pub mod providers;
 mod signature;
 #[cfg(test)]
 mod tests;
@@ -126,6 +130,8 @@ struct Inner {
     verified_ttl: Duration,
     /// [`OAuthBuilder::require_access_token_type`].
     strict_type: bool,
+    /// Other issuers' spellings, other audiences, required claims, scope claims.
+    rules: claims::ClaimRules,
 }
 
 /// A verified token's identity, kept until the token expires (at most
@@ -311,6 +317,19 @@ impl OAuth {
         let unverified: PreClaims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| AuthError::invalid_token("the access token's claims cannot be read"))?;
         self.precheck(&unverified)?;
+        // The claims the configured rules name (required values, scope claims): read only
+        // when there are rules, and trusted for scopes only once the signature is checked.
+        let all = match inner.rules.is_empty() {
+            true => None,
+            false => {
+                let all: serde_json::Map<String, serde_json::Value> =
+                    jsonwebtoken::dangerous::insecure_decode_claims(token).map_err(|_| {
+                        AuthError::invalid_token("the access token's claims cannot be read")
+                    })?;
+                inner.rules.check_required(&all)?;
+                Some(all)
+            }
+        };
         let kid = header.kid.as_deref();
         let mut candidates = inner.keys.find(kid, alg, false).await?;
         if candidates.is_empty() && kid.is_some() {
@@ -338,7 +357,8 @@ impl OAuth {
         let claims: Claims = jsonwebtoken::dangerous::insecure_decode_claims(token)
             .map_err(|_| AuthError::invalid_token("the access token's claims cannot be read"))?;
         let exp = claims.exp.unwrap_or_default();
-        Ok((claims.identity(), exp))
+        let extra = all.map(|all| inner.rules.scopes(&all)).unwrap_or_default();
+        Ok((claims.identity(extra), exp))
     }
 
     /// The claims checks that need no key, on claims not yet verified.
@@ -347,7 +367,10 @@ impl OAuth {
         let now = jsonwebtoken::get_current_timestamp();
         let leeway = inner.leeway.as_secs();
         let refuse = |kind: ErrorKind| Err(self.refusal(&kind));
-        if claims.iss.as_deref() != Some(inner.issuer.as_str()) {
+        let iss = claims.iss.as_deref();
+        if iss != Some(inner.issuer.as_str())
+            && !iss.is_some_and(|iss| inner.rules.also_issuers.iter().any(|i| i == iss))
+        {
             return match claims.iss {
                 None => refuse(ErrorKind::MissingRequiredClaim("iss".into())),
                 Some(_) => refuse(ErrorKind::InvalidIssuer),
@@ -356,7 +379,14 @@ impl OAuth {
         if let Some(audience) = &inner.audience {
             match &claims.aud {
                 None => return refuse(ErrorKind::MissingRequiredClaim("aud".into())),
-                Some(aud) if !audience_matches(aud, audience) => {
+                Some(aud)
+                    if !audience_matches(aud, audience)
+                        && !inner
+                            .rules
+                            .audiences
+                            .iter()
+                            .any(|a| audience_matches(aud, a)) =>
+                {
                     return refuse(ErrorKind::InvalidAudience);
                 }
                 Some(_) => {}
