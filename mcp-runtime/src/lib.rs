@@ -91,7 +91,7 @@
 //! | `skill` | `protocol` `prompt` `fs` `server` `targets` |  |
 //! | `net` | `context` `tls` `targets` |  |
 //! | `command` | `context` `fs` `windows` `targets` |  |
-//! | `oauth` | `net` `transport` |  |
+//! | `oauth` | `context` `net` `transport` |  |
 //! | `collect` | `prompt` `resource` `server` |  |
 //! | `__private` | `protocol` `context` `completion` `tool` `resource` `prompt` |  |
 //! | `prelude` | `protocol` `context` `tool` `resource` `prompt` `server` `transport` |  |
@@ -154,7 +154,7 @@
 //! | `net` | off | fetching URLs for tools without SSRF: `net::NetService` (public addresses only unless an origin is allowed exactly; bounded; hyper's client with rustls) |
 //! | `command` | off | running programs for tools without a shell: `command::CommandService` (allowlisted programs resolved once, option rules, cleared environment, working directories through the `FileService`, process-group kill or a Windows Job object, output caps, resource limits on Unix) |
 //! | `otel` | off | OpenTelemetry: [`telemetry`] (a span per request by the MCP semantic conventions joined to the client's trace, request metrics); with `launch`, `init_tracing` exports over OTLP/HTTP (`http://` or `https://`, trusting what `tls` trusts) when the standard `OTEL_*` variables ask |
-//! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
+//! | `oauth` | off | OAuth resource server: `oauth::OAuth` (access tokens verified against the issuer's discovered JWKS, or by introspection, bound to this server's audience; DPoP-bound tokens with their proofs), presets for identity providers (`oauth::providers`), the protected-resource metadata served by `HttpServer`; with `launch`, `--oauth-issuer` and `--oauth-audience` (needs `http` and `net`; jsonwebtoken, ring) |
 //! | `tls` | off | the TLS client configuration of every connection the crate opens, `tls::client_config` (rustls on ring, Mozilla's roots and `SSL_CERT_FILE`'s); on with `client-https`, `net` and `otel` |
 //! | `otel-grpc` | off | OTLP over gRPC too (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`): opentelemetry-otlp's tonic exporters, run on a one-thread runtime of their own |
 //! | `otel-prometheus` | off | a Prometheus scrape endpoint for the request metrics (`OTEL_METRICS_EXPORTER=prometheus`: `/metrics` on `OTEL_EXPORTER_PROMETHEUS_HOST`:`..._PORT`, default localhost:9464) |

@@ -31,6 +31,7 @@ mod input;
 mod interop;
 mod memory_fleet;
 mod oauth;
+mod oauth_dpop;
 mod oauth_providers;
 mod policies;
 mod primitives;

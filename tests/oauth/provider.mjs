@@ -5,11 +5,16 @@
 // preset must refuse (a v1 token at a v2 issuer, another tenant, another audience, ...).
 //
 // Usage: node provider.mjs entra | auth0 | okta | keycloak | google
+//        node provider.mjs dpop <the MCP server's URL>
+//   (dpop: tokens bound to a client key by `cnf.jkt`, and DPoP proofs for that URL made with
+//   `jose`, the JOSE library oauth2-mock-server signs with, pinned by package-lock.json)
 // Listens on 127.0.0.1 (a free port) and prints one JSON line on stdout:
 //   {"base": "http://127.0.0.1:PORT", "tokens": {"<case>": "<jwt>", ...}}
 // then serves until stdin closes or the process is killed. Every token names sub "alice".
 
 import { OAuth2Server } from 'oauth2-mock-server';
+import { SignJWT, calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
 
 const provider = process.argv[2];
 const server = new OAuth2Server();
@@ -123,6 +128,31 @@ switch (provider) {
         cases.wrong_audience = await token({ ...claims, aud: `${OTHER_CLIENT}.apps.googleusercontent.com` });
         cases.other_issuer = await token({ ...claims, iss: 'https://accounts.example.com' });
         cases.other_domain = await token({ ...claims, hd: 'example.org' });
+        break;
+    }
+    case 'dpop': {
+        // The issuer is the mock itself (its own discovery document at the root).
+        const url = process.argv[3];
+        const client = await generateKeyPair('ES256');
+        const other = await generateKeyPair('ES256');
+        const jwk = await exportJWK(client.publicKey);
+        const otherJwk = await exportJWK(other.publicKey);
+        const claims = { iss: base, aud: url, scope: 'notes:read' };
+        const bound = await token({ ...claims, cnf: { jkt: await calculateJwkThumbprint(jwk) } });
+        const ath = (t) => createHash('sha256').update(t).digest('base64url');
+        const now = Math.floor(Date.now() / 1000);
+        const proof = ({ htm = 'POST', htu = url, iat = now, forToken = bound, key = client.privateKey, pub = jwk } = {}) =>
+            new SignJWT({ jti: randomUUID(), htm, htu, iat, ath: ath(forToken) })
+                .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk: pub })
+                .sign(key);
+        cases.bound = bound;
+        cases.unbound = await token(claims);
+        for (const n of [1, 2, 3]) cases[`proof_${n}`] = await proof();
+        cases.proof_other_url = await proof({ htu: url.replace(/\/mcp$/, '/other') });
+        cases.proof_other_method = await proof({ htm: 'GET' });
+        cases.proof_other_key = await proof({ key: other.privateKey, pub: otherJwk });
+        cases.proof_stale = await proof({ iat: now - 600 });
+        cases.proof_other_token = await proof({ forToken: cases.unbound });
         break;
     }
     default:

@@ -76,7 +76,13 @@ pub struct Provider {
 impl Provider {
     /// Starts the provider `name` (`entra`, `auth0`, `okta`, `keycloak`, `google`).
     pub fn start(name: &str) -> Self {
-        let (child, stdin, first) = start_script("provider.mjs", &[name]);
+        Self::start_with(name, &[])
+    }
+
+    /// Starts the provider `name` with more arguments (`dpop` takes the server's URL).
+    pub fn start_with(name: &str, args: &[&str]) -> Self {
+        let all: Vec<&str> = std::iter::once(name).chain(args.iter().copied()).collect();
+        let (child, stdin, first) = start_script("provider.mjs", &all);
         let base = first["base"]
             .as_str()
             .unwrap_or_else(|| panic!("provider.mjs printed {first}"))

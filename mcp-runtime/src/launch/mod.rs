@@ -430,7 +430,16 @@ impl ServeArgs {
         let access = Access::load(self.token_file.as_deref(), self.allow_unauthenticated)
             .map_err(std::io::Error::other)?;
         #[cfg(feature = "oauth")]
-        if let Some(oauth) = self.oauth().map_err(std::io::Error::other)? {
+        let oauth = self
+            .oauth_builder()
+            // DPoP proofs spent on one instance are spent on all (`--redis`).
+            .and_then(|b| {
+                b.map(|b| b.dpop_replays_or(server.shared_nonces()).build())
+                    .transpose()
+            })
+            .map_err(std::io::Error::other)?;
+        #[cfg(feature = "oauth")]
+        if let Some(oauth) = oauth {
             if access.authenticated() {
                 return Err(std::io::Error::other(
                     "--oauth-issuer and bearer tokens (--token-file, MCP_BEARER_TOKEN) cannot be combined: choose one",

@@ -30,6 +30,13 @@ impl ServeArgs {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn oauth(&self) -> Result<Option<crate::oauth::OAuth>, crate::oauth::OAuthError> {
+        self.oauth_builder()?.map(|b| b.build()).transpose()
+    }
+
+    /// What [`oauth`](Self::oauth) builds, before it is built.
+    pub(super) fn oauth_builder(
+        &self,
+    ) -> Result<Option<crate::oauth::OAuthBuilder>, crate::oauth::OAuthError> {
         // The flags require each other; a `--config` file's values are defaults, which clap's
         // `requires` does not see, so one without the other is refused here, not ignored.
         let Some(issuer) = &self.oauth_issuer else {
@@ -51,6 +58,6 @@ impl ServeArgs {
             let secret = std::env::var(OAUTH_CLIENT_SECRET_ENV).unwrap_or_default();
             builder = builder.introspection(id, secret);
         }
-        builder.build().map(Some)
+        Ok(Some(builder))
     }
 }

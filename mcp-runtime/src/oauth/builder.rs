@@ -4,6 +4,7 @@
 
 use super::claims::ClaimRules;
 use super::{Inner, KeepVerified, OAuth, OAuthError, VERIFIED_CAPACITY, introspect, keys};
+use crate::context::{MemoryNonces, SpentNonces};
 use crate::net::{NetPolicy, NetService};
 use crate::transport::http::ProtectedResource;
 use jsonwebtoken::{Algorithm, AlgorithmFamily};
@@ -12,7 +13,7 @@ use std::time::Duration;
 
 /// Builds an [`OAuth`]: [`OAuth::issuer`], then [`audience`](Self::audience), then
 /// [`build`](Self::build).
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 #[must_use]
 pub struct OAuthBuilder {
     issuer: String,
@@ -36,6 +37,7 @@ pub struct OAuthBuilder {
     rules: ClaimRules,
     metadata_url: Option<String>,
     authorization_server: Option<String>,
+    dpop_replays: Option<Arc<dyn SpentNonces>>,
 }
 
 /// The algorithms accepted unless [`OAuthBuilder::algorithms`] says otherwise: every
@@ -51,6 +53,19 @@ pub const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
     Algorithm::ES384,
     Algorithm::EdDSA,
 ];
+
+impl std::fmt::Debug for OAuthBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthBuilder")
+            .field("issuer", &self.issuer)
+            .field("audience", &self.audience)
+            .field("algorithms", &self.algorithms)
+            .field("rules", &self.rules)
+            .field("metadata_url", &self.metadata_url)
+            .field("dpop_replays", &self.dpop_replays.is_some())
+            .finish_non_exhaustive()
+    }
+}
 
 impl OAuthBuilder {
     /// The defaults, for tokens `issuer` issues ([`OAuth::issuer`]).
@@ -77,6 +92,7 @@ impl OAuthBuilder {
             rules: ClaimRules::default(),
             metadata_url: None,
             authorization_server: None,
+            dpop_replays: None,
         }
     }
 
@@ -134,6 +150,23 @@ impl OAuthBuilder {
     /// the issuer (Entra ID v1 tokens are obtained from the v2 endpoint).
     pub fn authorization_server(mut self, url: impl Into<String>) -> Self {
         self.authorization_server = Some(url.into());
+        self
+    }
+
+    /// Where the `jti`s of DPoP proofs already used are kept ([`dpop`](super::dpop)): in
+    /// this process by default; give every instance of a fleet the same store (its
+    /// `RedisState`, which a server binary started with `--redis` uses by itself) so a
+    /// proof used on one is refused on all.
+    pub fn dpop_replays(mut self, store: Arc<dyn SpentNonces>) -> Self {
+        self.dpop_replays = Some(store);
+        self
+    }
+
+    /// [`dpop_replays`](Self::dpop_replays) unless one was given.
+    pub(crate) fn dpop_replays_or(mut self, store: Option<Arc<dyn SpentNonces>>) -> Self {
+        if self.dpop_replays.is_none() {
+            self.dpop_replays = store;
+        }
         self
     }
 
@@ -377,7 +410,7 @@ impl OAuthBuilder {
                 metadata_url: resource.as_ref().map(ProtectedResource::metadata_url),
                 issuer: self.issuer,
                 audience,
-                algorithms: self.algorithms,
+                algorithms: self.algorithms.clone(),
                 leeway: self.leeway,
                 max_token_bytes: self.max_token_bytes,
                 keys,
@@ -386,6 +419,13 @@ impl OAuthBuilder {
                 verified_ttl: self.verified_ttl,
                 strict_type: self.strict_type,
                 rules: self.rules,
+                dpop: super::dpop::Proofs {
+                    replays: self
+                        .dpop_replays
+                        .unwrap_or_else(|| Arc::new(MemoryNonces::default())),
+                    algorithms: self.algorithms,
+                    leeway: self.leeway,
+                },
                 verified: moka::sync::Cache::builder()
                     .max_capacity(VERIFIED_CAPACITY)
                     .expire_after(KeepVerified)

@@ -43,7 +43,9 @@ pub(super) struct PreClaims {
 }
 
 /// A NumericDate (RFC 7519 §2): seconds, possibly with a fraction (kept whole).
-fn numeric_date<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+pub(super) fn numeric_date<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<u64>, D::Error> {
     let seconds: Option<f64> = Option::deserialize(d)?;
     Ok(seconds
         .filter(|s| s.is_finite() && *s >= 0.0)
@@ -58,6 +60,14 @@ pub(super) struct Claims {
     pub(super) sub: Option<String>,
     scope: Option<String>,
     scp: Option<Scopes>,
+    /// The key the token is bound to (RFC 9449 §6: `cnf.jkt`).
+    cnf: Option<Confirmation>,
+}
+
+/// A token's `cnf` (RFC 7800).
+#[derive(Deserialize)]
+struct Confirmation {
+    jkt: Option<String>,
 }
 
 /// `scp` as a list (Okta, Azure) or a space-separated string.
@@ -69,6 +79,11 @@ enum Scopes {
 }
 
 impl Claims {
+    /// The thumbprint of the DPoP key the token is bound to, if it is bound.
+    pub(super) fn jkt(&self) -> Option<String> {
+        self.cnf.as_ref().and_then(|c| c.jkt.clone())
+    }
+
     /// The identity: `sub`, and the scopes of `scope`/`scp` with `extra` after them.
     pub(super) fn identity(self, extra: Vec<String>) -> Identity {
         let subject = self.sub.filter(|s| !s.is_empty());

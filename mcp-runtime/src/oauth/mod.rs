@@ -87,6 +87,7 @@
 
 mod builder;
 mod claims;
+pub mod dpop;
 mod flight;
 mod introspect;
 mod keys;
@@ -132,6 +133,8 @@ struct Inner {
     strict_type: bool,
     /// Other issuers' spellings, other audiences, required claims, scope claims.
     rules: claims::ClaimRules,
+    /// DPoP proofs of bound tokens.
+    dpop: dpop::Proofs,
 }
 
 /// A verified token's identity, kept until the token expires (at most
@@ -139,6 +142,8 @@ struct Inner {
 #[derive(Clone)]
 struct Verified {
     identity: Identity,
+    /// The DPoP key the token is bound to (`cnf.jkt`).
+    jkt: Option<Arc<str>>,
     keep: Duration,
 }
 
@@ -248,7 +253,95 @@ impl OAuth {
     /// Verifies `token`: a JWT against the issuer's keys, anything else by introspection
     /// (when configured). The same check as the [`Authenticator`] implementation, for
     /// transports and tests that hold a token without an HTTP request.
+    ///
+    /// A DPoP-bound token (`cnf.jkt`) is refused here: it is accepted only with a proof, by
+    /// the [`Authenticator`] (see [`dpop`]).
     pub async fn verify(&self, token: &str) -> Result<Identity, AuthError> {
+        match self.verify_token(token).await? {
+            (identity, None) => Ok(identity),
+            (_, Some(_)) => Err(self.bound_as_bearer()),
+        }
+    }
+
+    /// The refusal of a DPoP-bound token without DPoP (RFC 9449 §7.2).
+    fn bound_as_bearer(&self) -> AuthError {
+        AuthError::invalid_token(
+            "the access token is DPoP-bound: send it as `Authorization: DPoP <token>` with a DPoP proof",
+        )
+        .with_dpop_challenge(self.inner.dpop.algs())
+    }
+
+    /// Checks one request's credentials: the token, and for a DPoP-bound one (or the `DPoP`
+    /// scheme) the request's proof.
+    async fn authenticate_request(
+        &self,
+        token: &str,
+        request: &http::request::Parts,
+    ) -> Result<Identity, AuthError> {
+        let dpop_scheme = request
+            .headers
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("dpop"));
+        let (identity, jkt) = self.verify_token(token).await?;
+        let proofs = &self.inner.dpop;
+        let jkt = match (jkt, dpop_scheme) {
+            (None, false) => return Ok(identity),
+            (Some(_), false) => return Err(self.bound_as_bearer()),
+            (None, true) => {
+                return Err(proofs.refuse(
+                    "the access token is not DPoP-bound (no cnf.jkt): send it as a bearer token",
+                ));
+            }
+            (Some(jkt), true) => jkt,
+        };
+        let mut proof = request.headers.get_all("dpop").iter();
+        let (Some(proof), None) = (proof.next(), proof.next()) else {
+            return Err(proofs.refuse("a DPoP-bound token needs exactly one DPoP proof header"));
+        };
+        let proof = proof
+            .to_str()
+            .map_err(|_| proofs.refuse("the DPoP proof is not text"))?;
+        let url = self.request_url(request);
+        proofs
+            .check(
+                proof,
+                dpop::Request {
+                    method: request.method.as_str(),
+                    url: &url,
+                    token,
+                    bound_to: &jkt,
+                },
+            )
+            .await?;
+        Ok(identity)
+    }
+
+    /// The URL a client used for `request`, as a DPoP proof's `htu` names it: this server's
+    /// public origin (its audience's: a proxy that terminates TLS does not change it), else
+    /// the request's `Host` over `http`, and the request's path.
+    fn request_url(&self, request: &http::request::Parts) -> String {
+        let path = request.uri.path();
+        let origin = self
+            .inner
+            .audience
+            .as_deref()
+            .and_then(|a| url::Url::parse(a).ok())
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|| {
+                let host = request
+                    .headers
+                    .get(http::header::HOST)
+                    .and_then(|h| h.to_str().ok())
+                    .unwrap_or("localhost");
+                format!("http://{host}")
+            });
+        format!("{origin}{path}")
+    }
+
+    /// [`verify`](Self::verify), with the key a DPoP-bound token is bound to.
+    async fn verify_token(&self, token: &str) -> Result<(Identity, Option<Arc<str>>), AuthError> {
         let inner = &*self.inner;
         if token.len() > inner.max_token_bytes {
             return Err(AuthError::invalid_token(format!(
@@ -260,9 +353,9 @@ impl OAuth {
             Ok(header) => {
                 let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
                 if let Some(verified) = inner.verified.get(&key) {
-                    return Ok(verified.identity);
+                    return Ok((verified.identity, verified.jkt));
                 }
-                let (identity, exp) = self.verify_jwt(token, header).await?;
+                let (identity, exp, jkt) = self.verify_jwt(token, header).await?;
                 let left = exp.saturating_sub(jsonwebtoken::get_current_timestamp());
                 let keep = inner.verified_ttl.min(Duration::from_secs(left));
                 if !keep.is_zero() {
@@ -270,11 +363,12 @@ impl OAuth {
                         key,
                         Verified {
                             identity: identity.clone(),
+                            jkt: jkt.clone(),
                             keep,
                         },
                     );
                 }
-                Ok(identity)
+                Ok((identity, jkt))
             }
             Err(_) if looks_like_jwt(token) => Err(AuthError::invalid_token(
                 "the access token is a malformed JWT",
@@ -285,6 +379,7 @@ impl OAuth {
                     introspector
                         .check(token, &endpoints, &inner.issuer, inner.audience.as_deref())
                         .await
+                        .map(|identity| (identity, None))
                 }
                 None => Err(AuthError::invalid_token(
                     "the access token is not a JWT, and this server does not introspect tokens",
@@ -295,13 +390,13 @@ impl OAuth {
 
     /// Verifies a JWT: its claims first (a token for another audience, from another issuer
     /// or out of its time costs a base64 decode, no key lookup and no signature check), then
-    /// its signature and the claims again, together, by `jsonwebtoken`. Returns the identity
-    /// and the token's `exp`.
+    /// its signature and the claims again, together, by `jsonwebtoken`. Returns the identity,
+    /// the token's `exp` and the DPoP key it is bound to.
     async fn verify_jwt(
         &self,
         token: &str,
         header: jsonwebtoken::Header,
-    ) -> Result<(Identity, u64), AuthError> {
+    ) -> Result<(Identity, u64, Option<Arc<str>>), AuthError> {
         let inner = &*self.inner;
         let alg = header.alg;
         if !inner.algorithms.contains(&alg) {
@@ -358,7 +453,8 @@ impl OAuth {
             .map_err(|_| AuthError::invalid_token("the access token's claims cannot be read"))?;
         let exp = claims.exp.unwrap_or_default();
         let extra = all.map(|all| inner.rules.scopes(&all)).unwrap_or_default();
-        Ok((claims.identity(extra), exp))
+        let jkt = claims.jkt().map(Arc::from);
+        Ok((claims.identity(extra), exp, jkt))
     }
 
     /// The claims checks that need no key, on claims not yet verified.
@@ -442,12 +538,12 @@ impl Authenticator for OAuth {
     fn authenticate<'a>(
         &'a self,
         token: Option<&'a str>,
-        _request: &'a http::request::Parts,
+        request: &'a http::request::Parts,
     ) -> BoxFuture<'a, Result<Identity, AuthError>> {
         Box::pin(async move {
             match token {
                 None => Err(AuthError::missing()),
-                Some(token) => self.verify(token).await,
+                Some(token) => self.authenticate_request(token, request).await,
             }
         })
     }

@@ -77,6 +77,12 @@ impl fmt::Debug for Sharing {
 }
 
 impl Sharing {
+    /// The spent-nonce store (DPoP proofs' `jti`s use it too).
+    #[cfg_attr(not(all(feature = "oauth", feature = "launch")), allow(dead_code))]
+    pub(crate) fn spent_nonces(&self) -> Arc<dyn SpentNonces> {
+        self.nonces.clone()
+    }
+
     /// Spent nonces, events, tasks and legacy sessions shared through these; rate limits
     /// and cached results stay per instance until [`rate_budgets`](Self::rate_budgets) and
     /// [`results`](Self::results) say otherwise.

@@ -51,7 +51,8 @@ use std::sync::Arc;
 /// }
 /// ```
 pub trait Authenticator: Send + Sync + 'static {
-    /// Checks one request. `token` is the value of `Authorization: Bearer …`, `None` when
+    /// Checks one request. `token` is the value of `Authorization: Bearer …` (or
+    /// `Authorization: DPoP …`, RFC 9449: the header in `request` says which), `None` when
     /// the request has none; `request` has the method, URI and every header, and the peer's
     /// address as axum's `ConnectInfo<SocketAddr>` extension (under
     /// [`HttpServer`](super::HttpServer), or an axum router served with
@@ -147,6 +148,8 @@ pub struct AuthError {
     code: Option<&'static str>,
     description: Option<Cow<'static, str>>,
     scope: Option<String>,
+    /// A DPoP challenge's `algs` (RFC 9449 §7.1): the challenge is `DPoP`, not `Bearer`.
+    dpop_algs: Option<String>,
 }
 
 impl AuthError {
@@ -157,6 +160,7 @@ impl AuthError {
             code: None,
             description: None,
             scope: None,
+            dpop_algs: None,
         }
     }
 
@@ -168,7 +172,32 @@ impl AuthError {
             code: Some("invalid_token"),
             description: Some(description.into()),
             scope: None,
+            dpop_algs: None,
         }
+    }
+
+    /// A DPoP proof (RFC 9449) that is missing, malformed, stale, replayed, for another
+    /// request or signed by another key than the token's: 401 with a `DPoP` challenge,
+    /// `error="invalid_dpop_proof"` and the signature algorithms accepted (`algs`, space
+    /// separated).
+    pub fn invalid_dpop_proof(
+        description: impl Into<Cow<'static, str>>,
+        algs: impl Into<String>,
+    ) -> Self {
+        Self {
+            status: StatusCode::UNAUTHORIZED,
+            code: Some("invalid_dpop_proof"),
+            description: Some(description.into()),
+            scope: None,
+            dpop_algs: Some(algs.into()),
+        }
+    }
+
+    /// Answered with a `DPoP` challenge naming `algs` instead of a `Bearer` one (a
+    /// DPoP-bound token sent as a bearer token is `invalid_token` with this challenge).
+    pub fn with_dpop_challenge(mut self, algs: impl Into<String>) -> Self {
+        self.dpop_algs = Some(algs.into());
+        self
     }
 
     /// A valid token without the scope needed: 403 with `error="insufficient_scope"` and
@@ -179,6 +208,7 @@ impl AuthError {
             code: Some("insufficient_scope"),
             description: None,
             scope: Some(scope.into()),
+            dpop_algs: None,
         }
     }
 
@@ -190,6 +220,7 @@ impl AuthError {
             code: None,
             description: Some(description.into()),
             scope: None,
+            dpop_algs: None,
         }
     }
 
@@ -218,7 +249,13 @@ impl AuthError {
         if let Some(url) = resource_metadata {
             parts.push(format!(r#"resource_metadata="{}""#, quoted(url)));
         }
-        format!("Bearer {}", parts.join(", "))
+        match &self.dpop_algs {
+            Some(algs) => {
+                parts.push(format!(r#"algs="{}""#, quoted(algs)));
+                format!("DPoP {}", parts.join(", "))
+            }
+            None => format!("Bearer {}", parts.join(", ")),
+        }
     }
 }
 
@@ -252,7 +289,8 @@ pub(crate) async fn check(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
             let (scheme, rest) = v.split_once(' ')?;
-            scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+            (scheme.eq_ignore_ascii_case("bearer") || scheme.eq_ignore_ascii_case("dpop"))
+                .then(|| rest.trim())
         })
         .filter(|t| !t.is_empty());
     match auth.authenticate(token, parts).await {
