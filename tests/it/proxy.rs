@@ -151,7 +151,7 @@ async fn a_callers_token_never_reaches_an_upstream() {
         &[
             "--token-file",
             &token_arg,
-            "--config",
+            "--upstream-config",
             &config.display().to_string(),
         ],
     );
@@ -185,7 +185,7 @@ async fn a_callers_token_never_reaches_an_upstream() {
 
 /// An HTTP upstream behind OAuth (`notes-server` verifying tokens of the real authorization
 /// server for its own URL): the gateway authenticates as itself with OAuth client
-/// credentials from its `--config`, its token asked for that URL (the `resource`), and the
+/// credentials from its `--upstream-config`, its token asked for that URL (the `resource`), and the
 /// upstream sees the gateway's client, never a caller.
 #[tokio::test]
 async fn an_upstream_behind_oauth_is_reached_with_the_gateways_client_credentials() {
@@ -208,7 +208,10 @@ async fn an_upstream_behind_oauth_is_reached_with_the_gateways_client_credential
         ),
     )
     .unwrap();
-    let gateway = Spawned::start("gateway", &["--config", &config.display().to_string()]);
+    let gateway = Spawned::start(
+        "gateway",
+        &["--upstream-config", &config.display().to_string()],
+    );
     let client = Client::http(&gateway.url).unwrap();
     client.connect(EraMode::Legacy).await.unwrap();
     let tools = client.list_tools().await.unwrap();

@@ -4,7 +4,7 @@
 //! tokens or OAuth, Redis fleets, OpenTelemetry by `OTEL_*`.
 //!
 //! ```text
-//! gateway --upstream [PREFIX=]TARGET ... [--config FILE] [--upstream-timeout 120s] [...]
+//! gateway --upstream [PREFIX=]TARGET ... [--upstream-config FILE] [--upstream-timeout 120s] [...]
 //! ```
 //!
 //! - `TARGET` starting with `http://` or `https://` is a Streamable HTTP URL; anything else
@@ -16,7 +16,7 @@
 //!   or for a launcher (`npx`, `uvx`, `node`, `python`, `docker`, ...) its first argument
 //!   that is not an option, without scope, version or extension; for a URL, the first
 //!   label of its host. A clash between two upstreams' items is an error at start.
-//! - `--config FILE` (TOML) lists upstreams with more settings:
+//! - `--upstream-config FILE` (TOML) lists upstreams with more settings:
 //!
 //! ```toml
 //! [[upstream]]
@@ -80,8 +80,9 @@ struct Args {
     #[arg(long = "upstream", value_name = "[PREFIX=]TARGET")]
     upstreams: Vec<String>,
     /// A TOML file of upstreams (`[[upstream]]` tables; see the binary's documentation).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    /// (`--upstream-config` is every server's: the launch flags from a file.)
+    #[arg(long = "upstream-config", value_name = "FILE")]
+    upstream_config: Option<PathBuf>,
     /// How long one call to an upstream may take before its caller gets an error (and the
     /// upstream a cancellation).
     #[arg(long, value_name = "DURATION", default_value = "120s", value_parser = duration)]
@@ -89,12 +90,12 @@ struct Args {
     /// The era the gateway speaks to each `--upstream`: `legacy` (an `initialize`
     /// session), `modern` (2026-07-28: the caller's capabilities and `input_required`
     /// rounds pass through, with the upstream's keys), or `auto` (modern when the upstream
-    /// answers `server/discover`). `era` in `--config`.
+    /// answers `server/discover`). `era` in `--upstream-config`.
     #[arg(long, value_name = "ERA", value_enum, default_value = "legacy")]
     upstream_era: Era,
     /// Gives each client (each 2025 session of the gateway's) a connection of its own to
     /// each 2025 `--upstream`, up to N at once: its questions then reach their client under
-    /// concurrency too. `connection_per_client` in `--config`.
+    /// concurrency too. `connection_per_client` in `--upstream-config`.
     #[arg(long, value_name = "N")]
     upstream_per_client: Option<usize>,
     #[command(flatten)]
@@ -105,7 +106,7 @@ fn duration(text: &str) -> Result<Duration, String> {
     mcp_runtime::tool::parse_duration(text).map_err(|e| e.to_string())
 }
 
-/// `--config`'s file.
+/// `--upstream-config`'s file.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Config {
@@ -383,7 +384,7 @@ fn default_prefix(target: &str) -> Option<String> {
 /// Every upstream of the command line and the configuration file.
 fn plan(args: &Args) -> Result<Vec<Planned>, String> {
     let mut planned = Vec::new();
-    if let Some(path) = &args.config {
+    if let Some(path) = &args.upstream_config {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let config: Config =
@@ -400,7 +401,9 @@ fn plan(args: &Args) -> Result<Vec<Planned>, String> {
         planned.push(one);
     }
     if planned.is_empty() {
-        return Err("no upstream: give --upstream [PREFIX=]TARGET or --config FILE".into());
+        return Err(
+            "no upstream: give --upstream [PREFIX=]TARGET or --upstream-config FILE".into(),
+        );
     }
     Ok(planned)
 }
@@ -491,6 +494,14 @@ async fn run(args: Args) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Its own flags and every server's (`ServeArgs`) live in one command: no name twice
+    /// (the gateway's upstream file is `--upstream-config`, `--config` being every server's).
+    #[test]
+    fn the_command_is_well_formed() {
+        use clap::CommandFactory as _;
+        Args::command().debug_assert();
+    }
 
     #[test]
     fn prefixes_default_to_the_upstreams_name() {
