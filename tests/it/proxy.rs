@@ -189,8 +189,21 @@ async fn a_callers_token_never_reaches_an_upstream() {
 /// upstream sees the gateway's client, never a caller.
 #[tokio::test]
 async fn an_upstream_behind_oauth_is_reached_with_the_gateways_client_credentials() {
+    through_a_gateway_with_client_credentials(&[], "").await;
+}
+
+/// The same with `dpop = true`, at an authorization server that issues only tokens bound to
+/// the key a token request proves, and asks for a nonce first: the gateway's tokens are
+/// DPoP-bound and each request to the upstream proves its key.
+#[tokio::test]
+async fn an_upstream_is_reached_with_dpop_bound_client_credentials() {
+    let dpop_only = ["dpop", "dpop-nonce", "dpop-only"];
+    through_a_gateway_with_client_credentials(&dpop_only, ", dpop = true").await;
+}
+
+async fn through_a_gateway_with_client_credentials(server_args: &[&str], extra: &str) {
     use mcp_tests::http::Spawned;
-    let auth = mcp_tests::oauth::AuthorizationServer::start();
+    let auth = mcp_tests::oauth::AuthorizationServer::start_with(server_args);
     let notes = mcp_tests::oauth::notes_server(&auth.issuer, &["notes:read", "notes:write"]);
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret");
@@ -201,7 +214,7 @@ async fn an_upstream_behind_oauth_is_reached_with_the_gateways_client_credential
         format!(
             "[[upstream]]\nprefix = \"\"\nurl = \"{}\"\n\
              oauth = {{ token_url = \"{}/token\", client_id = \"gateway\", \
-             client_secret_file = '{}', scopes = [\"notes:read\", \"notes:write\"] }}\n",
+             client_secret_file = '{}', scopes = [\"notes:read\", \"notes:write\"]{extra} }}\n",
             notes.url,
             auth.issuer,
             secret.display()

@@ -11,16 +11,30 @@
 //     authorization or token request, whose `scope` is what the client asked for, and whose
 //     `sub` is "alice" (authorization code) or the client id (client credentials);
 //   - refresh tokens that keep the grant's resource and scopes;
-//   - introspection (RFC 7662) answering for the tokens it issued.
+//   - introspection (RFC 7662) answering for the tokens it issued;
+//   - with the argument `dpop`, DPoP (RFC 9449): `dpop_signing_alg_values_supported` in its
+//     metadata, and a token request carrying a valid proof (jose verifies it with the key
+//     embedded in it; `htm`, `htu`, `iat` and `jti` checked) gets a token bound to that key
+//     (`cnf.jkt`, `token_type: DPoP`), and so does its refresh token: refreshing it needs a
+//     proof by the same key. With `dpop-nonce` too, it asks for a nonce first
+//     (`use_dpop_nonce` and a `DPoP-Nonce` header, RFC 9449 §8), as Okta does; with
+//     `dpop-only`, a token request without a proof is refused.
 //
-// Usage: node authorization-server.mjs
+// Usage: node authorization-server.mjs [dpop [dpop-nonce] [dpop-only]]
 // Listens on 127.0.0.1 (a free port), prints {"issuer":"http://127.0.0.1:PORT"} on stdout,
 // and serves until stdin closes or the process is killed.
 
 import { OAuth2Server } from 'oauth2-mock-server';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify } from 'jose';
+import { AssertionError } from 'node:assert';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
 
 const SCOPES = ['notes:read', 'notes:write'];
+const DPOP = process.argv.includes('dpop');
+const DPOP_NONCE = DPOP && process.argv.includes('dpop-nonce') ? randomUUID() : undefined;
+const DPOP_ONLY = DPOP && process.argv.includes('dpop-only');
+const DPOP_ALGS = ['ES256', 'ES384', 'RS256', 'PS256', 'EdDSA'];
 
 const server = new OAuth2Server();
 await server.issuer.keys.generate('RS256');
@@ -47,7 +61,44 @@ service.on('beforeWellKnownOpenIdConfiguration', (response) => {
     ];
     response.body.token_endpoint_auth_methods_supported = ['none', 'client_secret_basic', 'client_secret_post'];
     response.body.code_challenge_methods_supported = ['S256'];
+    if (DPOP) response.body.dpop_signing_alg_values_supported = DPOP_ALGS;
 });
+
+/** Proof `jti`s seen at the token endpoint. */
+const spentProofs = new Set();
+
+/**
+ * Checks the DPoP proof of a token request, if there is one (RFC 9449 §4.3): the key's
+ * thumbprint, or an OAuth error for the answer.
+ */
+async function checkProof(req) {
+    const proof = req.headers['dpop'];
+    const refuse = (error, description) => ({ error, description });
+    if (DPOP_ONLY && proof === undefined) return refuse('invalid_dpop_proof', 'a DPoP proof is required');
+    if (!DPOP || proof === undefined) return {};
+    let verified;
+    try {
+        verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGS });
+    } catch (e) {
+        return refuse('invalid_dpop_proof', `the proof does not verify: ${e.message}`);
+    }
+    const { payload, protectedHeader } = verified;
+    const url = `${server.issuer.url}${req.url.split('?')[0]}`;
+    const now = Math.floor(Date.now() / 1000);
+    if (payload.htm !== req.method) return refuse('invalid_dpop_proof', 'htm is not this method');
+    if (payload.htu?.split(/[?#]/)[0] !== url) return refuse('invalid_dpop_proof', `htu is not ${url}`);
+    if (typeof payload.iat !== 'number' || Math.abs(now - payload.iat) > 60) {
+        return refuse('invalid_dpop_proof', 'iat is not within 60 s');
+    }
+    if (typeof payload.jti !== 'string' || spentProofs.has(payload.jti)) {
+        return refuse('invalid_dpop_proof', 'jti is missing or was used before');
+    }
+    if (DPOP_NONCE !== undefined && payload.nonce !== DPOP_NONCE) {
+        return refuse('use_dpop_nonce', 'the authorization server requires a nonce in the DPoP proof');
+    }
+    spentProofs.add(payload.jti);
+    return { jkt: await calculateJwkThumbprint(protectedHeader.jwk) };
+}
 
 service.addRoute('POST', '/register', (req, res) => {
     const metadata = req.body ?? {};
@@ -116,16 +167,22 @@ service.on('beforeTokenSigning', (token, req) => {
     }
     const resource = body.resource ?? grant.resource;
     const scope = body.scope ?? grant.scope;
+    // A refresh token bound to a key is refreshed only with a proof by that key (§5).
+    if (grant.jkt !== undefined && grant.jkt !== req.dpopJkt) {
+        throw new AssertionError({ message: 'invalid_grant: the refresh token is bound to another DPoP key' });
+    }
+    if (req.dpopJkt !== undefined) token.payload.cnf = { jkt: req.dpopJkt };
     token.payload.sub = grant.sub;
     if (resource) token.payload.aud = resource;
     else delete token.payload.aud;
     if (scope) token.payload.scope = scope;
     else delete token.payload.scope;
-    req.grant = { sub: grant.sub, scope, resource };
+    req.grant = { sub: grant.sub, scope, resource, jkt: req.dpopJkt };
 });
 
 service.on('beforeResponse', (response, req) => {
     const grant = req.grant ?? {};
+    if (req.dpopJkt !== undefined && response.body.access_token) response.body.token_type = 'DPoP';
     if (response.body.scope === 'dummy' || response.body.scope === undefined) {
         if (grant.scope) response.body.scope = grant.scope;
         else delete response.body.scope;
@@ -148,13 +205,29 @@ service.on('beforeIntrospect', (response, req) => {
         : { active: false };
 });
 
-await server.start(0, '127.0.0.1');
-const { port } = server.address();
+// The mock's own handler behind one that checks DPoP proofs first: the check is
+// asynchronous, and the mock's hooks are not awaited.
+const http = createServer(async (req, res) => {
+    if (req.method === 'POST' && req.url.split('?')[0] === '/token') {
+        const checked = await checkProof(req);
+        if (checked.error) {
+            res.statusCode = 400;
+            res.setHeader('Content-Type', 'application/json');
+            if (checked.error === 'use_dpop_nonce') res.setHeader('DPoP-Nonce', DPOP_NONCE);
+            res.end(JSON.stringify({ error: checked.error, error_description: checked.description }));
+            return;
+        }
+        req.dpopJkt = checked.jkt;
+    }
+    service.requestHandler(req, res);
+});
+await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
+const { port } = http.address();
 server.issuer.url = `http://127.0.0.1:${port}`;
 process.stdout.write(JSON.stringify({ issuer: server.issuer.url }) + '\n');
 
 process.stdin.resume();
-process.stdin.on('end', async () => {
-    await server.stop();
+process.stdin.on('end', () => {
+    http.close();
     process.exit(0);
 });

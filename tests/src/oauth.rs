@@ -21,7 +21,13 @@ impl AuthorizationServer {
     /// Installs (once per process) and starts the authorization server; waits, bounded, for
     /// the issuer URL it prints.
     pub fn start() -> Self {
-        let (child, stdin, first) = start_script("authorization-server.mjs", &[]);
+        Self::start_with(&[])
+    }
+
+    /// [`start`](Self::start) with arguments to the script: `dpop` to bind tokens to the
+    /// DPoP key a token request proves (and `dpop-nonce` to ask for a nonce first).
+    pub fn start_with(args: &[&str]) -> Self {
+        let (child, stdin, first) = start_script("authorization-server.mjs", args);
         let issuer = first["issuer"]
             .as_str()
             .unwrap_or_else(|| panic!("the authorization server printed {first}"))

@@ -38,8 +38,9 @@
 //! prefix = "notes"
 //! url = "https://notes.example/mcp"
 //! # OAuth client credentials (instead of a bearer token): the gateway's own client, its
-//! # tokens asked for at token_url for this URL (RFC 8707 resource) and renewed as they expire
-//! oauth = { token_url = "https://auth.example/oauth2/token", client_id = "gateway", client_secret_env = "NOTES_SECRET", scopes = ["notes:read"] }
+//! # tokens asked for at token_url for this URL (RFC 8707 resource) and renewed as they expire;
+//! # `dpop = true` asks for tokens bound to a key the gateway makes at start (RFC 9449)
+//! oauth = { token_url = "https://auth.example/oauth2/token", client_id = "gateway", client_secret_env = "NOTES_SECRET", scopes = ["notes:read"], dpop = true }
 //! ```
 //!
 //! `--upstream-era modern` (or `era = "modern"`) speaks 2026-07-28 to the upstream: the
@@ -58,7 +59,7 @@
 //! backoff; its items answer with an error saying so, and the others keep serving.
 
 use clap::Parser;
-use mcp_runtime::client::{ClientCredentials, EraMode};
+use mcp_runtime::client::{ClientCredentials, DpopKey, EraMode};
 use mcp_runtime::launch::{ServeArgs, Transport, init_tracing};
 use mcp_runtime::proxy::{Proxy, Upstream};
 use mcp_runtime::server::{Primitive, Server};
@@ -147,6 +148,9 @@ struct OAuthConfig {
     scopes: Vec<String>,
     /// The `resource` asked for; default: the upstream's URL.
     resource: Option<String>,
+    /// Ask for tokens bound to a key the gateway makes at start (DPoP, RFC 9449).
+    #[serde(default)]
+    dpop: bool,
 }
 
 /// A secret read from the environment variable `env` or the file `file` (one of them).
@@ -286,6 +290,10 @@ fn from_table(table: UpstreamConfig, timeout: Duration, at: &Path) -> Result<Pla
                     }
                     if let Some(resource) = &oauth.resource {
                         credentials = credentials.resource(resource);
+                    }
+                    if oauth.dpop {
+                        let key = DpopKey::generate().map_err(|e| format!("{place}: {e}"))?;
+                        credentials = credentials.dpop(key);
                     }
                     upstream = upstream.client_credentials(credentials);
                 }

@@ -170,19 +170,23 @@ async fn connect_url(
     input: InputHandler,
 ) -> Result<Connection> {
     use super::oauth;
-    let open = |token: Option<&str>| {
-        match token {
-            Some(token) => Client::http_with_token(url, token),
+    let open = |credential: Option<&oauth::Credential>| {
+        match credential {
+            Some(oauth::Credential {
+                access_token,
+                dpop: Some(key),
+            }) => Client::http_with_dpop(url, access_token, key.clone()),
+            Some(credential) => Client::http_with_token(url, &credential.access_token),
             None => Client::http(url),
         }
         .map(|c| c.with_input_handler(input.clone()))
         .map_err(|e| anyhow!("{e}"))
     };
     let stored = match given {
-        Some(_) => None,
-        None => oauth::stored_token(url).await?,
+        Some(token) => Some(oauth::Credential::bearer(token)),
+        None => oauth::stored_credential(url).await?,
     };
-    let first = finish(spec, open(given.or(stored.as_deref()))?, era, timeout).await;
+    let first = finish(spec, open(stored.as_ref())?, era, timeout).await;
     match first {
         Err(e) if given.is_none() && format!("{e:#}").contains("HTTP 401") => {
             if stored.is_some() {
@@ -202,7 +206,8 @@ async fn connect_url(
                         login.wait.as_secs()
                     )
                 })??;
-            finish(spec, open(Some(&fresh.access_token))?, era, timeout).await
+            let fresh = oauth::Credential::of(&fresh)?;
+            finish(spec, open(Some(&fresh))?, era, timeout).await
         }
         other => other,
     }

@@ -455,3 +455,105 @@ fn list_call_and_read_do_not_start_a_login_unasked() {
         server.paths()
     );
 }
+
+/// The claims of a JWT, unverified.
+fn claims_of(jwt: &str) -> Value {
+    use base64::Engine as _;
+    let payload = jwt.split('.').nth(1).expect("a JWT");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .expect("base64url");
+    serde_json::from_slice(&bytes).expect("JSON claims")
+}
+
+/// DPoP (RFC 9449): `notes-server` says it verifies proofs, and the authorization server
+/// (asking for a nonce first, as Okta does) binds tokens to the key a token request proves;
+/// the login's tokens are bound to a key of its own, every request carries a proof, the
+/// refresh proves the same key, and the token alone is refused.
+#[test]
+fn a_login_binds_its_tokens_to_a_dpop_key_when_both_sides_take_dpop() {
+    let auth = AuthorizationServer::start_with(&["dpop", "dpop-nonce"]);
+    let server = notes_server(&auth.issuer, &["notes:read", "notes:write"]);
+    let user = User::new();
+
+    let out = user.run(&["login", &server.url]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(stderr(&out).contains("DPoP"), "{}", show(&out));
+    let (file, login) = user.stored().remove(0);
+    let key = login["dpop_key"]
+        .as_str()
+        .expect("the key is kept")
+        .to_owned();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let jkt = claims_of(&token)["cnf"]["jkt"].clone();
+    assert!(jkt.is_string(), "the token is bound: {}", claims_of(&token));
+
+    // Every request proves the key: both eras, a legacy session's stream and end included.
+    for era in ["legacy", "modern"] {
+        let text = format!("text=in {era}");
+        let out = user.run(&[
+            "call",
+            "add_note",
+            &text,
+            "--url",
+            &server.url,
+            "--era",
+            era,
+        ]);
+        assert!(stdout(&out).ends_with("added\n"), "{era}: {}", show(&out));
+    }
+    // The token without the key is refused, and no login is tried.
+    let out = user.run(&["list", "--url", &server.url, "--token", &token]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(stderr(&out).contains("401"), "{}", show(&out));
+
+    // Expired: the refresh proves the same key (the authorization server refuses a bound
+    // refresh token otherwise) and the new token is bound to it too.
+    let mut expired = login.clone();
+    expired["expires_at"] = 1.into();
+    std::fs::write(&file, expired.to_string()).unwrap();
+    let out = user.run(&["call", "list_notes", "--url", &server.url]);
+    assert!(stdout(&out).contains("in legacy"), "{}", show(&out));
+    assert!(!stderr(&out).contains("To log in"), "{}", show(&out));
+    let refreshed = user.stored().remove(0).1;
+    assert!(refreshed["expires_at"].as_u64().unwrap() > 1);
+    assert_eq!(refreshed["dpop_key"], key.as_str());
+    let refreshed_token = refreshed["access_token"].as_str().unwrap();
+    assert_eq!(claims_of(refreshed_token)["cnf"]["jkt"], jkt);
+
+    // Another key in the store: the server refuses its proofs (the token is bound to the
+    // first), so the command asks for a login instead of passing.
+    let mut other = refreshed.clone();
+    let another = mcp_runtime::client::DpopKey::generate().unwrap();
+    other["dpop_key"] = {
+        use base64::Engine as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(another.to_pkcs8())
+            .into()
+    };
+    std::fs::write(&file, other.to_string()).unwrap();
+    let out = user.run(&["list", "--url", &server.url]);
+    assert!(!out.status.success(), "{}", show(&out));
+    assert!(stderr(&out).contains("asks for a login"), "{}", show(&out));
+}
+
+/// Without DPoP at the authorization server, the same server gets bearer tokens: a client
+/// does not bind tokens where nothing would issue bound ones.
+#[test]
+fn without_dpop_at_the_authorization_server_tokens_stay_bearer_tokens() {
+    let auth = AuthorizationServer::start();
+    let server = notes_server(&auth.issuer, &["notes:read"]);
+    let user = User::new();
+    let out = user.run(&["login", &server.url]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!stderr(&out).contains("DPoP"), "{}", show(&out));
+    let login = user.stored().remove(0).1;
+    assert!(login.get("dpop_key").is_none(), "{login}");
+    assert!(
+        claims_of(login["access_token"].as_str().unwrap())
+            .get("cnf")
+            .is_none()
+    );
+    let out = user.run(&["call", "list_notes", "--url", &server.url]);
+    assert_eq!(stdout(&out), "no notes yet\n", "{}", show(&out));
+}

@@ -21,6 +21,9 @@
 //! take an idle connection or open one, and a connection goes back once its answer, a body
 //! or a whole SSE stream, is read), so a proxy's calls cost no TCP or TLS handshake each.
 
+use super::dpop::{self, DpopKey};
+use super::pool::{Pool, pool};
+use super::sse::SseReader;
 use super::{Client, ClientError};
 use crate::protocol::headers::MCP_SESSION_ID;
 use crate::protocol::headers::{self, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, ParamHeader};
@@ -31,8 +34,6 @@ use ::http::{Method, Request, Response, Uri};
 use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioTimer};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -68,6 +69,8 @@ struct Endpoint {
     /// The longest answer (a body, or one event) read.
     max_message_bytes: usize,
     learnt: Mutex<Learnt>,
+    /// The latest `DPoP-Nonce` the server gave, put in the next proofs.
+    dpop_nonce: Mutex<Option<String>>,
 }
 
 /// What authenticates a client to its server.
@@ -77,6 +80,8 @@ pub(crate) enum Credential {
     None,
     /// `Bearer …`, sent with every request.
     Token(::http::HeaderValue),
+    /// `DPoP …`, sent with every request beside a proof by the key it is bound to.
+    Dpop(::http::HeaderValue, DpopKey),
     /// Access tokens from OAuth client credentials.
     OAuth(Box<super::oauth::Tokens>),
 }
@@ -171,6 +176,34 @@ impl Client {
         Self::http_endpoint(url, Credential::Token(value), max_message_bytes)
     }
 
+    /// Like [`Client::http`], with a DPoP-bound access `token` (RFC 9449): every request
+    /// carries `Authorization: DPoP {token}` and a fresh proof signed by `key`, the key the
+    /// token is bound to, for that request's method and URL. A `DPoP-Nonce` the server gives
+    /// goes into the following proofs, and a request refused for want of one
+    /// (`use_dpop_nonce`) is sent once more with it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use mcp_runtime::client::{Client, DpopKey};
+    ///
+    /// // The key the authorization server bound the token to (it saw a proof by it).
+    /// let key = DpopKey::generate()?;
+    /// let client = Client::http_with_dpop("http://127.0.0.1:8000/mcp", "the-token", key)?;
+    /// # let _ = client;
+    /// # Ok(()) }
+    /// ```
+    pub fn http_with_dpop(url: &str, token: &str, key: DpopKey) -> Result<Self, ClientError> {
+        let mut value = ::http::HeaderValue::from_str(&format!("DPoP {token}")).map_err(|_| {
+            ClientError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the token has characters an HTTP header cannot carry",
+            ))
+        })?;
+        value.set_sensitive(true);
+        Self::http_endpoint(url, Credential::Dpop(value, key), DEFAULT_MAX_MESSAGE_BYTES)
+    }
+
     fn http_endpoint(
         url: &str,
         credential: Credential,
@@ -210,6 +243,7 @@ impl Client {
             credential,
             max_message_bytes,
             learnt: Mutex::default(),
+            dpop_nonce: Mutex::default(),
         });
         let (to_server, mut outgoing) = mpsc::channel::<Vec<u8>>(256);
         let (incoming, from_server) = mpsc::channel::<Vec<u8>>(256);
@@ -248,14 +282,18 @@ impl Endpoint {
             .to_owned();
         let body = Bytes::from(body);
         let mut sent = self.authorized_send(&message, &method, &body, None).await;
-        // A token the server refused: once more, with a new one (OAuth client credentials).
-        if let Ok((response, Some(refused))) = &sent
+        // Refused: once more with the DPoP nonce the server asked for (kept by `send`), or
+        // else with a new token instead of the refused one (OAuth client credentials).
+        if let Ok((response, replaceable)) = &sent
             && response.status() == ::http::StatusCode::UNAUTHORIZED
         {
-            let refused = refused.clone();
-            sent = self
-                .authorized_send(&message, &method, &body, Some(&refused))
-                .await;
+            let nonce_asked = self.asks_for_nonce(response);
+            let refused = replaceable.clone().filter(|_| !nonce_asked);
+            if nonce_asked || refused.is_some() {
+                sent = self
+                    .authorized_send(&message, &method, &body, refused.as_ref())
+                    .await;
+            }
         }
         let response = match sent.map(|(response, _)| response) {
             Ok(response) => response,
@@ -373,9 +411,7 @@ impl Endpoint {
                 request = request.header(MCP_PROTOCOL_VERSION, version);
             }
             let authorization = self.authorization(refused.as_ref()).await.ok().flatten();
-            if let Some(authorization) = &authorization {
-                request = request.header(AUTHORIZATION, authorization.clone());
-            }
+            request = self.authorize(request, &Method::GET, authorization.as_ref());
             let Ok(request) = request.body(Full::new(Bytes::new())) else {
                 return;
             };
@@ -422,7 +458,12 @@ impl Endpoint {
                 {
                     return;
                 }
-                Ok(response) if response.status() == ::http::StatusCode::UNAUTHORIZED => {
+                // Refused, not for want of a DPoP nonce (that is kept now, and the same token
+                // goes again): a new token next time.
+                Ok(response)
+                    if response.status() == ::http::StatusCode::UNAUTHORIZED
+                        && !self.asks_for_nonce(&response) =>
+                {
                     refused = authorization;
                 }
                 _ => {}
@@ -494,9 +535,67 @@ impl Endpoint {
     ) -> Result<Option<::http::HeaderValue>, String> {
         match &self.credential {
             Credential::None => Ok(None),
-            Credential::Token(header) => Ok(Some(header.clone())),
+            Credential::Token(header) | Credential::Dpop(header, _) => Ok(Some(header.clone())),
             Credential::OAuth(tokens) => tokens.authorization(&self.pool, refused).await.map(Some),
         }
+    }
+
+    /// The key the client's tokens are bound to, if they are (DPoP).
+    fn dpop_key(&self) -> Option<&DpopKey> {
+        match &self.credential {
+            Credential::Dpop(_, key) => Some(key),
+            Credential::OAuth(tokens) => tokens.dpop_key(),
+            Credential::None | Credential::Token(_) => None,
+        }
+    }
+
+    /// `builder` with `authorization`, and, for a DPoP-bound token (`DPoP …`), a proof of
+    /// its key for this request.
+    fn authorize(
+        &self,
+        mut builder: ::http::request::Builder,
+        method: &Method,
+        authorization: Option<&::http::HeaderValue>,
+    ) -> ::http::request::Builder {
+        let Some(authorization) = authorization else {
+            return builder;
+        };
+        builder = builder.header(AUTHORIZATION, authorization.clone());
+        let token = authorization
+            .to_str()
+            .ok()
+            .and_then(|value| value.strip_prefix("DPoP "));
+        if let (Some(key), Some(token)) = (self.dpop_key(), token) {
+            let nonce = self.dpop_nonce();
+            let proof = key.proof(
+                method.as_str(),
+                &self.uri.to_string(),
+                Some(token),
+                nonce.as_deref(),
+            );
+            builder = builder.header(dpop::DPOP, proof);
+        }
+        builder
+    }
+
+    fn dpop_nonce(&self) -> Option<String> {
+        self.dpop_nonce
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Whether a 401 asks for a DPoP nonce (RFC 9449 §9) that the server gave and this
+    /// client can send: worth one more try.
+    fn asks_for_nonce(&self, response: &Response<Incoming>) -> bool {
+        self.dpop_key().is_some()
+            && response.headers().contains_key(dpop::DPOP_NONCE)
+            && dpop::asks_for_nonce(
+                response
+                    .headers()
+                    .get(::http::header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok()),
+            )
     }
 
     /// POSTs one message with the client's credential; the response, and the access token
@@ -515,7 +614,7 @@ impl Endpoint {
         let response = self.send(request).await?;
         let replaceable = match self.credential {
             Credential::OAuth(_) => authorization,
-            _ => None,
+            Credential::None | Credential::Token(_) | Credential::Dpop(..) => None,
         };
         Ok((response, replaceable))
     }
@@ -534,9 +633,7 @@ impl Endpoint {
             .header(HOST, &self.authority)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
-        if let Some(authorization) = authorization {
-            builder = builder.header(AUTHORIZATION, authorization.clone());
-        }
+        builder = self.authorize(builder, &Method::POST, authorization);
         let params = message.get("params");
         let modern_version = params
             .and_then(|p| p.get("_meta"))
@@ -591,8 +688,8 @@ impl Endpoint {
             .uri(self.uri.clone())
             .header(HOST, &self.authority)
             .header(MCP_SESSION_ID, session);
-        if let Ok(Some(authorization)) = self.authorization(None).await {
-            request = request.header(AUTHORIZATION, authorization);
+        if let Ok(authorization) = self.authorization(None).await {
+            request = self.authorize(request, &Method::DELETE, authorization.as_ref());
         }
         let request = request.body(Full::new(Bytes::new()));
         if let Ok(request) = request {
@@ -601,72 +698,11 @@ impl Endpoint {
     }
 }
 
-/// What opens the client's connections: TCP, and TLS for `https://` with the
-/// `client-https` feature.
-#[cfg(feature = "client-https")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-/// What opens the client's connections: TCP (`https://` needs the `client-https` feature).
-#[cfg(not(feature = "client-https"))]
-type Connector = HttpConnector;
-
-/// One client's connections, kept open between requests.
-type Pool = hyper_util::client::legacy::Client<Connector, Full<Bytes>>;
-
-/// How long an idle connection stays open, and how many may.
-const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
-const MAX_IDLE: usize = 16;
-
-/// The connection pool of a client of an `https` (or plain) endpoint: rustls on ring,
-/// trusting Mozilla's roots and those of `SSL_CERT_FILE`, when it is set.
-#[cfg(feature = "client-https")]
-fn pool(https: bool) -> Result<Pool, String> {
-    let mut http = HttpConnector::new();
-    http.set_nodelay(true);
-    http.enforce_http(false);
-    // A plain endpoint never opens TLS: it does not read `SSL_CERT_FILE` either.
-    let roots = if https {
-        crate::tls::env_roots().map_err(|e| e.to_string())?
-    } else {
-        Vec::new()
-    };
-    let config = crate::tls::client_config(roots).map_err(|e| e.to_string())?;
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
-    Ok(pooled(connector))
-}
-
-/// The connection pool of a client of a plain endpoint; `https` is refused without the
-/// `client-https` feature.
-#[cfg(not(feature = "client-https"))]
-fn pool(https: bool) -> Result<Pool, String> {
-    if https {
-        return Err(
-            "https needs the `client-https` feature of mcp-runtime; reach the server over \
-             http (e.g. through a local proxy)"
-                .to_owned(),
-        );
-    }
-    let mut http = HttpConnector::new();
-    http.set_nodelay(true);
-    Ok(pooled(http))
-}
-
-/// A pooled HTTP/1.1 client over `connector`.
-fn pooled(connector: Connector) -> Pool {
-    hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(IDLE_TIMEOUT)
-        .pool_max_idle_per_host(MAX_IDLE)
-        .pool_timer(TokioTimer::new())
-        .build(connector)
-}
-
 impl Endpoint {
-    /// Sends one request on an idle connection, or a new one.
+    /// Sends one request on an idle connection, or a new one; keeps the answer's
+    /// `DPoP-Nonce` for the next proofs.
     async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, String> {
-        self.pool.request(request).await.map_err(|e| {
+        let response = self.pool.request(request).await.map_err(|e| {
             // The pool's error says only what kind of failure it was; the cause is below.
             let mut why = String::new();
             let mut source = std::error::Error::source(&e);
@@ -679,7 +715,14 @@ impl Endpoint {
             } else {
                 format!("the request to {} failed: {e}: {why}", self.address)
             }
-        })
+        })?;
+        if let Some(nonce) = response.headers().get(dpop::DPOP_NONCE)
+            && self.dpop_key().is_some()
+            && let Ok(nonce) = nonce.to_str()
+        {
+            *self.dpop_nonce.lock().unwrap_or_else(|e| e.into_inner()) = Some(nonce.to_owned());
+        }
+        Ok(response)
     }
 }
 
@@ -693,60 +736,9 @@ fn local_error(id: &Value, why: &str) -> Vec<u8> {
     serde_json::to_vec(&message).unwrap_or_default()
 }
 
-/// Splits an SSE byte stream into the `data` of its events.
-#[derive(Debug, Default)]
-struct SseReader {
-    pending: Vec<u8>,
-    data: Vec<u8>,
-    has_data: bool,
-}
-
-impl SseReader {
-    /// How many bytes it holds of events not yet complete.
-    fn held(&self) -> usize {
-        self.pending.len() + self.data.len()
-    }
-
-    /// Feeds a chunk; returns the data of every event it completes.
-    fn push(&mut self, chunk: &[u8]) -> Vec<Vec<u8>> {
-        self.pending.extend_from_slice(chunk);
-        let mut events = Vec::new();
-        while let Some(end) = self.pending.iter().position(|&b| b == b'\n') {
-            let mut line: Vec<u8> = self.pending.drain(..=end).collect();
-            line.pop();
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            if line.is_empty() {
-                if self.has_data {
-                    events.push(std::mem::take(&mut self.data));
-                    self.has_data = false;
-                }
-            } else if let Some(rest) = line.strip_prefix(b"data:") {
-                let rest = rest.strip_prefix(b" ").unwrap_or(rest);
-                if self.has_data {
-                    self.data.push(b'\n');
-                }
-                self.data.extend_from_slice(rest);
-                self.has_data = true;
-            }
-            // Comments (`:`), `event:`, `id:` and `retry:` lines carry nothing we need.
-        }
-        events
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sse_events_are_split_across_chunks() {
-        let mut reader = SseReader::default();
-        assert!(reader.push(b": keep-alive\n\ndata: {\"a\"").is_empty());
-        let events = reader.push(b":1}\r\n\r\ndata: x\ndata: y\n\n");
-        assert_eq!(events, vec![b"{\"a\":1}".to_vec(), b"x\ny".to_vec()]);
-    }
 
     #[test]
     fn only_http_urls_are_accepted() {

@@ -27,17 +27,25 @@ use tokio::process::{Child, Command};
 use tokio::sync::{mpsc, oneshot};
 
 #[cfg(feature = "client-http")]
+mod dpop;
+#[cfg(feature = "client-http")]
 mod http;
 mod input;
 #[cfg(feature = "client-http")]
 mod oauth;
+#[cfg(feature = "client-http")]
+mod pool;
 #[cfg(feature = "server")]
 pub(crate) use input::input_required;
 mod routing;
+#[cfg(feature = "client-http")]
+mod sse;
 pub(crate) mod task;
 
 use routing::{Answers, route};
 
+#[cfg(feature = "client-http")]
+pub use dpop::{DpopKey, DpopKeyError};
 #[cfg(feature = "client-http")]
 pub use http::DEFAULT_MAX_MESSAGE_BYTES;
 pub use input::{InputHandler, MAX_INPUT_ROUNDS};

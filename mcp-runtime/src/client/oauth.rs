@@ -14,8 +14,11 @@
 //!   protected-resource metadata would let the server choose where the client's secret is
 //!   sent. The endpoint must be `https://`, or `http://` to this machine (a development
 //!   authorization server): a secret never crosses a network in the clear.
-//! - **Bearer tokens only.** A token of another type (DPoP) is refused with an error that
-//!   says so.
+//! - **Bearer tokens, or DPoP-bound ones** (RFC 9449) with [`ClientCredentials::dpop`]:
+//!   the token request then carries a proof of the client's key, a `DPoP` token answer is
+//!   sent as `Authorization: DPoP` with a proof per request, and a token endpoint that asks
+//!   for a nonce (`use_dpop_nonce`) is asked once more with it. A token of another type is
+//!   refused with an error that says so.
 //! - Hand-written over the client's own HTTP connection pool rather than the `oauth2`
 //!   crate: one form POST and one JSON answer, with the pool's TLS settings and the
 //!   client's bounds on what it reads.
@@ -73,6 +76,7 @@ pub struct ClientCredentials {
     client_secret: String,
     scopes: Vec<String>,
     resource: Option<String>,
+    dpop: Option<super::DpopKey>,
 }
 
 impl fmt::Debug for ClientCredentials {
@@ -83,6 +87,7 @@ impl fmt::Debug for ClientCredentials {
             .field("client_id", &self.client_id)
             .field("scopes", &self.scopes)
             .field("resource", &self.resource)
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -101,7 +106,16 @@ impl ClientCredentials {
             client_secret: client_secret.into(),
             scopes: Vec::new(),
             resource: None,
+            dpop: None,
         }
+    }
+
+    /// Asks for tokens bound to `key` (DPoP, RFC 9449): each token request carries a proof
+    /// of it, and each request to the server a proof for that request. An authorization
+    /// server that answers with a bearer token anyway gets it used as one.
+    pub fn dpop(mut self, key: super::DpopKey) -> Self {
+        self.dpop = Some(key);
+        self
     }
 
     /// Asks for `scope` too (the token request's `scope`; none by default).
@@ -147,6 +161,8 @@ pub(crate) struct Tokens {
     token_uri: Uri,
     resource: String,
     current: tokio::sync::Mutex<Option<(HeaderValue, Instant)>>,
+    /// The token endpoint's latest `DPoP-Nonce`.
+    nonce: std::sync::Mutex<Option<String>>,
 }
 
 impl fmt::Debug for Tokens {
@@ -173,7 +189,13 @@ impl Tokens {
             token_uri,
             resource,
             current: tokio::sync::Mutex::new(None),
+            nonce: std::sync::Mutex::new(None),
         })
+    }
+
+    /// The key the tokens are asked to be bound to, if any.
+    pub(crate) fn dpop_key(&self) -> Option<&super::DpopKey> {
+        self.credentials.dpop.as_ref()
     }
 
     /// The `Authorization` header: the token held, or a new one when none is held, it is
@@ -195,8 +217,70 @@ impl Tokens {
         Ok(header)
     }
 
-    /// One token request.
+    /// One token request (twice when the endpoint asks for a DPoP nonce).
     async fn fetch<C: Connect>(&self, pool: &Pool<C>) -> Result<(HeaderValue, Instant), String> {
+        let (status, answer) = self.ask(pool).await?;
+        let c = &self.credentials;
+        let where_ = &c.token_url;
+        let error = answer.get("error").and_then(|e| e.as_str()).unwrap_or("");
+        let (status, answer) = if error == "use_dpop_nonce" && c.dpop.is_some() {
+            self.ask(pool).await?
+        } else {
+            (status, answer)
+        };
+        if !status.is_success() {
+            let error = answer.get("error").and_then(|e| e.as_str()).unwrap_or("");
+            let description = answer
+                .get("error_description")
+                .and_then(|e| e.as_str())
+                .unwrap_or("");
+            return Err(format!(
+                "the token endpoint {where_} refused client `{}` ({status}): {error} {description}",
+                c.client_id
+            ));
+        }
+        let token = answer
+            .get("access_token")
+            .and_then(|t| t.as_str())
+            .ok_or_else(|| {
+                format!("the token endpoint {where_} answered without an access_token")
+            })?;
+        let kind = answer
+            .get("token_type")
+            .and_then(|t| t.as_str())
+            .unwrap_or("Bearer");
+        let scheme = if kind.eq_ignore_ascii_case("bearer") {
+            "Bearer"
+        } else if kind.eq_ignore_ascii_case("dpop") && c.dpop.is_some() {
+            "DPoP"
+        } else {
+            return Err(format!(
+                "the token endpoint {where_} issued a {kind} token; only Bearer tokens{} are supported",
+                if c.dpop.is_some() {
+                    " and DPoP ones"
+                } else {
+                    ""
+                }
+            ));
+        };
+        let lifetime = answer
+            .get("expires_in")
+            .and_then(|e| e.as_u64())
+            .map_or(DEFAULT_LIFETIME, Duration::from_secs);
+        let mut header = HeaderValue::from_str(&format!("{scheme} {token}")).map_err(|_| {
+            format!("the token endpoint {where_} issued a token a header cannot carry")
+        })?;
+        header.set_sensitive(true);
+        let until = Instant::now() + lifetime.saturating_sub(MARGIN).max(Duration::from_secs(1));
+        Ok((header, until))
+    }
+
+    /// Sends the token request; its status and JSON answer. Keeps the endpoint's
+    /// `DPoP-Nonce`, if it gives one.
+    async fn ask<C: Connect>(
+        &self,
+        pool: &Pool<C>,
+    ) -> Result<(::http::StatusCode, serde_json::Value), String> {
         let c = &self.credentials;
         // Made whole before any wait: the serializer is not `Send`.
         let form = {
@@ -223,13 +307,19 @@ impl Tokens {
             .authority()
             .map(|a| a.as_str().to_owned())
             .unwrap_or_default();
-        let request = Request::builder()
+        let mut request = Request::builder()
             .method(Method::POST)
             .uri(self.token_uri.clone())
             .header(HOST, authority)
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
             .header(ACCEPT, "application/json")
-            .header(AUTHORIZATION, basic)
+            .header(AUTHORIZATION, basic);
+        if let Some(key) = &c.dpop {
+            let nonce = self.nonce.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let proof = key.proof("POST", &c.token_url, None, nonce.as_deref());
+            request = request.header(super::dpop::DPOP, proof);
+        }
+        let request = request
             .body(Full::new(Bytes::from(form)))
             .map_err(|e| format!("cannot build the token request: {e}"))?;
         let where_ = &c.token_url;
@@ -238,48 +328,19 @@ impl Tokens {
             .await
             .map_err(|e| format!("the token endpoint {where_} cannot be reached: {e}"))?;
         let status = response.status();
+        if let Some(nonce) = response
+            .headers()
+            .get(super::dpop::DPOP_NONCE)
+            .and_then(|v| v.to_str().ok())
+        {
+            *self.nonce.lock().unwrap_or_else(|e| e.into_inner()) = Some(nonce.to_owned());
+        }
         let body = Limited::new(response.into_body(), MAX_TOKEN_ANSWER)
             .collect()
             .await
             .map_err(|e| format!("the token endpoint {where_} answered badly: {e}"))?
             .to_bytes();
-        let answer: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-        if !status.is_success() {
-            let error = answer.get("error").and_then(|e| e.as_str()).unwrap_or("");
-            let description = answer
-                .get("error_description")
-                .and_then(|e| e.as_str())
-                .unwrap_or("");
-            return Err(format!(
-                "the token endpoint {where_} refused client `{}` ({status}): {error} {description}",
-                c.client_id
-            ));
-        }
-        let token = answer
-            .get("access_token")
-            .and_then(|t| t.as_str())
-            .ok_or_else(|| {
-                format!("the token endpoint {where_} answered without an access_token")
-            })?;
-        let kind = answer
-            .get("token_type")
-            .and_then(|t| t.as_str())
-            .unwrap_or("Bearer");
-        if !kind.eq_ignore_ascii_case("bearer") {
-            return Err(format!(
-                "the token endpoint {where_} issued a {kind} token; only Bearer tokens are supported"
-            ));
-        }
-        let lifetime = answer
-            .get("expires_in")
-            .and_then(|e| e.as_u64())
-            .map_or(DEFAULT_LIFETIME, Duration::from_secs);
-        let mut header = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-            format!("the token endpoint {where_} issued a token a header cannot carry")
-        })?;
-        header.set_sensitive(true);
-        let until = Instant::now() + lifetime.saturating_sub(MARGIN).max(Duration::from_secs(1));
-        Ok((header, until))
+        Ok((status, serde_json::from_slice(&body).unwrap_or_default()))
     }
 }
 

@@ -378,7 +378,9 @@ impl OAuthBuilder {
             let server = self.authorization_server.as_ref().unwrap_or(&self.issuer);
             let mut resource = ProtectedResource::new(audience.clone())
                 .authorization_server(server.clone())
-                .scopes_supported(self.scopes_supported.clone());
+                .scopes_supported(self.scopes_supported.clone())
+                // DPoP proofs are checked with the algorithms tokens are.
+                .dpop_signing_algs(self.algorithms.iter().map(|a| format!("{a:?}")));
             if let Some(name) = &self.resource_name {
                 resource = resource.resource_name(name.clone());
             }

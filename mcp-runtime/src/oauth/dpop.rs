@@ -289,4 +289,30 @@ mod tests {
         ));
         assert!(!same_url("not a url", "https://mcp.example.com/mcp"));
     }
+
+    /// The client's proofs (`client::DpopKey`) are what this side checks for.
+    #[tokio::test]
+    async fn the_clients_proofs_pass_and_a_replay_does_not() {
+        let key = crate::client::DpopKey::generate().unwrap();
+        let proofs = super::Proofs {
+            replays: std::sync::Arc::new(crate::context::MemoryNonces::new()),
+            algorithms: crate::oauth::DEFAULT_ALGORITHMS.to_vec(),
+            leeway: std::time::Duration::from_secs(5),
+        };
+        let url = "http://127.0.0.1:8000/mcp";
+        let request = || super::Request {
+            method: "POST",
+            url,
+            token: "tok",
+            bound_to: key.thumbprint(),
+        };
+        let proof = key.proof("POST", "http://127.0.0.1:8000/mcp?q", Some("tok"), None);
+        proofs.check(&proof, request()).await.unwrap();
+        assert!(proofs.check(&proof, request()).await.is_err(), "a replay");
+        let other_token = key.proof("POST", url, Some("other"), None);
+        assert!(proofs.check(&other_token, request()).await.is_err());
+        let other_key = crate::client::DpopKey::generate().unwrap();
+        let other_key = other_key.proof("POST", url, Some("tok"), None);
+        assert!(proofs.check(&other_key, request()).await.is_err());
+    }
 }

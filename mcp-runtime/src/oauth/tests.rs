@@ -644,23 +644,37 @@ async fn a_slow_or_down_introspection_endpoint_is_503() {
     assert!(oauth.verify("opaque-down").await.is_ok());
 }
 
+/// A loopback address free at the time of asking (a server's audience names it before
+/// it starts).
+fn free_addr() -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// Serves `server` over HTTP at `addr` behind `oauth`, until the test ends.
+async fn serve(addr: std::net::SocketAddr, server: crate::Server, oauth: OAuth) {
+    let http = HttpServer::bind(addr, server, HttpOptions::default().auth(oauth))
+        .await
+        .unwrap();
+    tokio::spawn(http.run_until(std::future::pending()));
+}
+
 #[tokio::test]
 async fn the_http_server_publishes_the_metadata_and_points_to_it() {
     let issuer = start_issuer(vec![jwk(RSA_A, Algorithm::RS256, "a")]).await;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
+    let addr = free_addr();
     let audience = format!("http://{addr}/mcp");
     let oauth = OAuth::issuer(issuer.url())
         .audience(&audience)
         .scopes_supported(["files:read"])
         .build()
         .unwrap();
-    let server = crate::Server::builder("t", "1").build().unwrap();
-    let http = HttpServer::bind(addr, server, HttpOptions::default().auth(oauth))
-        .await
-        .unwrap();
-    tokio::spawn(http.run_until(std::future::pending()));
+    serve(
+        addr,
+        crate::Server::builder("t", "1").build().unwrap(),
+        oauth,
+    )
+    .await;
     let net = NetService::new(
         NetPolicy::new()
             .allow_origin(format!("http://{addr}"))
@@ -679,6 +693,12 @@ async fn the_http_server_publishes_the_metadata_and_points_to_it() {
         assert_eq!(doc["authorization_servers"], json!([issuer.url()]));
         assert_eq!(doc["scopes_supported"], json!(["files:read"]));
         assert_eq!(doc["bearer_methods_supported"], json!(["header"]));
+        // DPoP proofs are verified with the token algorithms (the default set here).
+        let algs = doc["dpop_signing_alg_values_supported"].as_array().unwrap();
+        assert!(
+            algs.contains(&json!("ES256")) && algs.contains(&json!("RS256")),
+            "{doc}"
+        );
     }
     let post = |token: Option<String>| {
         let mut request = NetRequest::new("POST", format!("http://{addr}/mcp"))
@@ -715,5 +735,64 @@ async fn the_http_server_publishes_the_metadata_and_points_to_it() {
             .header("www-authenticate")
             .unwrap()
             .contains("invalid_token")
+    );
+}
+
+/// `Client::http_with_dpop` against this server: a proof of the bound key on every request
+/// of a legacy session (its POSTs and its standalone stream's GET), none accepted for
+/// another key, and the token alone is not enough.
+#[tokio::test]
+async fn the_clients_proofs_carry_a_whole_session() {
+    use crate::client::{Client, DpopKey, EraMode};
+    let issuer = start_issuer(vec![jwk(RSA_A, Algorithm::RS256, "a")]).await;
+    let addr = free_addr();
+    let url = format!("http://{addr}/mcp");
+    let oauth = OAuth::issuer(issuer.url()).audience(&url).build().unwrap();
+    let server = crate::Server::builder("t", "1")
+        .tool(crate::tool::tool_fn(
+            crate::protocol::ToolDefinition::new("hi", "Says hi.", json!({"type": "object"})),
+            |_, _| async { "hi" },
+        ))
+        .build()
+        .unwrap();
+    serve(addr, server.clone(), oauth).await;
+    let key = DpopKey::generate().unwrap();
+    let mut c = claims(&issuer);
+    c["aud"] = json!(url);
+    c["cnf"] = json!({"jkt": key.thumbprint()});
+    let token = sign(&c, RSA_A, Algorithm::RS256, Some("a"));
+
+    let bearer = Client::http_with_token(&url, &token).unwrap();
+    let refused = bearer.connect(EraMode::Legacy).await.unwrap_err();
+    assert!(refused.to_string().contains("401"), "{refused}");
+    let other = Client::http_with_dpop(&url, &token, DpopKey::generate().unwrap()).unwrap();
+    let refused = other.connect(EraMode::Legacy).await.unwrap_err();
+    assert!(refused.to_string().contains("401"), "{refused}");
+
+    let client = Client::http_with_dpop(&url, &token, key).unwrap();
+    client.connect(EraMode::Legacy).await.unwrap();
+    let hi = client.call_tool("hi", json!({})).await.unwrap();
+    assert_ne!(hi.is_error, Some(true), "{hi:?}");
+    // What the server says outside any request comes through the GET stream, which only
+    // opens with a valid proof: said again until it arrives (the stream opens on its own
+    // time), for at most 20 s.
+    let mut unrouted = client.take_unrouted().unwrap();
+    let arrived = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            server.views_changed();
+            if let Ok(Some(note)) =
+                tokio::time::timeout(Duration::from_millis(200), unrouted.recv()).await
+            {
+                return note;
+            }
+        }
+    })
+    .await
+    .expect("a notification through the standalone stream");
+    assert!(
+        arrived["method"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("list_changed")),
+        "{arrived}"
     );
 }

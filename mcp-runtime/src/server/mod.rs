@@ -193,7 +193,6 @@ impl Server {
         }
     }
 
-    /// The visibility rules (`visibility`).
     /// The spent-nonce store this instance shares with the others (`share_through`), if it
     /// shares one: where DPoP proofs' `jti`s go too, so a fleet refuses a replay anywhere.
     #[cfg_attr(not(all(feature = "oauth", feature = "launch")), allow(dead_code))]
@@ -201,6 +200,7 @@ impl Server {
         self.inner.sharing.get().map(|s| s.spent_nonces())
     }
 
+    /// The visibility rules (`visibility`).
     pub(crate) fn visibility(&self) -> &visibility::Visibility {
         &self.inner.visibility
     }

@@ -35,6 +35,8 @@ pub struct Answer {
     pub challenge: Option<String>,
     /// The body as JSON.
     pub json: Value,
+    /// The `DPoP-Nonce` header (RFC 9449 §8), if any.
+    pub dpop_nonce: Option<String>,
 }
 
 impl std::fmt::Debug for Http {
@@ -78,12 +80,14 @@ impl Http {
     }
 
     /// POSTs `form` form-encoded, with HTTP Basic client authentication when `basic` is
-    /// given (RFC 6749 §2.3.1: id and secret form-encoded first).
+    /// given (RFC 6749 §2.3.1: id and secret form-encoded first) and a `DPoP` proof when
+    /// `dpop` is.
     pub async fn post_form(
         &self,
         url: &str,
         form: &[(&str, &str)],
         basic: Option<(&str, &str)>,
+        dpop: Option<String>,
     ) -> Result<Answer> {
         let body = url::form_urlencoded::Serializer::new(String::new())
             .extend_pairs(form)
@@ -100,6 +104,9 @@ impl Http {
                 base64::engine::general_purpose::STANDARD.encode(pair)
             );
             request = request.header(AUTHORIZATION, value);
+        }
+        if let Some(proof) = dpop {
+            request = request.header("dpop", proof);
         }
         self.send(request.body(Full::new(Bytes::from(body)))?).await
     }
@@ -130,6 +137,11 @@ impl Http {
             .get(WWW_AUTHENTICATE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
+        let dpop_nonce = response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let body = tokio::time::timeout(
             REQUEST_TIMEOUT,
             Limited::new(response.into_body(), MAX_BODY).collect(),
@@ -147,6 +159,7 @@ impl Http {
             status,
             challenge,
             json: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            dpop_nonce,
         })
     }
 }

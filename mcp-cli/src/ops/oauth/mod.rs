@@ -16,6 +16,19 @@
 //! 5. the token request with the code verifier and the `resource` again; the tokens are
 //!    stored per server ([`store`]) and refreshed with the refresh token when they expire.
 //!
+//! **DPoP** (RFC 9449): when the server's metadata lists ES256 in
+//! `dpop_signing_alg_values_supported` (it verifies DPoP proofs; this toolkit's servers
+//! publish it) and its authorization server's does too, the login makes a new ES256 key,
+//! sends a proof of it with every token request (the code exchange and each refresh, whose
+//! refresh token the server may bind to that key), keeps the key beside the tokens, and every
+//! MCP request then carries `Authorization: DPoP` and a proof for that request
+//! (`mcp_runtime::client::Client::http_with_dpop`). A token endpoint that asks for a nonce
+//! (`use_dpop_nonce`) is asked once more with it. Otherwise tokens are bearer tokens:
+//! decided so, since a server that does not say it takes DPoP may refuse the `DPoP` scheme,
+//! and one whose authorization server does not issue bound tokens gains nothing from it. A
+//! server that takes only bound tokens (`dpop_bound_access_tokens_required`) behind an
+//! authorization server that issues none ends the login with an error saying so.
+//!
 //! Scopes asked for: `--scope`, else the `scope` of the server's challenge, else the
 //! resource's `scopes_supported`.
 //!
@@ -27,12 +40,16 @@
 //! The browser is opened without a shell on every system (on Windows through the Shell API:
 //! a `cmd /C start` would run what follows an `&` in the URL's query).
 
+pub mod dpop;
 pub mod http;
 pub mod store;
 
 use self::http::{Http, challenge_params};
 use anyhow::{Context as _, Result, anyhow, bail};
 use base64::Engine as _;
+pub use dpop::Credential;
+use dpop::{dpop_key, token_request, wants_dpop};
+use mcp_runtime::client::DpopKey;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -70,20 +87,20 @@ impl Default for Options {
     }
 }
 
-/// The stored login's access token for `server`, refreshed (and stored again) when it has
+/// The stored login's credential for `server`, refreshed (and stored again) when it has
 /// expired; `None` when there is no login, or it expired and cannot be refreshed.
-pub async fn stored_token(server: &str) -> Result<Option<String>> {
+pub async fn stored_credential(server: &str) -> Result<Option<Credential>> {
     let folder = store::folder()?;
     let Some(login) = store::load(&folder, server) else {
         return Ok(None);
     };
     if !expired(&login) {
-        return Ok(Some(login.access_token));
+        return Credential::of(&login).map(Some);
     }
     match refresh(&Http::new()?, &login).await {
         Ok(refreshed) => {
             store::save(&folder, &refreshed)?;
-            Ok(Some(refreshed.access_token))
+            Credential::of(&refreshed).map(Some)
         }
         Err(e) => {
             eprintln!("the stored login for {server} expired and could not be refreshed ({e:#})");
@@ -133,7 +150,7 @@ pub async fn logout(server: &str) -> Result<bool> {
             let mut form = vec![("token", token), ("token_type_hint", hint)];
             let basic = client_auth(&login, &mut form);
             // Best effort (RFC 7009): the tokens are forgotten here whatever it answers.
-            let _ = http.post_form(endpoint, &form, basic).await;
+            let _ = http.post_form(endpoint, &form, basic, None).await;
         }
     }
     store::remove(&folder, server)
@@ -186,7 +203,8 @@ async fn refresh(http: &Http, login: &Login) -> Result<Login> {
     ];
     let basic = client_auth(login, &mut form);
     let endpoint = metadata_url("token_endpoint", &login.token_endpoint)?;
-    let answer = http.post_form(endpoint.as_str(), &form, basic).await?;
+    let key = dpop_key(login)?;
+    let answer = token_request(http, endpoint.as_str(), &form, basic, key.as_ref()).await?;
     let mut refreshed = login.clone();
     apply_token_answer(&mut refreshed, answer)?;
     Ok(refreshed)
@@ -208,8 +226,14 @@ fn apply_token_answer(login: &mut Login, answer: self::http::Answer) -> Result<(
         .as_str()
         .context("the token endpoint's answer has no access_token")?;
     let kind = json["token_type"].as_str().unwrap_or("Bearer");
-    if !kind.eq_ignore_ascii_case("bearer") {
-        bail!("the token endpoint issued a {kind} token; only Bearer tokens are supported");
+    if kind.eq_ignore_ascii_case("bearer") {
+        // Not bound (an authorization server may ignore the proof): the key is of no use.
+        login.dpop_key = None;
+    } else if !(kind.eq_ignore_ascii_case("dpop") && login.dpop_key.is_some()) {
+        bail!(
+            "the token endpoint issued a {kind} token; only Bearer tokens, and DPoP ones to \
+             a login that asked for them, are supported"
+        );
     }
     login.access_token = access.to_owned();
     if let Some(refresh) = json["refresh_token"].as_str() {
@@ -416,6 +440,10 @@ async fn login(
             "the authorization server {issuer} does not say it supports PKCE with S256; the MCP authorization spec forbids logging in without it"
         );
     }
+    let dpop = wants_dpop(&resource_doc, &meta, &issuer)?
+        .then(DpopKey::generate)
+        .transpose()
+        .map_err(|e| anyhow!("{e}"))?;
     let scope = options
         .scope
         .clone()
@@ -517,6 +545,9 @@ async fn login(
         refresh_token: None,
         expires_at: None,
         scope: None,
+        dpop_key: dpop
+            .as_ref()
+            .map(|key| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(key.to_pkcs8())),
     };
     let mut form = vec![
         ("grant_type", "authorization_code"),
@@ -527,9 +558,16 @@ async fn login(
     ];
     let snapshot = login.clone();
     let basic = client_auth(&snapshot, &mut form);
-    let answer = http.post_form(&token_endpoint, &form, basic).await?;
+    let answer = token_request(http, &token_endpoint, &form, basic, dpop.as_ref()).await?;
     apply_token_answer(&mut login, answer)?;
-    eprintln!("logged in to {server}");
+    eprintln!(
+        "logged in to {server}{}",
+        if login.dpop_key.is_some() {
+            " (tokens bound to a DPoP key)"
+        } else {
+            ""
+        }
+    );
     Ok(login)
 }
 

@@ -42,6 +42,10 @@ pub struct Login {
     /// The scopes granted, space-separated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// The DPoP key (RFC 9449) the tokens are bound to, PKCS#8 in base64url, when the
+    /// server and its authorization server both take DPoP; `None` for bearer tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_key: Option<String>,
 }
 
 /// The folder of the stored logins, from the environment.
@@ -131,6 +135,7 @@ mod tests {
             refresh_token: Some("rt".into()),
             expires_at: Some(1),
             scope: None,
+            dpop_key: Some("the-key".into()),
         }
     }
 

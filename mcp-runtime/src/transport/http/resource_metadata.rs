@@ -40,6 +40,8 @@ pub struct ProtectedResource {
     bearer_methods_supported: [&'static str; 1],
     #[serde(skip_serializing_if = "Option::is_none")]
     resource_name: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    dpop_signing_alg_values_supported: Vec<String>,
 }
 
 impl ProtectedResource {
@@ -52,6 +54,7 @@ impl ProtectedResource {
             scopes_supported: Vec::new(),
             bearer_methods_supported: ["header"],
             resource_name: None,
+            dpop_signing_alg_values_supported: Vec::new(),
         }
     }
 
@@ -73,6 +76,18 @@ impl ProtectedResource {
     /// A name for people (`resource_name`).
     pub fn resource_name(mut self, name: impl Into<String>) -> Self {
         self.resource_name = Some(name.into());
+        self
+    }
+
+    /// The JWS algorithms this server verifies DPoP proofs with
+    /// (`dpop_signing_alg_values_supported`, RFC 9728 §2): published, it tells clients such
+    /// as `cargo mcp` that DPoP-bound tokens are accepted here. The `oauth` feature's
+    /// verifier publishes the algorithms it accepts.
+    pub fn dpop_signing_algs<S: Into<String>>(
+        mut self,
+        algorithms: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.dpop_signing_alg_values_supported = algorithms.into_iter().map(Into::into).collect();
         self
     }
 
