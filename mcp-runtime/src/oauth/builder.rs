@@ -122,7 +122,7 @@ impl OAuthBuilder {
 
     /// Refuses tokens whose claim `claim` is not the string `value` (Entra ID's `tid`
     /// tenant and `ver` token version, Google's `hd` Workspace domain); checked with the
-    /// claims that need no key, before the signature.
+    /// claims that need no key, before the signature (and on introspection answers).
     pub fn require_claim(mut self, claim: impl Into<String>, value: impl Into<String>) -> Self {
         self.rules.required.push((claim.into(), value.into()));
         self

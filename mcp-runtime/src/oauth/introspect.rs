@@ -1,12 +1,22 @@
 //! Opaque tokens checked at the issuer's introspection endpoint (RFC 7662), answers cached by
 //! the token's SHA-256 for no longer than the token lives.
+//!
+//! An answer is judged as a JWT's claims are: the issuer (or one of
+//! [`also_issuer`](super::OAuthBuilder::also_issuer)'s), the audience (or one of
+//! [`accept_audience`](super::OAuthBuilder::accept_audience)'s), the
+//! [`require_claim`](super::OAuthBuilder::require_claim) values, the scopes of `scope` and
+//! of [`scopes_from_claim`](super::OAuthBuilder::scopes_from_claim)'s claims, and `cnf.jkt`:
+//! a token the answer says is DPoP-bound (RFC 9449 §6.2, `token_type` `DPoP`) is accepted
+//! only with a proof of that key, as a bound JWT is.
 
+use super::claims::ClaimRules;
 use super::keys::Endpoints;
 use crate::net::{NetRequest, NetService};
 use crate::transport::http::{AuthError, Identity};
 use base64::Engine as _;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How long a refusal (an inactive or foreign token) is remembered.
@@ -19,9 +29,12 @@ pub(super) struct Introspector {
     cache: moka::sync::Cache<[u8; 32], Verdict>,
 }
 
+/// An identity, and the DPoP key its token is bound to, if it is.
+pub(super) type Introspected = (Identity, Option<Arc<str>>);
+
 #[derive(Clone)]
 struct Verdict {
-    outcome: Result<Identity, AuthError>,
+    outcome: Result<Introspected, AuthError>,
     keep: Duration,
 }
 
@@ -44,6 +57,20 @@ struct Answer {
     exp: Option<u64>,
     iss: Option<String>,
     aud: Option<serde_json::Value>,
+    cnf: Option<Confirmation>,
+}
+
+/// The answer's `cnf` (RFC 7800, RFC 9449 §6.2).
+#[derive(Deserialize)]
+struct Confirmation {
+    jkt: Option<String>,
+}
+
+/// What an answer is judged against: this verifier's issuer, audience and claim rules.
+pub(super) struct Expect<'a> {
+    pub(super) issuer: &'a str,
+    pub(super) audience: Option<&'a str>,
+    pub(super) rules: &'a ClaimRules,
 }
 
 impl Introspector {
@@ -78,9 +105,8 @@ impl Introspector {
         &self,
         token: &str,
         endpoints: &Endpoints,
-        issuer: &str,
-        audience: Option<&str>,
-    ) -> Result<Identity, AuthError> {
+        expect: Expect<'_>,
+    ) -> Result<Introspected, AuthError> {
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some(verdict) = self.cache.get(&key) {
             return verdict.outcome;
@@ -108,17 +134,31 @@ impl Introspector {
                 response.status()
             )));
         }
-        let answer: Answer = serde_json::from_slice(response.body()).map_err(|e| {
+        let invalid = |e: serde_json::Error| {
             AuthError::unavailable(format!(
                 "the introspection endpoint's answer is not valid: {e}"
             ))
-        })?;
-        let verdict = self.judge(answer, issuer, audience);
+        };
+        let all: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_slice(response.body()).map_err(invalid)?;
+        let answer: Answer =
+            serde_json::from_value(serde_json::Value::Object(all.clone())).map_err(invalid)?;
+        let verdict = self.judge(answer, &all, &expect);
         self.cache.insert(key, verdict.clone());
         verdict.outcome
     }
 
-    fn judge(&self, answer: Answer, issuer: &str, audience: Option<&str>) -> Verdict {
+    fn judge(
+        &self,
+        answer: Answer,
+        all: &serde_json::Map<String, serde_json::Value>,
+        expect: &Expect<'_>,
+    ) -> Verdict {
+        let Expect {
+            issuer,
+            audience,
+            rules,
+        } = *expect;
         let refuse = |why: String| Verdict {
             outcome: Err(AuthError::invalid_token(why)),
             keep: REFUSAL_TTL,
@@ -131,6 +171,7 @@ impl Introspector {
         if let Some(kind) = answer.token_type.as_deref()
             && ![
                 "bearer",
+                "dpop",
                 "access_token",
                 "urn:ietf:params:oauth:token-type:access_token",
             ]
@@ -139,12 +180,21 @@ impl Introspector {
         {
             return refuse(format!("the token is a {kind} token, not an access token"));
         }
-        if answer.iss.as_deref().is_some_and(|iss| iss != issuer) {
+        if answer
+            .iss
+            .as_deref()
+            .is_some_and(|iss| iss != issuer && !rules.also_issuers.iter().any(|i| i == iss))
+        {
             return refuse(format!("the access token was not issued by {issuer}"));
         }
         if let Some(audience) = audience {
             match &answer.aud {
-                Some(aud) if super::audience_matches(aud, audience) => {}
+                Some(aud)
+                    if super::audience_matches(aud, audience)
+                        || rules
+                            .audiences
+                            .iter()
+                            .any(|a| super::audience_matches(aud, a)) => {}
                 Some(_) => {
                     return refuse(format!(
                         "the access token was issued for another resource (its aud does not name {audience})"
@@ -173,15 +223,28 @@ impl Introspector {
                     .to_owned(),
             );
         };
-        let identity = Identity::subject(subject).with_scopes(
-            answer
-                .scope
-                .as_deref()
-                .unwrap_or("")
-                .split_ascii_whitespace(),
-        );
+        if let Err(refused) = rules.check_required(all) {
+            return Verdict {
+                outcome: Err(refused),
+                keep: REFUSAL_TTL,
+            };
+        }
+        let mut scopes: Vec<String> = answer
+            .scope
+            .as_deref()
+            .unwrap_or("")
+            .split_ascii_whitespace()
+            .map(str::to_owned)
+            .collect();
+        for scope in rules.scopes(all) {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        let identity = Identity::subject(subject).with_scopes(scopes);
+        let jkt = answer.cnf.and_then(|c| c.jkt).map(Arc::from);
         Verdict {
-            outcome: Ok(identity),
+            outcome: Ok((identity, jkt)),
             keep,
         }
     }

@@ -49,9 +49,13 @@
 //!   [`OAuthBuilder::introspection`] is configured: asked of the issuer's
 //!   `introspection_endpoint` (RFC 7662) with the server's client credentials (HTTP Basic);
 //!   `active` must be true, `iss` (when given) the issuer, `aud` must contain the audience,
-//!   `exp` in the future, `token_type` (when given) an access token's. Answers are cached by the token's SHA-256, never past the token's
-//!   `exp` nor [`OAuthBuilder::introspection_cache`]'s time, bounded in number; refusals for
-//!   a short time (10 s) so a flood of bad tokens is not a flood of introspection requests.
+//!   `exp` in the future, `token_type` (when given) an access token's (`Bearer` or `DPoP`);
+//!   the claim rules (`accept_audience`, `also_issuer`, `require_claim`,
+//!   `scopes_from_claim`) hold as for JWTs, and an answer's `cnf.jkt` binds the token to a
+//!   DPoP key as a JWT's does. Answers are cached by the token's SHA-256, never past the
+//!   token's `exp` nor [`OAuthBuilder::introspection_cache`]'s time, bounded in number;
+//!   refusals for a short time (10 s) so a flood of bad tokens is not a flood of
+//!   introspection requests.
 //! - **Identity**: `sub` is the [`Identity`]'s subject (required, RFC 9068 §2.2: a token or
 //!   an introspection answer without it is refused; `client_id` names clients in another
 //!   namespace, which could equal a user's `sub`, so it never stands in), its scopes those
@@ -376,10 +380,12 @@ impl OAuth {
             Err(_) => match &inner.introspection {
                 Some(introspector) => {
                     let endpoints = inner.keys.endpoints().await?;
-                    introspector
-                        .check(token, &endpoints, &inner.issuer, inner.audience.as_deref())
-                        .await
-                        .map(|identity| (identity, None))
+                    let expect = introspect::Expect {
+                        issuer: &inner.issuer,
+                        audience: inner.audience.as_deref(),
+                        rules: &inner.rules,
+                    };
+                    introspector.check(token, &endpoints, expect).await
                 }
                 None => Err(AuthError::invalid_token(
                     "the access token is not a JWT, and this server does not introspect tokens",

@@ -20,6 +20,9 @@ const RSA_B: &str = include_str!("testdata/rsa-b.pem");
 const EC: &str = include_str!("testdata/ec.pem");
 const AUDIENCE: &str = "https://mcp.example.com/mcp";
 
+/// DPoP-bound tokens, JWTs and introspected, with the client's proofs.
+mod bound;
+
 #[derive(Default)]
 struct Issuer {
     url: Mutex<String>,
@@ -735,64 +738,5 @@ async fn the_http_server_publishes_the_metadata_and_points_to_it() {
             .header("www-authenticate")
             .unwrap()
             .contains("invalid_token")
-    );
-}
-
-/// `Client::http_with_dpop` against this server: a proof of the bound key on every request
-/// of a legacy session (its POSTs and its standalone stream's GET), none accepted for
-/// another key, and the token alone is not enough.
-#[tokio::test]
-async fn the_clients_proofs_carry_a_whole_session() {
-    use crate::client::{Client, DpopKey, EraMode};
-    let issuer = start_issuer(vec![jwk(RSA_A, Algorithm::RS256, "a")]).await;
-    let addr = free_addr();
-    let url = format!("http://{addr}/mcp");
-    let oauth = OAuth::issuer(issuer.url()).audience(&url).build().unwrap();
-    let server = crate::Server::builder("t", "1")
-        .tool(crate::tool::tool_fn(
-            crate::protocol::ToolDefinition::new("hi", "Says hi.", json!({"type": "object"})),
-            |_, _| async { "hi" },
-        ))
-        .build()
-        .unwrap();
-    serve(addr, server.clone(), oauth).await;
-    let key = DpopKey::generate().unwrap();
-    let mut c = claims(&issuer);
-    c["aud"] = json!(url);
-    c["cnf"] = json!({"jkt": key.thumbprint()});
-    let token = sign(&c, RSA_A, Algorithm::RS256, Some("a"));
-
-    let bearer = Client::http_with_token(&url, &token).unwrap();
-    let refused = bearer.connect(EraMode::Legacy).await.unwrap_err();
-    assert!(refused.to_string().contains("401"), "{refused}");
-    let other = Client::http_with_dpop(&url, &token, DpopKey::generate().unwrap()).unwrap();
-    let refused = other.connect(EraMode::Legacy).await.unwrap_err();
-    assert!(refused.to_string().contains("401"), "{refused}");
-
-    let client = Client::http_with_dpop(&url, &token, key).unwrap();
-    client.connect(EraMode::Legacy).await.unwrap();
-    let hi = client.call_tool("hi", json!({})).await.unwrap();
-    assert_ne!(hi.is_error, Some(true), "{hi:?}");
-    // What the server says outside any request comes through the GET stream, which only
-    // opens with a valid proof: said again until it arrives (the stream opens on its own
-    // time), for at most 20 s.
-    let mut unrouted = client.take_unrouted().unwrap();
-    let arrived = tokio::time::timeout(Duration::from_secs(20), async {
-        loop {
-            server.views_changed();
-            if let Ok(Some(note)) =
-                tokio::time::timeout(Duration::from_millis(200), unrouted.recv()).await
-            {
-                return note;
-            }
-        }
-    })
-    .await
-    .expect("a notification through the standalone stream");
-    assert!(
-        arrived["method"]
-            .as_str()
-            .is_some_and(|m| m.ends_with("list_changed")),
-        "{arrived}"
     );
 }
