@@ -1,14 +1,15 @@
 //! Per-caller views (`mcp_runtime::server::visibility`): over Streamable HTTP with bearer
 //! tokens granting different scopes, each caller lists only what it may use, in both eras,
 //! and using a hidden tool, resource, template or prompt is refused exactly as an unknown
-//! one; a `visible_if` rule hides by identity; `views_changed` tells clients to list again;
+//! one; a `visible_if` rule hides by identity; `views_changed` tells clients to list again,
+//! and so does a session's token gaining scopes;
 //! a caller without scopes (in memory, like stdio) sees everything; a hidden skill takes its
 //! `SKILL.md`, files and folders with it.
 
 use mcp_runtime::client::{Client, EraMode};
 use mcp_runtime::prelude::*;
 use mcp_runtime::server::visibility::ItemKind;
-use mcp_runtime::transport::http::{BearerTokens, HttpOptions};
+use mcp_runtime::transport::http::{AuthError, BearerTokens, HttpOptions, Identity};
 use mcp_tests::http::{legacy, modern, post, serve};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -237,6 +238,91 @@ async fn a_legacy_session_sees_its_tokens_view_too() {
     assert_eq!(
         refused["error"]["message"],
         "Invalid params: Unknown tool: purge_notes"
+    );
+}
+
+/// Alice's two tokens: one to read, one stepped up to administer.
+struct Alice;
+
+impl mcp_runtime::transport::http::Authenticator for Alice {
+    fn authenticate<'a>(
+        &'a self,
+        token: Option<&'a str>,
+        _request: &'a mcp_runtime::transport::http::http::request::Parts,
+    ) -> futures::future::BoxFuture<'a, Result<Identity, AuthError>> {
+        let scopes: &[&str] = match token {
+            Some("alice-read") => &["notes:read"],
+            Some("alice-admin") => &["notes:read", "notes:admin"],
+            _ => &[],
+        };
+        let identity = match token {
+            Some(_) if !scopes.is_empty() => {
+                Ok(Identity::subject("alice").with_scopes(scopes.iter().copied()))
+            }
+            Some(_) => Err(AuthError::invalid_token("not one of alice's tokens")),
+            None => Err(AuthError::missing()),
+        };
+        Box::pin(std::future::ready(identity))
+    }
+}
+
+/// A legacy session whose token is stepped up (same subject, more scopes) is told to list
+/// again, on its stream, and then lists the new view.
+#[tokio::test]
+async fn a_session_whose_token_gains_scopes_is_told_to_list_again() {
+    use mcp_tests::http::{SseReader, open};
+    let http = serve(server(), HttpOptions::default().auth(Alice)).await;
+    let url = &http.url;
+    let init = legacy(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    let opened = post(url, &[("authorization", "Bearer alice-read")], &init).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let with = |token: &'static str| {
+        [
+            ("authorization", token),
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ]
+    };
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    post(url, &with("Bearer alice-read"), &initialized).await;
+    let mut get = with("Bearer alice-read").to_vec();
+    get.push(("accept", "text/event-stream"));
+    let mut stream = SseReader::new(open(http::Method::GET, url, &get, "").await);
+    let tools = post(
+        url,
+        &with("Bearer alice-read"),
+        &legacy(1, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(keys(&tools.answer(), "tools", "name"), ["list_notes"]);
+
+    let tools = post(
+        url,
+        &with("Bearer alice-admin"),
+        &legacy(2, "tools/list", json!({})),
+    )
+    .await;
+    assert_eq!(
+        keys(&tools.answer(), "tools", "name"),
+        ["list_notes", "purge_notes"]
+    );
+    let told = stream
+        .next_message(Duration::from_secs(10))
+        .await
+        .expect("a notification on the session's stream");
+    assert!(
+        told["method"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("/list_changed")),
+        "{told}"
     );
 }
 

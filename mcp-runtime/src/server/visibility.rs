@@ -28,7 +28,10 @@
 //! When a caller's view changes for a reason the server cannot see (a role granted in your
 //! database, a working day that ends), [`Server::views_changed`](crate::Server::views_changed)
 //! tells every client to list again (`notifications/*/list_changed` on 2025 sessions, the
-//! `subscriptions/listen` streams on 2026-07-28).
+//! `subscriptions/listen` streams on 2026-07-28). A 2025 HTTP session whose request comes
+//! with credentials holding other scopes than its previous one (a token refreshed or
+//! stepped up) is told so by itself, before that request is served. (A 2026-07-28 client
+//! has no session: its next list is computed for its new credentials anyway.)
 //!
 //! What is not configured costs nothing: with no scoped item and no predicate, lists are the
 //! cached pages every caller shares; with scoped items, a caller holding no scopes (stdio)
@@ -111,6 +114,13 @@ impl Visibility {
     pub(crate) fn allows(&self, caller: &Caller, item: &Item<'_>) -> bool {
         (self.step_up || caller.has_scopes(item.scopes))
             && self.predicate.as_ref().is_none_or(|p| p(caller, item))
+    }
+
+    /// Whether a caller's view may change with its scopes: scoped items are hidden from
+    /// callers without them (no step-up), or a predicate may look at them.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn scopes_matter(&self) -> bool {
+        self.predicate.is_some() || !self.step_up
     }
 
     /// Whether any rule may hide something from `caller`, before looking at the items

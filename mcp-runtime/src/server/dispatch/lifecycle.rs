@@ -13,6 +13,7 @@ use crate::protocol::{
 };
 use crate::protocol::{LoggingLevel, McpError, RequestId, SetLevelParams};
 use crate::server::contract::Rejection;
+use crate::server::registry::Primitive;
 use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -176,6 +177,31 @@ impl Connection {
                 }
             }
             other => tracing::debug!(method = other, "ignoring notification"),
+        }
+    }
+
+    /// Tells this legacy connection, once initialized, that every advertised list may look
+    /// different to it now (`notifications/<primitive>/list_changed`): its caller's
+    /// credentials changed within the session (a token with other scopes).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) async fn view_changed(&self) {
+        let initialized = self
+            .inner
+            .legacy
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .is_some_and(|s| s.initialized.load(Ordering::Acquire));
+        if !initialized {
+            return;
+        }
+        let registry = self.inner.server.registry();
+        for kind in Primitive::ALL
+            .into_iter()
+            .filter(|k| registry.advertises(*k))
+        {
+            let line = encode_notification::<()>(kind.list_changed_method(), None);
+            self.inner.peer.send_line(line).await;
         }
     }
 

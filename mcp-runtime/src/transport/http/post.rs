@@ -304,6 +304,14 @@ async fn serve(
                 Lookup::Found(s) => Some(&s.id),
                 _ => None,
             };
+            // Credentials with other scopes within a legacy session (a refreshed or
+            // stepped-up token): what this caller may see may have changed.
+            if let Lookup::Found(s) = lookup
+                && shared.server().visibility().scopes_matter()
+                && s.scopes_changed(identity)
+            {
+                s.connection.view_changed().await;
+            }
             let (exchange, pending) = Pending::new(hold, caller(identity, session, client));
             let exchange = if accept.sse {
                 exchange

@@ -47,6 +47,8 @@ pub(crate) struct Session {
     pub(crate) id: Arc<str>,
     pub(crate) connection: Connection,
     subject: Option<Arc<str>>,
+    /// The scopes of the credentials its latest request came with.
+    scopes: Mutex<Arc<[String]>>,
     /// Who opened it, for the per-caller quota (`None`: cannot be told apart).
     caller: Option<CallerKey>,
     created: Instant,
@@ -61,6 +63,18 @@ pub(crate) struct Session {
 }
 
 impl Session {
+    /// Whether `identity` holds other scopes than the session's previous request did (a
+    /// token refreshed or stepped up within the session); remembers them.
+    pub(crate) fn scopes_changed(&self, identity: &Identity) -> bool {
+        let now = identity.scope_set();
+        let mut held = lock(&self.scopes);
+        if Arc::ptr_eq(&held, now) || *held == *now {
+            return false;
+        }
+        *held = now.clone();
+        true
+    }
+
     fn in_use(&self) -> bool {
         self.busy.load(Ordering::Acquire) > 0
     }
@@ -204,6 +218,7 @@ impl Sessions {
             id: id.clone(),
             connection,
             subject: identity.subject_name().map(Arc::from),
+            scopes: Mutex::new(identity.scope_set().clone()),
             caller,
             created: now,
             outbox: Mutex::new(Some(outbox)),
