@@ -185,24 +185,7 @@ impl Connection {
     /// credentials changed within the session (a token with other scopes).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) async fn view_changed(&self) {
-        let initialized = self
-            .inner
-            .legacy
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .is_some_and(|s| s.initialized.load(Ordering::Acquire));
-        if !initialized {
-            return;
-        }
-        let registry = self.inner.server.registry();
-        for kind in Primitive::ALL
-            .into_iter()
-            .filter(|k| registry.advertises(*k))
-        {
-            let line = encode_notification::<()>(kind.list_changed_method(), None);
-            self.inner.peer.send_line(line).await;
-        }
+        tell_lists_changed(&self.inner, Primitive::ALL.into_iter()).await;
     }
 
     /// Sends `notifications/<primitive>/list_changed` to a legacy connection whenever an
@@ -226,21 +209,28 @@ impl Connection {
                 }
                 let now = *changes.borrow_and_update();
                 let Some(inner) = this.upgrade() else { return };
-                let initialized = inner
-                    .legacy
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .as_ref()
-                    .is_some_and(|s| s.initialized.load(Ordering::Acquire));
-                let registry = inner.server.registry();
-                for kind in now.changed_since(seen).filter(|k| registry.advertises(*k)) {
-                    if initialized {
-                        let line = encode_notification::<()>(kind.list_changed_method(), None);
-                        inner.peer.send_line(line).await;
-                    }
-                }
+                tell_lists_changed(&inner, now.changed_since(seen)).await;
                 seen = now;
             }
         }));
+    }
+}
+
+/// Sends `notifications/<kind>/list_changed` for each advertised kind of `kinds` to a
+/// legacy connection, once it is initialized.
+async fn tell_lists_changed(inner: &super::ConnInner, kinds: impl Iterator<Item = Primitive>) {
+    let initialized = inner
+        .legacy
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .is_some_and(|s| s.initialized.load(Ordering::Acquire));
+    if !initialized {
+        return;
+    }
+    let registry = inner.server.registry();
+    for kind in kinds.filter(|k| registry.advertises(*k)) {
+        let line = encode_notification::<()>(kind.list_changed_method(), None);
+        inner.peer.send_line(line).await;
     }
 }
