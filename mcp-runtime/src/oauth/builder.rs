@@ -411,6 +411,10 @@ impl OAuthBuilder {
             inner: Arc::new(Inner {
                 metadata_url: resource.as_ref().map(ProtectedResource::metadata_url),
                 issuer: self.issuer,
+                audience_origin: audience
+                    .as_deref()
+                    .and_then(|a| url::Url::parse(a).ok())
+                    .map(|u| u.origin().ascii_serialization()),
                 audience,
                 algorithms: self.algorithms.clone(),
                 leeway: self.leeway,

@@ -122,6 +122,8 @@ pub struct OAuth {
 struct Inner {
     issuer: String,
     audience: Option<String>,
+    /// The audience's origin (`https://host:port`): DPoP proofs' `htu` start with it.
+    audience_origin: Option<String>,
     algorithms: Vec<Algorithm>,
     leeway: Duration,
     max_token_bytes: usize,
@@ -327,21 +329,17 @@ impl OAuth {
     /// the request's `Host` over `http`, and the request's path.
     fn request_url(&self, request: &http::request::Parts) -> String {
         let path = request.uri.path();
-        let origin = self
-            .inner
-            .audience
-            .as_deref()
-            .and_then(|a| url::Url::parse(a).ok())
-            .map(|u| u.origin().ascii_serialization())
-            .unwrap_or_else(|| {
+        match &self.inner.audience_origin {
+            Some(origin) => format!("{origin}{path}"),
+            None => {
                 let host = request
                     .headers
                     .get(http::header::HOST)
                     .and_then(|h| h.to_str().ok())
                     .unwrap_or("localhost");
-                format!("http://{host}")
-            });
-        format!("{origin}{path}")
+                format!("http://{host}{path}")
+            }
+        }
     }
 
     /// [`verify`](Self::verify), with the key a DPoP-bound token is bound to.
