@@ -41,7 +41,7 @@ pub(super) fn dpop_key(login: &Login) -> Result<Option<DpopKey>> {
     let Some(stored) = &login.dpop_key else {
         return Ok(None);
     };
-    let der = base64::engine::general_purpose::URL_SAFE_NO_PAD
+    let key = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(stored)
         .ok()
         .and_then(|der| DpopKey::from_pkcs8(&der).ok())
@@ -51,7 +51,7 @@ pub(super) fn dpop_key(login: &Login) -> Result<Option<DpopKey>> {
                 login.server
             )
         })?;
-    Ok(Some(der))
+    Ok(Some(key))
 }
 
 /// A token request, with a proof of `key` when the tokens are to be DPoP-bound; asked once
